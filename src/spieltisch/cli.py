@@ -1,0 +1,62 @@
+"""The ``spieltisch`` command line (Typer).
+
+Every sub-command lives next to the code it drives and imports its heavy
+dependencies lazily, so ``spieltisch --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="spieltisch",
+    help="Spieltisch: Scout and Waschbär-Schmaus — engines, bots, lab and web table.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
+
+
+@app.command()
+def scenarios(
+    paths: Annotated[list[Path], typer.Argument(help="Scenario files or folders.")],
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List passing scenarios too.")] = False,
+) -> None:
+    """Run rule scenario files; ends with 'N passed, M failed'."""
+    from spieltisch.scenarios import report, run_paths
+
+    results = run_paths(paths)
+    if verbose:
+        for r in results:
+            if r.ok:
+                typer.echo(f"ok   {r.source}: {r.name}")
+    text, ok = report(results)
+    typer.echo(text)
+    if not results:
+        typer.echo("no scenarios found", err=True)
+        raise typer.Exit(2)
+    raise typer.Exit(0 if ok else 1)
+
+
+@bench_app.command("engine")
+def bench_engine(
+    seconds: Annotated[float, typer.Option(help="Time per measurement.")] = 2.0,
+    seed: Annotated[int, typer.Option(help="Seed of the first game.")] = 1,
+) -> None:
+    """Random-playout decisions/s and games/s per game and player count (one core)."""
+    from spieltisch.benchmarks.engine import run
+
+    run(seconds=seconds, seed=seed)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

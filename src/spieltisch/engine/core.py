@@ -1,0 +1,302 @@
+"""The small protocol every game engine follows.
+
+Code above the engine (bots, lab, server, learning environments) only talks to
+these types, so it never needs to know which game it runs:
+
+* a :class:`Game` makes new states from ``(players, seed, options)``, parses
+  actions and rebuilds states and records from JSON;
+* a :class:`State` says whose decision it is (:meth:`State.to_move`, one seat
+  or several for sealed simultaneous decisions), lists and applies legal
+  actions, tells when the game is over and produces per-seat views.
+
+Two layers, as in python-chess: :meth:`State.apply` validates and raises
+:class:`IllegalActionError` (naming the broken ruling) without touching the
+state; :meth:`State.apply_id` is the fast trusted path for action ids taken
+from :meth:`State.legal_action_ids`.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar, Protocol, Self
+
+JSON = Any
+"""A value that :func:`json.dumps` accepts."""
+
+
+class RulesError(ValueError):
+    """Base of every error the engines raise for bad input."""
+
+
+class InvalidActionError(RulesError):
+    """The action is malformed: it does not parse or names impossible values."""
+
+
+class IllegalActionError(RulesError):
+    """The action is well formed but the rules forbid it now.
+
+    The message starts with the ruling id it breaks, e.g. ``"S-7: ..."``.
+    """
+
+
+class WrongSeatError(IllegalActionError):
+    """A seat tried to act although it is not that seat's decision."""
+
+
+class GameOverError(IllegalActionError):
+    """An action was sent after the game ended."""
+
+
+class OptionsError(RulesError):
+    """Unknown rule option, bad value, or an impossible setup."""
+
+
+class RecordError(RulesError):
+    """A state or game record (JSON) is broken."""
+
+
+class Action(ABC):
+    """An action value: hashable, with a text notation that parses back."""
+
+    @abstractmethod
+    def to_text(self) -> str:
+        """Short notation, e.g. ``show 2 3`` or ``play F5 F4 X3``."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, JSON]:
+        """The action as the scenario files write it."""
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+class Termination(Enum):
+    """How a game ended."""
+
+    FINAL_ROUND = "final_round"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Final totals and the winners (ties shared)."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    termination: Termination = Termination.FINAL_ROUND
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"scores": list(self.scores), "winners": list(self.winners)}
+
+
+def winners_of(scores: Sequence[int]) -> tuple[int, ...]:
+    """Every seat with the highest total (S-12, W-18: a tie is a shared win)."""
+    best = max(scores)
+    return tuple(seat for seat, score in enumerate(scores) if score == best)
+
+
+class State(ABC):
+    """A position of one game. Mutable; use :meth:`clone` to branch."""
+
+    game: ClassVar[Game]
+    players: int
+    seed: int
+    history: list[tuple[int, int]]
+    """Every applied action as ``(seat, action id)``, in order."""
+
+    # -- whose decision ------------------------------------------------------
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """Seats that must decide now: one seat, several for a sealed
+        simultaneous decision, none once the game is over."""
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """Final result, or ``None`` while the game goes on."""
+
+    # -- actions -------------------------------------------------------------
+    @abstractmethod
+    def legal_action_ids(self, seat: int) -> list[int]:
+        """Ids of every legal action of ``seat`` (empty when it is not its turn)."""
+
+    @abstractmethod
+    def action_from_id(self, action_id: int) -> Action: ...
+
+    @abstractmethod
+    def action_id(self, action: Action) -> int: ...
+
+    @abstractmethod
+    def check(self, seat: int, action: Action) -> None:
+        """Raise :class:`IllegalActionError` if ``seat`` may not play ``action``."""
+
+    @abstractmethod
+    def _apply(self, seat: int, action_id: int) -> None:
+        """Apply a legal action; no validation."""
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        return [self.action_from_id(a) for a in self.legal_action_ids(seat)]
+
+    def is_legal(self, seat: int, action: Action) -> bool:
+        try:
+            self.check(seat, action)
+        except RulesError:
+            return False
+        return True
+
+    def legal_mask(self, seat: int) -> list[bool]:
+        """One flag per action id (see :meth:`Game.num_actions`)."""
+        mask = [False] * self.game.num_actions(self.players)
+        for a in self.legal_action_ids(seat):
+            mask[a] = True
+        return mask
+
+    def apply(self, seat: int, action: Action | str | Mapping[str, JSON]) -> Action:
+        """Validate and apply; on error the state is left exactly as it was."""
+        parsed = self.game.parse_action(action)
+        if self.is_over():
+            raise GameOverError("the game is over: no more actions")
+        if not 0 <= seat < self.players:
+            raise WrongSeatError(f"there is no seat {seat} (seats 0..{self.players - 1})")
+        if seat not in self.to_move():
+            raise WrongSeatError(
+                f"it is not seat {seat}'s decision (waiting for {_seats(self.to_move())})"
+            )
+        self.check(seat, parsed)
+        for action_id in self.action_ids(parsed):
+            self._apply(seat, action_id)
+        return parsed
+
+    def action_ids(self, action: Action) -> list[int]:
+        """The ids that make up ``action`` (one, unless a game splits compound
+        actions, like a Waschbär-Schmaus discard of several cards)."""
+        return [self.action_id(action)]
+
+    def apply_id(self, seat: int, action_id: int) -> None:
+        """Fast, trusted path: ``action_id`` must come from :meth:`legal_action_ids`."""
+        self._apply(seat, action_id)
+
+    # -- information ---------------------------------------------------------
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        """What ``seat`` may see (``None``: a spectator, public information only)."""
+
+    @abstractmethod
+    def to_json(self) -> dict[str, JSON]:
+        """The full state (hidden information included)."""
+
+    @abstractmethod
+    def clone(self) -> Self: ...
+
+    @abstractmethod
+    def describe(self) -> str:
+        """A one-line form of the position for logs, tests and bug reports."""
+
+    def record(self) -> GameRecord:
+        """Seed, options and action log: replays to this state."""
+        return GameRecord(
+            game=self.game.name,
+            players=self.players,
+            seed=self.seed,
+            options=self.game_options(),
+            actions=[(seat, self.action_from_id(a).to_text()) for seat, a in self.history],
+        )
+
+    @abstractmethod
+    def game_options(self) -> dict[str, JSON]:
+        """The rule options in effect, as JSON."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self.to_json() == other.to_json()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.describe()}>"
+
+
+def _seats(seats: Sequence[int]) -> str:
+    return ", ".join(f"seat {s}" for s in seats) or "nobody"
+
+
+class Game(Protocol):
+    """A game's module-level descriptor (metadata first, as in OpenSpiel)."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+
+    def new_state(
+        self, players: int, seed: int, options: Mapping[str, JSON] | None = None
+    ) -> State: ...
+
+    def num_actions(self, players: int) -> int:
+        """Size of the fixed action numbering for this player count."""
+        ...
+
+    def parse_action(self, action: Action | str | Mapping[str, JSON]) -> Action:
+        """From notation text, the scenario JSON form, or an action (returned as is)."""
+        ...
+
+    def state_from_json(self, data: Mapping[str, JSON]) -> State: ...
+
+    def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:
+        """Validate rule options and fill in the defaults."""
+        ...
+
+
+@dataclass
+class GameRecord:
+    """Everything needed to replay a game: seed, options and the action log."""
+
+    game: str
+    players: int
+    seed: int
+    options: dict[str, JSON] = field(default_factory=dict)
+    actions: list[tuple[int, str]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "seed": self.seed,
+            "options": self.options,
+            "actions": [[seat, text] for seat, text in self.actions],
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json())
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> GameRecord:
+        try:
+            game = data["game"]
+            players = data["players"]
+            seed = data["seed"]
+            options = data.get("options") or {}
+            actions = [(int(seat), str(text)) for seat, text in data.get("actions", [])]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RecordError(f"broken game record: {exc!r}") from exc
+        if not isinstance(game, str) or not isinstance(players, int) or not isinstance(seed, int):
+            raise RecordError("broken game record: game, players and seed must be str, int, int")
+        if not isinstance(options, dict):
+            raise RecordError("broken game record: options must be an object")
+        return cls(game, players, seed, dict(options), actions)
+
+    def replay(self) -> State:
+        """Rebuild the state by replaying every action (each one validated)."""
+        from spieltisch.engine import get_game
+
+        state = get_game(self.game).new_state(self.players, self.seed, self.options)
+        for number, (seat, text) in enumerate(self.actions, 1):
+            try:
+                state.apply(seat, text)
+            except RulesError as exc:
+                raise RecordError(f"action {number} ({seat}: {text!r}) does not replay: {exc}") from exc
+        return state

@@ -1,0 +1,288 @@
+"""Waschbär-Schmaus cards, rule options and the round resolution (W-4, W-7 .. W-15).
+
+A card is its kind, a small int (``F1`` = 0 .. ``GUARDIAN`` = 11); hands are
+multisets kept as count vectors of length 12.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from spieltisch.engine.core import IllegalActionError, InvalidActionError, OptionsError
+
+IDS = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
+KIND = {name: i for i, name in enumerate(IDS)}
+F1, F2, F3, F4, F5, X3, X2, X5, HUNTER, GARBAGE, GROCER, GUARDIAN = range(12)
+FOOD = range(0, 5)
+EFFECTS = range(5, 12)
+VALUE = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
+BASE = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
+DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
+        "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
+
+NAMES_EN = ("food 1", "berries", "nuts", "cookies", "grapes", "raccoon ×3 own",
+            "raccoon ×2 all", "raccoon ×5 one", "hunter", "garbage truck", "angry grocer",
+            "the guardian")  # fmt: skip
+NAMES_DE = ("Futter 1", "Beeren", "Nüsse", "Kekse", "Weintrauben", "Waschbär ×3 selbst",
+            "Waschbär ×2 alle", "Waschbär ×5 eine", "Jäger", "Müllabfuhr",
+            "Wütender Obsthändler", "Die Wächterin")  # fmt: skip
+
+
+def parse_card(text: object) -> int:
+    if isinstance(text, str) and text.upper() in KIND:
+        return KIND[text.upper()]
+    raise InvalidActionError(f"unknown Waschbär-Schmaus card {text!r} (one of {', '.join(IDS)})")
+
+
+def parse_cards(items: object) -> tuple[int, ...]:
+    if not isinstance(items, list | tuple):
+        raise InvalidActionError(f"expected a list of cards, got {items!r}")
+    return tuple(sorted(parse_card(x) for x in items))
+
+
+def texts(kinds: Sequence[int]) -> list[str]:
+    return [IDS[k] for k in kinds]
+
+
+def counts_to_list(counts: Sequence[int]) -> list[int]:
+    return [k for k in range(12) for _ in range(counts[k])]
+
+
+# -- rule options -------------------------------------------------------------
+
+DEFAULTS: dict[str, Any] = {
+    "rounds": "3x-players",
+    "short_hand": "draw-until-playable",
+    "hunter_draw": "everybody",
+    "hand_size": 7,
+    "loser_draws": 2,
+    "hand_limit": 12,
+    "refill_to": 0,
+    "deck": {},
+}
+CHOICES = {
+    "short_hand": ("draw-until-playable", "play-what-you-can"),
+    "hunter_draw": ("everybody", "nobody"),
+}
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise OptionsError(f"option {name!r} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def normalize_options(options: Mapping[str, Any] | None, players: int | None = None) -> dict[str, Any]:
+    """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
+    if options is not None and not isinstance(options, Mapping):
+        raise OptionsError(f"rule options must be an object, not {options!r}")
+    opts = dict(options or {})
+    unknown = sorted(set(opts) - set(DEFAULTS))
+    if unknown:
+        raise OptionsError(
+            f"unknown rule option(s) {', '.join(map(repr, unknown))}; known: {', '.join(DEFAULTS)}"
+        )
+    out = {**DEFAULTS, **opts}
+    rounds = out["rounds"]
+    if rounds not in ("3x-players", "draw"):
+        _whole("rounds", rounds, 1, 1000)
+    for name, allowed in CHOICES.items():
+        if out[name] not in allowed:
+            raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, not {out[name]!r}")
+    out["hand_limit"] = _whole("hand_limit", out["hand_limit"], 3, 54)
+    out["hand_size"] = _whole("hand_size", out["hand_size"], 0, out["hand_limit"])
+    out["loser_draws"] = _whole("loser_draws", out["loser_draws"], 0, 54)
+    out["refill_to"] = _whole("refill_to", out["refill_to"], 0, out["hand_limit"])
+    deck = out["deck"]
+    if not isinstance(deck, Mapping):
+        raise OptionsError(f"option 'deck' must map card ids to counts, not {deck!r}")
+    bad = sorted(set(deck) - set(DECK))
+    if bad:
+        raise OptionsError(f"option 'deck' names unknown card id(s) {', '.join(map(repr, bad))}")
+    out["deck"] = {k: _whole(f"deck.{k}", v, 0, 100) for k, v in sorted(deck.items())}
+    counts = deck_counts(out)
+    if players is not None and sum(counts) < players * out["hand_size"]:
+        raise OptionsError(
+            f"impossible deck: {sum(counts)} cards cannot deal {out['hand_size']} to each of "
+            f"{players} players"
+        )
+    if rounds == "draw" and not any(counts[k] for k in FOOD):
+        raise OptionsError("impossible deck: the 'draw' round count needs at least one food card")
+    return out
+
+
+def deck_counts(options: Mapping[str, Any]) -> list[int]:
+    custom = options.get("deck") or {}
+    return [int(custom.get(name, DECK[name])) for name in IDS]
+
+
+# -- plays (W-4, W-5) -----------------------------------------------------------
+
+
+def play_error(cards: Sequence[int]) -> str | None:
+    """Why ``cards`` is no lay at all, or ``None``: three food cards (option A),
+    two food and one effect (option B), or fewer food cards only (W-5 short hand)."""
+    effects = sum(1 for k in cards if k >= 5)
+    if len(cards) > 3:
+        return "W-4: a play is exactly 3 cards"
+    if effects > 1:
+        return "W-4: never two effect cards in one play (3 food, or 2 food and 1 effect)"
+    if len(cards) < 3 and effects:
+        return "W-4: an effect card needs two food cards beside it"
+    return None
+
+
+def can_play_full(counts: Sequence[int]) -> bool:
+    """Option A or B is possible with this hand (W-4)."""
+    food = counts[0] + counts[1] + counts[2] + counts[3] + counts[4]
+    if food >= 3:
+        return True
+    return food == 2 and any(counts[k] for k in EFFECTS)
+
+
+# -- round resolution (W-7 .. W-14) ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    plays: tuple[tuple[int, ...], ...]
+    targets: tuple[int | None, ...]
+    x5: tuple[int | None, ...]
+    guardian: bool
+    hunter: bool
+    zeroed: tuple[int, ...]
+    effects: tuple[str, ...]
+    individual: tuple[int, ...]
+    pot: int
+    awarded: tuple[int, ...]
+    winners: tuple[int, ...]
+    lowest: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "plays": [texts(p) for p in self.plays],
+            "targets": list(self.targets),
+            "x5": [None if k is None else IDS[k] for k in self.x5],
+            "guardian": self.guardian,
+            "hunter": self.hunter,
+            "zeroed": list(self.zeroed),
+            "effects": list(self.effects),
+            "individual": list(self.individual),
+            "pot": self.pot,
+            "awarded": list(self.awarded),
+            "winners": list(self.winners),
+            "lowest": list(self.lowest),
+        }
+
+
+def choices_needed(plays: Sequence[Sequence[int]]) -> tuple[list[bool], list[bool]]:
+    """Which seats pick a grocer target, and which a ×5 card, after the reveal."""
+    laid = [k for p in plays for k in p]
+    guardian = GUARDIAN in laid
+    hunter = HUNTER in laid and not guardian
+    grocer = [not guardian and not hunter and GROCER in p for p in plays]
+    x5 = [not hunter and X5 in p for p in plays]
+    return grocer, x5
+
+
+def resolve(
+    plays: Sequence[Sequence[int]],
+    targets: Sequence[int | None],
+    x5: Sequence[int | None],
+    hunter_draw: str = "everybody",
+) -> RoundResult:
+    """Score one round from the cards laid and the choices made after the reveal."""
+    n = len(plays)
+    laid = [k for p in plays for k in p]
+    guardian = GUARDIAN in laid  # W-7
+    hunter = HUNTER in laid and not guardian  # W-8
+    effects: list[str] = []
+    if guardian:
+        effects.append("W-7 guardian: negative cards have no effect")
+    zeroed: set[int] = set()
+    garbage = 0
+    if hunter:
+        effects.append("W-8 hunter: the round is void")
+        individual = [0] * n
+    else:
+        if not guardian:
+            for seat, p in enumerate(plays):
+                if GROCER in p:  # W-9
+                    target = targets[seat]
+                    assert target is not None
+                    zeroed.add(target)
+                    effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
+            garbage = laid.count(GARBAGE)  # W-10
+            if garbage:
+                effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
+        doubling = laid.count(X2)  # W-11: global ×2 after the individual raccoons
+        individual = []
+        for seat, p in enumerate(plays):
+            food = [VALUE[k] for k in p if k < 5]
+            total = 0
+            if seat not in zeroed and food:
+                if X5 in p:
+                    chosen = x5[seat]
+                    assert chosen is not None
+                    total = sum(food) + 4 * VALUE[chosen]
+                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
+                elif X3 in p:
+                    total = 3 * sum(food)
+                    effects.append(f"W-11 ×3 of seat {seat}")
+                else:
+                    total = sum(food)
+                total <<= doubling
+            base = sum(BASE[k] for k in p)  # W-12
+            individual.append((total >> garbage) + base)  # W-13: rounded down once
+        if doubling:
+            effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
+    pot = sum(individual)  # W-14
+    best = max(individual)
+    winners = tuple(s for s in range(n) if individual[s] == best)
+    share = pot // len(winners)
+    awarded = tuple(share if s in winners else 0 for s in range(n))
+    low = min(individual)
+    lowest = tuple(s for s in range(n) if individual[s] == low)  # W-15
+    if hunter and hunter_draw == "nobody":
+        lowest = ()
+    return RoundResult(
+        plays=tuple(tuple(p) for p in plays),
+        targets=tuple(targets),
+        x5=tuple(x5),
+        guardian=guardian,
+        hunter=hunter,
+        zeroed=tuple(sorted(zeroed)),
+        effects=tuple(effects),
+        individual=tuple(individual),
+        pot=pot,
+        awarded=awarded,
+        winners=winners,
+        lowest=lowest,
+    )
+
+
+def check_choices(
+    plays: Sequence[Sequence[int]], targets: Sequence[int | None], x5: Sequence[int | None]
+) -> None:
+    """Raise if a grocer target or ×5 card is impossible (W-9, W-11)."""
+    grocer, times5 = choices_needed(plays)
+    n = len(plays)
+    for seat in range(n):
+        t = targets[seat]
+        if grocer[seat]:
+            if t is None:
+                raise IllegalActionError(f"W-9: the grocer of seat {seat} must pick an opponent")
+            if t == seat:
+                raise IllegalActionError(f"W-9: the grocer of seat {seat} cannot pick its own player")
+            if not 0 <= t < n:
+                raise IllegalActionError(f"W-9: there is no seat {t} to pick")
+        c = x5[seat]
+        if times5[seat]:
+            if c is None or c not in plays[seat] or c >= 5:
+                name = "nothing" if c is None else IDS[c]
+                raise IllegalActionError(
+                    f"W-11: the ×5 raccoon of seat {seat} must name one of its own laid food "
+                    f"cards, not {name}"
+                )

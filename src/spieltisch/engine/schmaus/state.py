@@ -1,0 +1,569 @@
+"""Waschbär-Schmaus: state, phases, legal actions and views (rulings W-1 .. W-18)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from itertools import combinations_with_replacement
+from typing import Any, ClassVar, Self
+
+from spieltisch.engine.core import (
+    JSON,
+    Action,
+    IllegalActionError,
+    OptionsError,
+    Outcome,
+    RecordError,
+    RulesError,
+    State,
+    winners_of,
+)
+from spieltisch.engine.schmaus import actions as A
+from spieltisch.engine.schmaus.cards import (
+    EFFECTS,
+    FOOD,
+    IDS,
+    VALUE,
+    can_play_full,
+    check_choices,
+    choices_needed,
+    counts_to_list,
+    deck_counts,
+    normalize_options,
+    parse_card,
+    play_error,
+    resolve,
+    texts,
+)
+
+PLAY, TARGET, DISCARD, OVER = "play", "target", "discard", "game_over"
+EMPTY_HAND_DRAW = 2  # W-6
+
+
+@lru_cache(maxsize=1 << 16)
+def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
+    """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
+    if not can_play_full(counts):
+        return (A.PLAY_ID[tuple(counts_to_list(counts[:5]) + [])[:3]],)
+    food = [k for k in FOOD if counts[k]]
+    out = []
+    for combo in combinations_with_replacement(food, 3):
+        if all(combo.count(k) <= counts[k] for k in combo):
+            out.append(A.PLAY_ID[combo])
+    pairs = [c for c in combinations_with_replacement(food, 2) if c[0] != c[1] or counts[c[0]] >= 2]
+    for e in EFFECTS:
+        if counts[e]:
+            out.extend(A.PLAY_ID[(*pair, e)] for pair in pairs)
+    return tuple(out)
+
+
+class SchmausState(State):
+    """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
+
+    game: ClassVar[Any]
+
+    def __init__(self) -> None:
+        self.players = 0
+        self.seed = 0
+        self.options: dict[str, Any] = {}
+        self.rounds = 0
+        self.round = 1
+        self.phase = PLAY
+        self.hands: list[list[int]] = []
+        self.draw_pile: list[int] = []  # top is the last element
+        self.discard: list[int] = []
+        self.scores: list[int] = []
+        self.plays: list[tuple[int, ...] | None] = []
+        self.targets: list[int | None] = []
+        self.x5: list[int | None] = []
+        self.choosing: list[bool] = []
+        self.must_discard: list[int] = []
+        self.sealed_discards: list[list[int]] = []
+        self.discard_before_play = False
+        self.reshuffles = 0
+        self.results: list[dict[str, Any]] = []
+        self.history: list[tuple[int, int]] = []
+
+    # -- construction --------------------------------------------------------
+    @classmethod
+    def new(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> Self:
+        if not isinstance(players, int) or not 2 <= players <= 5:
+            raise OptionsError(f"Waschbär-Schmaus is for 2 to 5 players, not {players} (W-1)")
+        s = cls()
+        s.players, s.seed = players, seed
+        s.options = normalize_options(options, players)
+        deck = counts_to_list(deck_counts(s.options))
+        rng = random.Random(f"schmaus/{seed}/deal")
+        rng.shuffle(deck)
+        s.rounds = s._round_count(deck, rng)
+        if s.options["rounds"] == "draw":  # W-2 variant: shuffle all 54 again
+            rng.shuffle(deck)
+        k = s.options["hand_size"]
+        s.hands = [[0] * 12 for _ in range(players)]
+        for seat in range(players):  # W-3
+            for c in deck[seat * k : (seat + 1) * k]:
+                s.hands[seat][c] += 1
+        s.draw_pile = list(reversed(deck[players * k :]))
+        s.scores = [0] * players
+        s._start_round()
+        return s
+
+    def _round_count(self, deck: list[int], rng: random.Random) -> int:
+        rounds = self.options["rounds"]
+        if rounds == "3x-players":  # W-2
+            return 3 * self.players
+        if rounds == "draw":  # W-2 variant: reveal until a food card shows
+            first_food = next(c for c in deck if c < 5)
+            return 3 * VALUE[first_food]
+        return int(rounds)
+
+    @classmethod
+    def from_position(
+        cls,
+        players: int,
+        hands: Sequence[Sequence[int]],
+        draw_pile: Sequence[int],
+        discard: Sequence[int],
+        options: Mapping[str, Any] | None = None,
+        scores: Sequence[int] | None = None,
+        round: int = 1,
+        rounds: int | None = None,
+    ) -> Self:
+        """A hand-made table at the start of a round, before W-5 is applied.
+        ``draw_pile`` lists the top card first."""
+        if not isinstance(players, int) or not 2 <= players <= 5:
+            raise OptionsError(f"Waschbär-Schmaus is for 2 to 5 players, not {players} (W-1)")
+        if len(hands) != players:
+            raise OptionsError(f"{players} players need {players} hands, got {len(hands)}")
+        s = cls()
+        s.players, s.seed = players, 0
+        s.options = normalize_options(options)
+        s.rounds = rounds if rounds is not None else s._round_count([], random.Random(0))
+        if not 1 <= round <= s.rounds:
+            raise OptionsError(f"round {round} is outside 1..{s.rounds}")
+        s.round = round
+        s.hands = [[0] * 12 for _ in range(players)]
+        for seat, hand in enumerate(hands):
+            for c in hand:
+                s.hands[seat][c] += 1
+        s.draw_pile = list(reversed(draw_pile))
+        s.discard = list(discard)
+        s.scores = list(scores) if scores is not None else [0] * players
+        if len(s.scores) != players:
+            raise OptionsError("scores need one total per seat")
+        s._start_round()
+        return s
+
+    # -- flow ----------------------------------------------------------------
+    def _draw(self, seat: int, count: int) -> int:
+        """W-17: draw from the pile, reshuffling the discards when it runs out."""
+        drawn = 0
+        for _ in range(count):
+            if not self.draw_pile:
+                if not self.discard:
+                    break
+                self.reshuffles += 1
+                rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
+                self.draw_pile = self.discard
+                self.discard = []
+                rng.shuffle(self.draw_pile)
+            self.hands[seat][self.draw_pile.pop()] += 1
+            drawn += 1
+        return drawn
+
+    def _start_round(self) -> None:
+        n = self.players
+        self.plays = [None] * n
+        self.targets = [None] * n
+        self.x5 = [None] * n
+        self.choosing = [False] * n
+        self.phase = PLAY
+        if self.options["short_hand"] == "draw-until-playable":
+            for seat in range(n):  # W-5, in seat order (W-17)
+                hand = self.hands[seat]
+                while not can_play_full(hand) and self._draw(seat, 1):
+                    pass
+            self._ask_discards(before_play=True)
+
+    def _ask_discards(self, before_play: bool) -> None:
+        limit = self.options["hand_limit"]
+        self.must_discard = [max(0, sum(h) - limit) for h in self.hands]
+        self.sealed_discards = [[] for _ in range(self.players)]
+        self.discard_before_play = before_play
+        if any(self.must_discard):
+            self.phase = DISCARD  # W-16
+        elif not before_play:
+            self._next_round()
+
+    def _next_round(self) -> None:
+        self.round += 1
+        self._start_round()
+
+    def _reveal(self) -> None:
+        plays = [p or () for p in self.plays]
+        for seat in range(self.players):  # W-6, seat order, before the reveal
+            if not any(self.hands[seat]):
+                self._draw(seat, EMPTY_HAND_DRAW)
+        grocer, times5 = choices_needed(plays)
+        for seat in range(self.players):
+            if grocer[seat] and self.players == 2:
+                self.targets[seat] = 1 - seat  # W-9: the target is forced
+            if times5[seat]:
+                food = {k for k in plays[seat] if k < 5}
+                if len(food) == 1:
+                    self.x5[seat] = food.pop()  # only one possible card
+        self.choosing = [
+            (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
+            for s in range(self.players)
+        ]
+        if any(self.choosing):
+            self.phase = TARGET
+        else:
+            self._score()
+
+    def _score(self) -> None:
+        plays = [p or () for p in self.plays]
+        result = resolve(plays, self.targets, self.x5, self.options["hunter_draw"])
+        for seat in range(self.players):
+            self.scores[seat] += result.awarded[seat]
+        for p in plays:  # W-15
+            self.discard.extend(p)
+        drawn = [0] * self.players
+        for seat in result.lowest:
+            drawn[seat] += self._draw(seat, self.options["loser_draws"])
+        refill = self.options["refill_to"]
+        if refill:
+            for seat in range(self.players):
+                drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
+        record = result.to_json()
+        record.update(round=self.round, drawn=drawn, scores=list(self.scores))
+        self.results.append(record)
+        self.plays = [None] * self.players
+        if self.round >= self.rounds:
+            self.phase = OVER  # W-18
+        else:
+            self._ask_discards(before_play=False)
+
+    # -- whose decision ------------------------------------------------------
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == PLAY:
+            return tuple(s for s in range(self.players) if self.plays[s] is None)
+        if self.phase == TARGET:
+            return tuple(s for s in range(self.players) if self.choosing[s])
+        if self.phase == DISCARD:
+            return tuple(s for s in range(self.players) if self.must_discard[s])
+        return ()
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def outcome(self) -> Outcome | None:
+        if self.phase != OVER:
+            return None
+        return Outcome(tuple(self.scores), winners_of(self.scores))
+
+    # -- legal actions -------------------------------------------------------
+    def legal_action_ids(self, seat: int) -> list[int]:
+        phase = self.phase
+        if phase == PLAY:
+            if self.plays[seat] is not None:
+                return []
+            return list(_legal_plays(tuple(self.hands[seat])))
+        if phase == TARGET:
+            if not self.choosing[seat]:
+                return []
+            play = self.plays[seat] or ()
+            if self.targets[seat] is None and 10 in play:
+                return [A.TARGET_BASE + t for t in range(self.players) if t != seat]
+            return sorted({A.X5_BASE + k for k in play if k < 5})
+        if phase == DISCARD:
+            if not self.must_discard[seat]:
+                return []
+            hand = self.hands[seat]
+            return [
+                A.DISCARD_BASE + k
+                for k in range(12)
+                if hand[k] and (not self.discard_before_play or self._keeps_play(hand, (k,)))
+            ]
+        return []
+
+    @staticmethod
+    def _keeps_play(hand: Sequence[int], cards: Sequence[int]) -> bool:
+        rest = list(hand)
+        for k in cards:
+            rest[k] -= 1
+        return can_play_full(rest)
+
+    def action_from_id(self, action_id: int) -> Action:
+        return A.from_id(action_id)
+
+    def action_id(self, action: Action) -> int:
+        return A.action_id(A.parse(action))
+
+    def check(self, seat: int, action: Action) -> None:
+        act = A.parse(action)
+        phase = self.phase
+        if phase == OVER:
+            raise IllegalActionError("W-18: the game is over")
+        if isinstance(act, A.Play):
+            if phase != PLAY:
+                raise IllegalActionError(f"W-4: cards are laid in phase 1, now it is {phase}")
+            if self.plays[seat] is not None:
+                raise IllegalActionError("W-4: this seat has already laid its cards this round")
+            self._check_play(seat, act.cards)
+        elif isinstance(act, A.Target):
+            play = self.plays[seat] or ()
+            if phase != TARGET or not self.choosing[seat] or 10 not in play:
+                raise IllegalActionError("W-9: only a player whose grocer counts picks a target now")
+            if self.targets[seat] is not None:
+                raise IllegalActionError("W-9: this grocer has already picked its target")
+            if act.opponent == seat:
+                raise IllegalActionError("W-9: the grocer must pick an opponent, not its own player")
+            if not 0 <= act.opponent < self.players:
+                raise IllegalActionError(f"W-9: there is no seat {act.opponent}")
+        elif isinstance(act, A.Times5):
+            play = self.plays[seat] or ()
+            if phase != TARGET or not self.choosing[seat] or 7 not in play:
+                raise IllegalActionError("W-11: only a player whose ×5 raccoon counts chooses now")
+            if act.card not in play:
+                raise IllegalActionError(
+                    f"W-11: the ×5 raccoon multiplies one of your own laid food cards; "
+                    f"you laid {' '.join(texts(play))}"
+                )
+        else:
+            if phase != DISCARD or not self.must_discard[seat]:
+                raise IllegalActionError("W-16: only a player over the hand limit discards now")
+            need = self.must_discard[seat]
+            if len(act.cards) > need:
+                raise IllegalActionError(
+                    f"W-16: discard down to the hand limit: {need} more card(s), "
+                    f"not {len(act.cards)}"
+                )
+            self._check_owns(seat, act.cards, "W-16")
+            if self.discard_before_play and not self._keeps_play(self.hands[seat], act.cards):
+                raise IllegalActionError(
+                    "W-5: after the short-hand draws you must keep a legal play "
+                    "(3 food, or 2 food and 1 effect)"
+                )
+
+    def _check_owns(self, seat: int, cards: Sequence[int], rule: str) -> None:
+        hand = self.hands[seat]
+        for k in set(cards):
+            if cards.count(k) > hand[k]:
+                raise IllegalActionError(
+                    f"{rule}: you hold {hand[k]} × {IDS[k]}, not {cards.count(k)}"
+                )
+
+    def _check_play(self, seat: int, cards: tuple[int, ...]) -> None:
+        error = play_error(cards)
+        if error:
+            raise IllegalActionError(error)
+        self._check_owns(seat, cards, "W-4")
+        if A.PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
+            if can_play_full(self.hands[seat]):
+                raise IllegalActionError(
+                    "W-4: lay exactly 3 cards: three food cards, or two food cards and one effect"
+                )
+            raise IllegalActionError(
+                "W-5: you cannot lay 3 food or 2 food and 1 effect, so you lay all your food "
+                "cards (at most 3) and no effect card"
+            )
+
+    def action_ids(self, action: Action) -> list[int]:
+        act = A.parse(action)
+        if isinstance(act, A.Discard):
+            # Several cards at once = the single discards one after another.
+            return [A.DISCARD_BASE + k for k in act.cards]
+        return [A.action_id(act)]
+
+    def _apply(self, seat: int, action_id: int) -> None:
+        if action_id >= A.DISCARD_BASE:
+            self._discard(seat, action_id - A.DISCARD_BASE)
+            return
+        self.history.append((seat, action_id))
+        if action_id < A.TARGET_BASE:
+            cards = A.PLAYS[action_id]
+            hand = self.hands[seat]
+            for k in cards:
+                hand[k] -= 1
+            self.plays[seat] = cards
+            if all(p is not None for p in self.plays):
+                self._reveal()
+            return
+        if action_id < A.X5_BASE:
+            self.targets[seat] = action_id - A.TARGET_BASE
+        else:
+            self.x5[seat] = action_id - A.X5_BASE
+        play = self.plays[seat] or ()
+        self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
+            7 in play and self.x5[seat] is None
+        )
+        if not any(self.choosing):
+            self.phase = PLAY
+            self._score()
+
+    def _discard(self, seat: int, card: int) -> None:
+        self.history.append((seat, A.DISCARD_BASE + card))
+        self.hands[seat][card] -= 1
+        self.sealed_discards[seat].append(card)
+        self.must_discard[seat] -= 1
+        if any(self.must_discard):
+            return
+        for cards in self.sealed_discards:  # W-16: revealed together, seat order
+            self.discard.extend(cards)
+        self.sealed_discards = [[] for _ in range(self.players)]
+        if self.discard_before_play:
+            self.phase = PLAY
+        else:
+            self._next_round()
+
+    # -- information ---------------------------------------------------------
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        n = self.players
+        over = self.phase == OVER
+        revealed = self.phase == TARGET
+        committed: list[bool] = [False] * n
+        if self.phase == PLAY:
+            committed = [p is not None for p in self.plays]
+        elif self.phase == TARGET:
+            committed = [not c for c in self.choosing]
+        elif self.phase == DISCARD:
+            committed = [not m for m in self.must_discard]
+        own_play = None
+        if seat is not None and self.plays[seat] is not None and self.phase != OVER:
+            own_play = texts(self.plays[seat] or ())
+        return {
+            "game": "schmaus",
+            "seat": seat,
+            "players": n,
+            "options": self.options,
+            "round": self.round,
+            "rounds": self.rounds,
+            "phase": self.phase,
+            "to_move": list(self.to_move()),
+            "hand": texts(counts_to_list(self.hands[seat])) if seat is not None else None,
+            "hands": [texts(counts_to_list(h)) for h in self.hands] if over else None,
+            "hand_sizes": [sum(h) + len(d) for h, d in zip(self.hands, self.sealed_discards)],
+            "draw_pile_size": len(self.draw_pile),
+            "discard": texts(self.discard),
+            "scores": list(self.scores),
+            "committed": committed,
+            "my_play": own_play,
+            "revealed": [texts(p or ()) for p in self.plays] if revealed else None,
+            "choosing": list(self.choosing) if revealed else None,
+            "must_discard": self.must_discard[seat] if seat is not None else None,
+            "must_keep_play": self.discard_before_play if self.phase == DISCARD else None,
+            "round_results": self.results,
+            "outcome": self.outcome().to_json() if over else None,  # type: ignore[union-attr]
+        }
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "game": "schmaus",
+            "players": self.players,
+            "seed": self.seed,
+            "options": self.options,
+            "rounds": self.rounds,
+            "round": self.round,
+            "phase": self.phase,
+            "hands": [texts(counts_to_list(h)) for h in self.hands],
+            "draw_pile": texts(list(reversed(self.draw_pile))),
+            "discard": texts(self.discard),
+            "scores": list(self.scores),
+            "plays": [None if p is None else texts(p) for p in self.plays],
+            "targets": list(self.targets),
+            "x5": [None if k is None else IDS[k] for k in self.x5],
+            "choosing": list(self.choosing),
+            "must_discard": list(self.must_discard),
+            "sealed_discards": [texts(d) for d in self.sealed_discards],
+            "discard_before_play": self.discard_before_play,
+            "reshuffles": self.reshuffles,
+            "results": self.results,
+            "history": [list(h) for h in self.history],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Self:
+        try:
+            s = cls()
+            s.players = int(data["players"])
+            s.seed = int(data["seed"])
+            s.options = normalize_options(data["options"])
+            s.rounds = int(data["rounds"])
+            s.round = int(data["round"])
+            s.phase = str(data["phase"])
+            s.hands = []
+            for hand in data["hands"]:
+                counts = [0] * 12
+                for c in hand:
+                    counts[parse_card(c)] += 1
+                s.hands.append(counts)
+            s.draw_pile = [parse_card(c) for c in reversed(data["draw_pile"])]
+            s.discard = [parse_card(c) for c in data["discard"]]
+            s.scores = [int(x) for x in data["scores"]]
+            s.plays = [None if p is None else tuple(sorted(map(parse_card, p))) for p in data["plays"]]
+            s.targets = [None if t is None else int(t) for t in data["targets"]]
+            s.x5 = [None if k is None else parse_card(k) for k in data["x5"]]
+            s.choosing = [bool(c) for c in data["choosing"]]
+            s.must_discard = [int(m) for m in data["must_discard"]]
+            s.sealed_discards = [[parse_card(c) for c in d] for d in data["sealed_discards"]]
+            s.discard_before_play = bool(data["discard_before_play"])
+            s.reshuffles = int(data["reshuffles"])
+            s.results = list(data["results"])
+            s.history = [(int(a), int(b)) for a, b in data["history"]]
+        except (KeyError, TypeError, ValueError, RulesError) as exc:
+            raise RecordError(f"broken Waschbär-Schmaus state: {exc}") from exc
+        if not 2 <= s.players <= 5 or s.phase not in (PLAY, TARGET, DISCARD, OVER):
+            raise RecordError("broken Waschbär-Schmaus state: bad player count or phase")
+        if not all(len(x) == s.players for x in (s.hands, s.plays, s.scores, s.targets, s.x5)):
+            raise RecordError("broken Waschbär-Schmaus state: lists do not match the player count")
+        return s
+
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.__dict__.update(self.__dict__)
+        s.hands = [list(h) for h in self.hands]
+        s.draw_pile = list(self.draw_pile)
+        s.discard = list(self.discard)
+        s.scores = list(self.scores)
+        s.plays = list(self.plays)
+        s.targets = list(self.targets)
+        s.x5 = list(self.x5)
+        s.choosing = list(self.choosing)
+        s.must_discard = list(self.must_discard)
+        s.sealed_discards = [list(d) for d in self.sealed_discards]
+        s.results = list(self.results)
+        s.history = list(self.history)
+        return s
+
+    def describe(self) -> str:
+        hands = " | ".join(" ".join(texts(counts_to_list(h))) for h in self.hands)
+        mover = ",".join(map(str, self.to_move())) or "-"
+        return (
+            f"schmaus {self.players}p round {self.round}/{self.rounds} {self.phase} "
+            f"to-move {mover} hands [{hands}] draw {len(self.draw_pile)} "
+            f"discard {len(self.discard)} scores {self.scores}"
+        )
+
+    def game_options(self) -> dict[str, JSON]:
+        return dict(self.options)
+
+    def card_locations(self) -> list[int]:
+        """Every card of the game, wherever it is (for conservation checks)."""
+        cards = [c for h in self.hands for c in counts_to_list(h)]
+        cards += self.draw_pile + self.discard
+        cards += [c for p in self.plays if p is not None for c in p]
+        cards += [c for d in self.sealed_discards for c in d]
+        return sorted(cards)
+
+
+def check_short_form(
+    plays: Sequence[Sequence[int]], targets: Sequence[int | None], x5: Sequence[int | None]
+) -> None:
+    """Validate a round given only by the cards laid (scenario short form)."""
+    for seat, p in enumerate(plays):
+        error = play_error(sorted(p))
+        if error:
+            raise IllegalActionError(f"seat {seat}: {error}")
+    check_choices(plays, targets, x5)

@@ -1,0 +1,640 @@
+"""Scout: state, legal actions, rules and views (rulings S-1 .. S-16)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
+
+from spieltisch.engine.core import (
+    JSON,
+    Action,
+    IllegalActionError,
+    InvalidActionError,
+    OptionsError,
+    Outcome,
+    RecordError,
+    State,
+    winners_of,
+)
+from spieltisch.engine.scout import actions as A
+from spieltisch.engine.scout.cards import (
+    ALL_CARDS,
+    BOTTOM,
+    TOP,
+    TURNED,
+    card,
+    card_text,
+    describe_set,
+    identity,
+    parse_card,
+    set_key,
+)
+
+H = A.MAX_HAND
+SHOW_BASE, SCOUT_BASE, SS_BASE = A.SHOW_BASE, A.SCOUT_BASE, A.SS_BASE
+HH = H * H
+
+# S-2: removed cards, cards dealt to each player, rounds.
+REMOVED: dict[int, tuple[int, ...]] = {
+    2: (card(9, 10),),
+    3: tuple(c for c in ALL_CARDS if BOTTOM[c] == 10),
+    4: (card(9, 10),),
+    5: (),
+}
+DEALT = {2: 11, 3: 12, 4: 11, 5: 9}
+ROUNDS = {2: 2, 3: 3, 4: 4, 5: 5}
+TWO_PLAYER_CHIPS = 3  # S-13
+
+FLIP, PLAY, OVER = "flip", "play", "over"
+HAND_EMPTY, ALL_SCOUTED, STUCK = "hand_empty", "all_scouted", "stuck"
+
+
+def _round_seed(seed: int, round_index: int) -> random.Random:
+    # Every shuffle comes from an explicit seed (no global randomness).
+    return random.Random(f"scout/{seed}/round/{round_index}")
+
+
+def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
+    """S-1: shuffling also randomises each card's orientation."""
+    deck = list(cards)
+    rng.shuffle(deck)
+    return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
+
+
+class ScoutState(State):
+    """A Scout game in progress. Build one with :meth:`Scout.new_state`."""
+
+    game: ClassVar[Any]
+
+    def __init__(self) -> None:
+        self.players = 0
+        self.seed = 0
+        self.rounds = 0
+        self.round = 0
+        self.first_start = 0
+        self.phase = FLIP
+        self.hands: list[list[int]] = []
+        self.known: list[list[bool]] = []
+        self.pending: list[bool] = []
+        self.table: list[int] = []
+        self.table_key = -1
+        self.owner: int | None = None
+        self.current = 0
+        self.chips: list[int] = []
+        self.collected: list[int] = []
+        self.tokens: list[int] = []
+        self.totals: list[int] = []
+        self.beaten: list[int] = []
+        self.set_aside: list[int] = []
+        self.results: list[dict[str, Any]] = []
+        self.history: list[tuple[int, int]] = []
+        self.dealt = True
+
+    # -- construction --------------------------------------------------------
+    @classmethod
+    def new(cls, players: int, seed: int) -> ScoutState:
+        if players not in DEALT:
+            raise OptionsError(f"Scout is for 2 to 5 players, not {players} (S-2)")
+        s = cls()
+        s.players, s.seed, s.rounds = players, seed, ROUNDS[players]
+        s.totals = [0] * players
+        s._deal(0)
+        return s
+
+    @classmethod
+    def from_position(
+        cls,
+        players: int,
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int] = (),
+        owner: int | None = None,
+        to_move: int = 0,
+        phase: str = PLAY,
+        chips: Sequence[int] | None = None,
+        collected: Sequence[int] | None = None,
+        tokens: Sequence[int] | None = None,
+    ) -> ScoutState:
+        """A hand-made position, played as the last round of a game (so it
+        stays visible after the round ends). Used by rule scenarios."""
+        if players not in DEALT:
+            raise OptionsError(f"Scout is for 2 to 5 players, not {players} (S-2)")
+        if len(hands) != players:
+            raise OptionsError(f"{players} players need {players} hands, got {len(hands)}")
+        seen: set[int] = set()
+        for c in [c for h in hands for c in h] + list(table):
+            if identity(c) in seen:
+                raise OptionsError(f"card {card_text(identity(c))} appears twice (S-1)")
+            seen.add(identity(c))
+        if any(len(h) > H for h in hands):
+            raise OptionsError(f"a hand cannot hold more than {H} cards")
+        if not 0 <= to_move < players:
+            raise OptionsError(f"to_move must be a seat 0..{players - 1}")
+        if table and (owner is None or not 0 <= owner < players):
+            raise OptionsError("an active set needs an owner seat")
+        if table and set_key([TOP[c] for c in table]) < 0:
+            raise OptionsError("the table cards are neither a match nor a run (S-6)")
+        if phase not in (PLAY, FLIP):
+            raise OptionsError(f"phase must be 'play' or 'flip', not {phase!r}")
+        s = cls()
+        s.players, s.seed, s.rounds, s.round, s.dealt = players, 0, 1, 0, False
+        s.first_start = to_move
+        s.hands = [list(h) for h in hands]
+        s.known = [[False] * len(h) for h in hands]
+        s.table = list(table)
+        s.table_key = set_key([TOP[c] for c in table]) if table else -1
+        s.owner = owner if table else None
+        s.current = to_move
+        s.phase = phase
+        s.pending = [phase == FLIP] * players
+        default_chips = TWO_PLAYER_CHIPS if players == 2 else 1
+        s.chips = [int(c) for c in chips] if chips is not None else [default_chips] * players
+        s.collected = list(collected) if collected is not None else [0] * players
+        s.tokens = list(tokens) if tokens is not None else [0] * players
+        s.totals = [0] * players
+        for name, values in (("chips", s.chips), ("collected", s.collected), ("tokens", s.tokens)):
+            if len(values) != players or any(v < 0 for v in values):
+                raise OptionsError(f"{name} needs one non-negative value per seat")
+        return s
+
+    def _deal(self, round_index: int) -> None:
+        n = self.players
+        self.round = round_index
+        if n == 2 and round_index == 1:
+            deck = self.set_aside  # S-16: round 2 uses the 22 set-aside cards
+            self.set_aside = []
+        else:
+            cards = [c for c in ALL_CARDS if c not in REMOVED[n]]
+            deck = _shuffled(cards, _round_seed(self.seed, round_index))
+            if n == 2:
+                self.set_aside = deck[2 * DEALT[2] :]
+                deck = deck[: 2 * DEALT[2]]
+        k = DEALT[n]
+        self.hands = [deck[i * k : (i + 1) * k] for i in range(n)]
+        self.known = [[False] * k for _ in range(n)]
+        if round_index == 0:
+            self.first_start = self._first_player()
+        self.current = (self.first_start + round_index) % n  # S-4
+        self.table, self.table_key, self.owner = [], -1, None
+        self.chips = [TWO_PLAYER_CHIPS if n == 2 else 1] * n  # S-9, S-13, S-16
+        self.collected = [0] * n
+        self.tokens = [0] * n
+        self.phase = FLIP
+        self.pending = [True] * n  # S-5
+
+    def _first_player(self) -> int:
+        """S-3: the holder of the 1/2 card, else (2 players) of the lowest card."""
+        best: tuple[tuple[int, int], int] | None = None
+        for seat, hand in enumerate(self.hands):
+            for c in hand:
+                lo, hi = sorted((TOP[c], BOTTOM[c]))
+                if best is None or (lo, hi) < best[0]:
+                    best = ((lo, hi), seat)
+        assert best is not None
+        return best[1]
+
+    # -- whose decision ------------------------------------------------------
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == PLAY:
+            return (self.current,)
+        if self.phase == FLIP:
+            return tuple(s for s in range(self.players) if self.pending[s])
+        return ()
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def outcome(self) -> Outcome | None:
+        if self.phase != OVER:
+            return None
+        return Outcome(tuple(self.totals), winners_of(self.totals))
+
+    # -- legal actions -------------------------------------------------------
+    def legal_action_ids(self, seat: int) -> list[int]:
+        if self.phase == PLAY:
+            if seat != self.current:
+                return []
+        elif self.phase == FLIP:
+            return [0, 1] if self.pending[seat] else []
+        else:
+            return []
+        hand = self.hands[seat]
+        vals = [TOP[c] for c in hand]
+        out = [SHOW_BASE + s * H + n - 1 for s, n, _ in _beating_sets(vals, self.table_key)]
+        table = self.table
+        if not table:
+            return out
+        h = len(hand)
+        two = self.players == 2
+        if two and self.chips[seat] == 0:
+            return out  # S-14: no chips, no scouting
+        for si in range(4):
+            base = SCOUT_BASE + si * (H + 1)
+            out.extend(range(base, base + h + 1))
+        if two or not self.chips[seat] or h + 1 > H:
+            return out
+        # S-9: scout & show. Sets that do not touch the inserted card are sets
+        # of the old hand; only those around the new card are searched anew.
+        for end in (0, 1):
+            c = table[0] if end == 0 else table[-1]
+            reduced = table[1:] if end == 0 else table[:-1]
+            rkey = set_key([TOP[x] for x in reduced])
+            old = _beating_sets(vals, rkey)
+            for turn in (0, 1):
+                v = BOTTOM[c] if turn else TOP[c]
+                for at in range(h + 1):
+                    base = SS_BASE + ((end * 2 + turn) * (H + 1) + at) * HH
+                    for s, n, _ in old:
+                        if s + n <= at:
+                            out.append(base + s * H + n - 1)
+                        elif s >= at:
+                            out.append(base + (s + 1) * H + n - 1)
+                    new_vals = vals[:at] + [v] + vals[at:]
+                    for s, n in _sets_through(new_vals, at, rkey):
+                        out.append(base + s * H + n - 1)
+        return out
+
+    def action_from_id(self, action_id: int) -> Action:
+        return A.from_id(action_id)
+
+    def action_id(self, action: Action) -> int:
+        return A.action_id(A.parse(action))
+
+    def check(self, seat: int, action: Action) -> None:
+        act = A.parse(action)
+        if self.phase == OVER:
+            raise IllegalActionError("S-12: the game is over")
+        if self.phase == FLIP:
+            if not isinstance(act, A.Flip):
+                raise IllegalActionError(
+                    "S-5: before the first turn every player first decides whether to flip "
+                    "the hand ('flip' or 'keep')"
+                )
+            if not self.pending[seat]:
+                raise IllegalActionError("S-5: this seat has already made its flip decision")
+            return
+        if seat != self.current:
+            raise IllegalActionError(f"S-4: it is seat {self.current}'s turn, not seat {seat}'s")
+        hand = self.hands[seat]
+        if isinstance(act, A.Flip):
+            raise IllegalActionError(
+                "S-5: the hand can only be flipped once, before the first turn of the round"
+            )
+        if isinstance(act, A.Show):
+            self._check_show([TOP[c] for c in hand], act, self.table_key, self.table, "S-6")
+            return
+        if isinstance(act, A.Scout):
+            self._check_scout(seat, act)
+            return
+        assert isinstance(act, A.ScoutShow)
+        if self.players == 2:
+            raise IllegalActionError("S-13: there is no scout & show in the 2-player game")
+        if not self.chips[seat]:
+            raise IllegalActionError("S-9: the scout & show chip has already been used this round")
+        self._check_scout(seat, act.scout)
+        c = self.table[0] if act.scout.end == "left" else self.table[-1]
+        reduced = self.table[1:] if act.scout.end == "left" else self.table[:-1]
+        vals = [TOP[x] for x in hand]
+        vals.insert(act.scout.insert, BOTTOM[c] if act.scout.turn else TOP[c])
+        rkey = set_key([TOP[x] for x in reduced])
+        self._check_show(vals, act.show, rkey, reduced, "S-9")
+
+    def _check_scout(self, seat: int, act: A.Scout) -> None:
+        if not self.table:
+            raise IllegalActionError("S-8: there is no active set to scout from")
+        if self.players == 2 and self.chips[seat] == 0:
+            raise IllegalActionError("S-14: you have no scout chips left, so you cannot scout")
+        h = len(self.hands[seat])
+        if not 0 <= act.insert <= h:
+            raise IllegalActionError(
+                f"S-8: insert position {act.insert} is outside your hand (0..{h})"
+            )
+        if h + 1 > H:
+            raise IllegalActionError(f"S-8: a hand cannot hold more than {H} cards")
+
+    @staticmethod
+    def _check_show(
+        vals: list[int], act: A.Show, table_key: int, table: Sequence[int], rule: str
+    ) -> None:
+        h = len(vals)
+        if act.count < 1 or act.start < 0 or act.start + act.count > h:
+            raise IllegalActionError(
+                f"{rule}: {act.to_text()} names cards your hand does not have "
+                f"(positions 0..{h - 1})"
+            )
+        shown = vals[act.start : act.start + act.count]
+        key = set_key(shown)
+        if key < 0:
+            nums = "-".join(map(str, shown))
+            raise IllegalActionError(
+                f"S-6: {nums} is neither a match (equal numbers) nor a run (numbers going "
+                "up or down by one)"
+            )
+        if key <= table_key:
+            raise IllegalActionError(
+                f"S-7: {describe_set(shown)} does not beat the active set "
+                f"{describe_set([TOP[c] for c in table])} (more cards beat fewer; at equal size "
+                "a match beats a run; then the higher smallest number; ties do not beat)"
+            )
+
+    # -- applying ------------------------------------------------------------
+    def _apply(self, seat: int, action_id: int) -> None:
+        self.history.append((seat, action_id))
+        if action_id < SHOW_BASE:
+            self._flip(seat, bool(action_id))
+        elif action_id < SCOUT_BASE:
+            start, n = divmod(action_id - SHOW_BASE, H)
+            self._show(seat, start, n + 1)
+        elif action_id < SS_BASE:
+            self._scout(seat, action_id - SCOUT_BASE)
+            if self.players == 2:
+                self.chips[seat] -= 1  # S-14: the scout moves again
+                if not self._can_act(seat):
+                    self._end_round(STUCK)
+            else:
+                self._pass_turn(seat)
+        else:
+            scout_index, show_index = divmod(action_id - SS_BASE, HH)
+            self._scout(seat, scout_index)
+            self.chips[seat] = 0
+            start, n = divmod(show_index, H)
+            self._show(seat, start, n + 1)
+
+    def _flip(self, seat: int, turn: bool) -> None:
+        if turn:  # S-5: mirrored order, every card shows its other number
+            self.hands[seat] = [TURNED[c] for c in reversed(self.hands[seat])]
+            self.known[seat].reverse()
+        self.pending[seat] = False
+        if not any(self.pending):
+            self.phase = PLAY
+
+    def _show(self, seat: int, start: int, n: int) -> None:
+        hand = self.hands[seat]
+        shown = hand[start : start + n]
+        del hand[start : start + n]
+        del self.known[seat][start : start + n]
+        if self.table:  # S-6: the beaten set goes to the score pile
+            self.collected[seat] += len(self.table)
+            self.beaten.extend(self.table)
+        self.table = shown
+        self.table_key = set_key([TOP[c] for c in shown])
+        self.owner = seat
+        if not hand:
+            self._end_round(HAND_EMPTY)  # S-10 (a), S-15 (a)
+        else:
+            self._pass_turn(seat)
+
+    def _scout(self, seat: int, index: int) -> None:
+        side_turn, at = divmod(index, H + 1)
+        end, turn = divmod(side_turn, 2)
+        c = self.table.pop(0 if end == 0 else -1)
+        self.hands[seat].insert(at, TURNED[c] if turn else c)
+        self.known[seat].insert(at, True)
+        if self.players != 2:
+            assert self.owner is not None
+            self.tokens[self.owner] += 1  # S-8
+        if self.table:
+            self.table_key = set_key([TOP[x] for x in self.table])
+        else:  # S-8, S-10: a set scouted empty has no owner
+            self.table_key, self.owner = -1, None
+
+    def _pass_turn(self, seat: int) -> None:
+        nxt = (seat + 1) % self.players
+        self.current = nxt
+        if self.players == 2:
+            if not self._can_act(nxt):
+                self._end_round(STUCK)  # S-15 (c)
+        elif self.owner == nxt and self.table:
+            self._end_round(ALL_SCOUTED)  # S-10 (b)
+
+    def _can_act(self, seat: int) -> bool:
+        if self.table and self.chips[seat] > 0:
+            return True
+        return bool(_beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
+
+    def _end_round(self, ended_by: str) -> None:
+        n = self.players
+        exempt = self.owner if ended_by in (ALL_SCOUTED, STUCK) else None  # S-11, S-15
+        bonus = self.chips if n == 2 else self.tokens  # S-16 / S-11
+        points = [
+            self.collected[s] + bonus[s] - (0 if s == exempt else len(self.hands[s]))
+            for s in range(n)
+        ]
+        for s in range(n):
+            self.totals[s] += points[s]
+        self.results.append(
+            {
+                "round": self.round + 1,
+                "ended_by": ended_by,
+                "points": points,
+                "exempt": exempt,
+                "collected": list(self.collected),
+                "tokens": list(self.tokens),
+                "chips": list(self.chips),
+                "hand_sizes": [len(h) for h in self.hands],
+                "hands": [[card_text(c) for c in h] for h in self.hands],
+                "table": self._table_json(),
+                "totals": list(self.totals),
+            }
+        )
+        if self.round + 1 >= self.rounds:
+            self.phase = OVER  # S-12
+        else:
+            self.beaten = []
+            self._deal(self.round + 1)
+
+    # -- information ---------------------------------------------------------
+    def _table_json(self) -> dict[str, Any] | None:
+        if not self.table:
+            return None
+        return {"owner": self.owner, "cards": [card_text(c) for c in self.table]}
+
+    def view(self, seat: int | None) -> dict[str, JSON]:
+        n = self.players
+        over = self.phase == OVER
+        hands: list[list[str | None]] = []
+        for s in range(n):
+            if s == seat or over:
+                hands.append([card_text(c) for c in self.hands[s]])
+            else:  # S-11 sizes are public, and cards scouted openly stay known
+                hands.append(
+                    [card_text(c) if k else None for c, k in zip(self.hands[s], self.known[s])]
+                )
+        log = []
+        for who, a in self.history:
+            text = A.from_id(a).to_text()
+            if a < SHOW_BASE and who != seat and not over:
+                text = "decided"  # S-5: the flip decision is secret
+            log.append({"seat": who, "action": text})
+        results = []
+        for r in self.results:
+            public = {k: v for k, v in r.items() if k != "hands"}
+            if over:
+                public["hands"] = r["hands"]
+            results.append(public)
+        return {
+            "game": "scout",
+            "seat": seat,
+            "players": n,
+            "round": self.round + 1,
+            "rounds": self.rounds,
+            "phase": self.phase,
+            "to_move": list(self.to_move()),
+            "hand": hands[seat] if seat is not None else None,
+            "hands": hands,
+            "hand_sizes": [len(h) for h in self.hands],
+            "flip_decided": [not p for p in self.pending] if self.phase == FLIP else None,
+            "table": self._table_json(),
+            "chips": list(self.chips),
+            "collected": list(self.collected),
+            "tokens": list(self.tokens),
+            "scores": list(self.totals),
+            "round_results": results,
+            "log": log,
+            "outcome": self.outcome().to_json() if over else None,  # type: ignore[union-attr]
+        }
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "game": "scout",
+            "players": self.players,
+            "seed": self.seed,
+            "rounds": self.rounds,
+            "round": self.round,
+            "first_start": self.first_start,
+            "phase": self.phase,
+            "hands": [[card_text(c) for c in h] for h in self.hands],
+            "known": [list(k) for k in self.known],
+            "pending": list(self.pending),
+            "table": [card_text(c) for c in self.table],
+            "owner": self.owner,
+            "current": self.current,
+            "chips": list(self.chips),
+            "collected": list(self.collected),
+            "tokens": list(self.tokens),
+            "totals": list(self.totals),
+            "beaten": [card_text(c) for c in self.beaten],
+            "set_aside": [card_text(c) for c in self.set_aside],
+            "results": self.results,
+            "history": [list(h) for h in self.history],
+            "dealt": self.dealt,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> ScoutState:
+        try:
+            s = cls()
+            s.players = int(data["players"])
+            s.seed = int(data["seed"])
+            s.rounds = int(data["rounds"])
+            s.round = int(data["round"])
+            s.first_start = int(data["first_start"])
+            s.phase = str(data["phase"])
+            s.hands = [[parse_card(c) for c in h] for h in data["hands"]]
+            s.known = [[bool(k) for k in ks] for ks in data["known"]]
+            s.pending = [bool(p) for p in data["pending"]]
+            s.table = [parse_card(c) for c in data["table"]]
+            s.table_key = set_key([TOP[c] for c in s.table]) if s.table else -1
+            s.owner = None if data["owner"] is None else int(data["owner"])
+            s.current = int(data["current"])
+            s.chips = [int(x) for x in data["chips"]]
+            s.collected = [int(x) for x in data["collected"]]
+            s.tokens = [int(x) for x in data["tokens"]]
+            s.totals = [int(x) for x in data["totals"]]
+            s.beaten = [parse_card(c) for c in data["beaten"]]
+            s.set_aside = [parse_card(c) for c in data["set_aside"]]
+            s.results = list(data["results"])
+            s.history = [(int(a), int(b)) for a, b in data["history"]]
+            s.dealt = bool(data.get("dealt", True))
+        except (KeyError, TypeError, ValueError, InvalidActionError) as exc:
+            raise RecordError(f"broken Scout state: {exc}") from exc
+        if s.players not in DEALT or s.phase not in (FLIP, PLAY, OVER):
+            raise RecordError("broken Scout state: bad player count or phase")
+        if len(s.hands) != s.players or any(len(h) != len(k) for h, k in zip(s.hands, s.known)):
+            raise RecordError("broken Scout state: hands do not match the player count")
+        return s
+
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.__dict__.update(self.__dict__)
+        s.hands = [list(h) for h in self.hands]
+        s.known = [list(k) for k in self.known]
+        s.pending = list(self.pending)
+        s.table = list(self.table)
+        s.chips = list(self.chips)
+        s.collected = list(self.collected)
+        s.tokens = list(self.tokens)
+        s.totals = list(self.totals)
+        s.beaten = list(self.beaten)
+        s.set_aside = list(self.set_aside)
+        s.results = list(self.results)
+        s.history = list(self.history)
+        return s
+
+    def describe(self) -> str:
+        hands = " | ".join(" ".join(card_text(c) for c in h) for h in self.hands)
+        table = " ".join(card_text(c) for c in self.table) or "-"
+        mover = ",".join(map(str, self.to_move())) or "-"
+        return (
+            f"scout {self.players}p round {self.round + 1}/{self.rounds} {self.phase} "
+            f"to-move {mover} hands [{hands}] table [{table}] owner {self.owner} "
+            f"chips {self.chips} scores {self.totals}"
+        )
+
+    def game_options(self) -> dict[str, JSON]:
+        return {}
+
+    def card_locations(self) -> list[int]:
+        """Every physical card of the game, wherever it is (for conservation checks)."""
+        cards = [c for h in self.hands for c in h] + self.table + self.beaten + self.set_aside
+        return sorted(identity(c) for c in cards)
+
+
+def _beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
+    """Every valid set ``(start, count, key)`` of the hand stronger than ``key``."""
+    out: list[tuple[int, int, int]] = []
+    h = len(vals)
+    for s in range(h):
+        v0 = vals[s]
+        k = 80 + v0
+        if k > key:
+            out.append((s, 1, k))
+        if s + 1 >= h:
+            break
+        step = vals[s + 1] - v0
+        if step not in (-1, 0, 1):
+            continue
+        kind = 16 if step == 0 else 0
+        lo = v0
+        e = s + 1
+        while e < h and vals[e] - vals[e - 1] == step:
+            if vals[e] < lo:
+                lo = vals[e]
+            n = e - s + 1
+            k = n * 64 + kind + lo
+            if k > key:
+                out.append((s, n, k))
+            e += 1
+    return out
+
+
+def _sets_through(vals: Sequence[int], at: int, key: int) -> list[tuple[int, int]]:
+    """Valid sets of ``vals`` that contain position ``at`` and beat ``key``."""
+    out: list[tuple[int, int]] = []
+    h = len(vals)
+    s = at
+    while s >= 0:
+        left = vals[s : at + 1]
+        if set_key(left) < 0:
+            break
+        e = at
+        while e < h:
+            seg = vals[s : e + 1]
+            k = set_key(seg)
+            if k < 0:
+                break
+            if k > key:
+                out.append((s, e - s + 1))
+            e += 1
+        s -= 1
+    return out

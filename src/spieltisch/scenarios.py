@@ -1,0 +1,364 @@
+"""Rule scenarios: hand-written positions, the actions played from them and what
+the rules say must follow (format: ``shared/scenarios/FORMAT.md``, summarised
+in ``docs/scenarios.md``).
+
+A Scout scenario's position is played as the last round of a game, so the
+position stays on the table after the round ends; a Waschbär-Schmaus full-form
+scenario is a table at the start of round ``round`` of ``rounds``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spieltisch.engine.core import RulesError, State
+from spieltisch.engine.schmaus import cards as sc
+from spieltisch.engine.schmaus.state import SchmausState, check_short_form
+from spieltisch.engine.scout.cards import identity, parse_card
+from spieltisch.engine.scout.state import ScoutState
+
+
+class ScenarioError(ValueError):
+    """The scenario itself is malformed (not a rules failure)."""
+
+
+@dataclass
+class Result:
+    source: str
+    name: str
+    rule: str
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    error: bool = False
+
+
+# -- loading ---------------------------------------------------------------------
+
+
+def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*.json") if p.is_file())
+        else:
+            yield path
+
+
+def load(path: Path) -> list[tuple[str, Any]]:
+    """``(label, scenario)`` pairs of a file; raises :class:`ScenarioError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{path}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    items = data if isinstance(data, list) else [data]
+    return [(f"{path}#{i + 1}", item) for i, item in enumerate(items)]
+
+
+def run_paths(paths: Iterable[str | Path]) -> list[Result]:
+    results: list[Result] = []
+    for path in iter_files(paths):
+        try:
+            items = load(path)
+        except ScenarioError as exc:
+            results.append(Result(str(path), "(file)", "", False, [str(exc)], error=True))
+            continue
+        results.extend(run_scenario(item, label) for label, item in items)
+    return results
+
+
+# -- running ---------------------------------------------------------------------
+
+
+def run_scenario(scenario: Any, source: str = "<scenario>") -> Result:
+    name = scenario.get("name", "(unnamed)") if isinstance(scenario, Mapping) else "(unnamed)"
+    rule = scenario.get("rule", "") if isinstance(scenario, Mapping) else ""
+    try:
+        if not isinstance(scenario, Mapping):
+            raise ScenarioError("a scenario must be a JSON object")
+        for key in ("game", "name", "setup"):
+            if key not in scenario:
+                raise ScenarioError(f"missing key {key!r}")
+        game = scenario["game"]
+        setup, steps, expect = scenario["setup"], scenario.get("steps", []), scenario.get("expect", {})
+        if not isinstance(setup, Mapping) or not isinstance(expect, Mapping):
+            raise ScenarioError("'setup' and 'expect' must be objects")
+        if not isinstance(steps, list):
+            raise ScenarioError("'steps' must be a list")
+        if game == "scout":
+            problems = _run_scout(setup, steps, expect)
+        elif game == "schmaus":
+            problems = _run_schmaus(setup, steps, expect)
+        else:
+            raise ScenarioError(f"unknown game {game!r} (scout or schmaus)")
+    except ScenarioError as exc:
+        return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
+    except RulesError as exc:
+        return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
+    return Result(source, str(name), str(rule), not problems, problems)
+
+
+def _play_steps(state: State, steps: Sequence[Any], illegal: bool) -> list[str]:
+    """Apply the steps; with ``illegal`` the last one must be refused."""
+    for number, step in enumerate(steps, 1):
+        if not isinstance(step, Mapping) or "player" not in step or "action" not in step:
+            raise ScenarioError(f"step {number} needs 'player' and 'action'")
+        seat = step["player"]
+        if not isinstance(seat, int) or not 0 <= seat < state.players:
+            raise ScenarioError(f"step {number}: no seat {seat!r}")
+        last = number == len(steps)
+        if illegal and last:
+            before = state.to_json()
+            try:
+                state.apply(seat, step["action"])
+            except RulesError:
+                if state.to_json() != before:
+                    return [f"step {number} was refused but the state changed"]
+                return []
+            return [f"step {number} ({step['action']}) should be refused but was accepted"]
+        try:
+            state.apply(seat, step["action"])
+        except RulesError as exc:
+            return [f"step {number} ({step['action']}) was refused: {exc}"]
+    if illegal and not steps:
+        raise ScenarioError("'illegal' needs at least one step")
+    return []
+
+
+def _compare(problems: list[str], key: str, expected: Any, actual: Any) -> None:
+    if expected != actual:
+        problems.append(f"{key}: expected {json.dumps(expected)}, got {json.dumps(actual)}")
+
+
+def _list(value: Any, what: str, players: int | None = None) -> list[Any]:
+    if not isinstance(value, list) or (players is not None and len(value) != players):
+        want = f"a list of {players}" if players is not None else "a list"
+        raise ScenarioError(f"{what} must be {want}, got {value!r}")
+    return value
+
+
+def _players(setup: Mapping[str, Any]) -> int:
+    n = setup.get("players")
+    if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 5:
+        raise ScenarioError(f"'players' must be 2 to 5, got {n!r}")
+    return n
+
+
+def _mover(state: State, preferred: Any) -> int:
+    movers = state.to_move()
+    if preferred in movers:
+        return int(preferred)
+    if not movers:
+        raise ScenarioError("legal_includes/legal_excludes: nobody is to move")
+    return movers[0]
+
+
+def _check_legal(problems: list[str], state: State, expect: Mapping[str, Any], seat: int) -> None:
+    for key, want in (("legal_includes", True), ("legal_excludes", False)):
+        for action in _list(expect.get(key, []), key):
+            try:
+                legal = state.is_legal(seat, state.game.parse_action(action))
+            except RulesError:
+                legal = False
+            if legal != want:
+                verdict = "illegal" if want else "legal"
+                problems.append(f"{key}: {json.dumps(action)} is {verdict} for seat {seat}")
+
+
+# -- Scout -------------------------------------------------------------------------
+
+
+def _scout_cards(values: Any, what: str) -> list[int]:
+    return [parse_card(c) for c in _list(values, what)]
+
+
+def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
+    n = _players(setup)
+    hands = [_scout_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
+    table_spec = setup.get("table")
+    table: list[int] = []
+    owner = None
+    if table_spec is not None:
+        if not isinstance(table_spec, Mapping):
+            raise ScenarioError("'table' must be null or {owner, cards}")
+        table = _scout_cards(table_spec.get("cards"), "table cards")
+        owner = table_spec.get("owner")
+    seen = Counter(identity(c) for c in [c for h in hands for c in h] + table)
+    dupes = [f"{c // 11}/{c % 11}" for c, k in seen.items() if k > 1]
+    if dupes:
+        raise ScenarioError(f"duplicate card(s) {', '.join(dupes)}: every card exists once (S-1)")
+    chips = setup.get("chips")
+    if chips is not None:
+        chips = [int(c) for c in _list(chips, "'chips'", n)]
+    state = ScoutState.from_position(
+        players=n,
+        hands=hands,
+        table=table,
+        owner=owner,
+        to_move=setup.get("to_move", 0),
+        phase=setup.get("phase", "play"),
+        chips=chips,
+        collected=setup.get("collected"),
+        tokens=setup.get("tokens"),
+    )
+    mover = _mover(state, setup.get("to_move"))
+    problems = _play_steps(state, steps, bool(expect.get("illegal")))
+    if problems or expect.get("illegal"):
+        return problems
+    data = state.to_json()
+    last = state.results[-1] if state.results else None
+    if "hands" in expect:
+        _compare(problems, "hands", expect["hands"], data["hands"])
+    if "table" in expect:
+        table_now = {"owner": data["owner"], "cards": data["table"]} if data["table"] else None
+        _compare(problems, "table", expect["table"], table_now)
+    if "to_move" in expect:
+        movers = state.to_move()
+        _compare(problems, "to_move", expect["to_move"], movers[0] if len(movers) == 1 else list(movers))
+    if "chips" in expect:
+        chips_now: list[Any] = list(state.chips) if n == 2 else [bool(c) for c in state.chips]
+        _compare(problems, "chips", expect["chips"], chips_now)
+    for key in ("collected", "tokens"):
+        if key in expect:
+            _compare(problems, key, expect[key], data[key])
+    if "round_over" in expect:
+        _compare(problems, "round_over", expect["round_over"], last is not None)
+    if "ended_by" in expect:
+        _compare(problems, "ended_by", expect["ended_by"], last and last["ended_by"])
+    if "round_points" in expect:
+        _compare(problems, "round_points", expect["round_points"], last and last["points"])
+    if "legal_includes" in expect or "legal_excludes" in expect:
+        _check_legal(problems, state, expect, _mover(state, mover))
+    return problems
+
+
+# -- Waschbär-Schmaus ------------------------------------------------------------
+
+
+def _schmaus_cards(values: Any, what: str) -> list[int]:
+    return [sc.parse_card(c) for c in _list(values, what)]
+
+
+def _check_deck(options: Mapping[str, Any], groups: Iterable[Sequence[int]]) -> None:
+    counts = Counter(c for g in groups for c in g)
+    deck = sc.deck_counts(options)
+    over = [f"{counts[k]} × {sc.IDS[k]} (the deck has {deck[k]})" for k in counts if counts[k] > deck[k]]
+    if over:
+        raise ScenarioError(f"more cards than the deck holds: {', '.join(over)}")
+
+
+def _round_keys(problems: list[str], expect: Mapping[str, Any], result: Mapping[str, Any] | None) -> None:
+    for key in ("individual", "pot", "awarded", "lowest"):
+        if key in expect:
+            actual = None if result is None else result[key]
+            if key == "lowest" and actual is not None:
+                _compare(problems, key, sorted(expect[key]), sorted(actual))
+            else:
+                _compare(problems, key, expect[key], actual)
+
+
+def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
+    n = _players(setup)
+    options = sc.normalize_options(setup.get("options"))
+    if "plays" in setup:
+        return _run_schmaus_short(n, options, setup, expect)
+    hands = [_schmaus_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
+    draw = _schmaus_cards(setup.get("draw_pile", []), "'draw_pile'")
+    discard = _schmaus_cards(setup.get("discard", []), "'discard'")
+    _check_deck(options, [*hands, draw, discard])
+    state = SchmausState.from_position(
+        players=n,
+        hands=hands,
+        draw_pile=draw,
+        discard=discard,
+        options=options,
+        scores=setup.get("scores"),
+        round=setup.get("round", 1),
+        rounds=setup.get("rounds"),
+    )
+    problems = _play_steps(state, steps, bool(expect.get("illegal")))
+    if problems or expect.get("illegal"):
+        return problems
+    data = state.to_json()
+    if "hands" in expect:
+        want = [sorted(_schmaus_cards(h, "expected hand")) for h in _list(expect["hands"], "hands", n)]
+        got = [sorted(sc.parse_card(c) for c in h) for h in data["hands"]]
+        if want != got:
+            problems.append(
+                f"hands: expected {[sc.texts(h) for h in want]}, got {[sc.texts(h) for h in got]}"
+            )
+    if "scores" in expect:
+        _compare(problems, "scores", expect["scores"], data["scores"])
+    if "draw_pile_size" in expect:
+        _compare(problems, "draw_pile_size", expect["draw_pile_size"], len(data["draw_pile"]))
+    if "discard_size" in expect:
+        _compare(problems, "discard_size", expect["discard_size"], len(data["discard"]))
+    if "phase" in expect:
+        _compare(problems, "phase", expect["phase"], data["phase"])
+    _round_keys(problems, expect, state.results[-1] if state.results else None)
+    if "legal_includes" in expect or "legal_excludes" in expect:
+        _check_legal(problems, state, expect, _mover(state, None))
+    return problems
+
+
+def _run_schmaus_short(
+    n: int, options: Mapping[str, Any], setup: Mapping[str, Any], expect: Mapping[str, Any]
+) -> list[str]:
+    plays = [tuple(sorted(_schmaus_cards(p, "a play"))) for p in _list(setup["plays"], "'plays'", n)]
+    _check_deck(options, plays)
+    targets = setup.get("targets") or [None] * n
+    x5 = [None if k is None else sc.parse_card(k) for k in _list(setup.get("x5") or [None] * n, "'x5'", n)]
+    targets = list(_list(targets, "'targets'", n))
+    grocer, times5 = sc.choices_needed(plays)
+    for seat in range(n):
+        if grocer[seat] and targets[seat] is None and n == 2:
+            targets[seat] = 1 - seat  # W-9: forced with two players
+        if times5[seat] and x5[seat] is None:  # FORMAT: the most valuable food card
+            food = [k for k in plays[seat] if k < 5]
+            x5[seat] = max(food) if food else None
+        if grocer[seat] and targets[seat] is None and not expect.get("illegal"):
+            raise ScenarioError(f"seat {seat}'s grocer needs a target in 'targets'")
+    try:
+        for seat, p in enumerate(plays):
+            if not grocer[seat]:
+                targets[seat] = None
+            if not times5[seat]:
+                x5[seat] = None
+        check_short_form(plays, targets, x5)
+    except RulesError as exc:
+        if expect.get("illegal"):
+            return []
+        return [f"the round was refused: {exc}"]
+    if expect.get("illegal"):
+        return ["the round should be refused but was accepted"]
+    result = sc.resolve(plays, targets, x5, options["hunter_draw"]).to_json()
+    problems: list[str] = []
+    _round_keys(problems, expect, result)
+    return problems
+
+
+# -- reporting --------------------------------------------------------------------
+
+
+def report(results: Sequence[Result]) -> tuple[str, bool]:
+    """Text for the terminal (failures in full) and whether all passed."""
+    lines: list[str] = []
+    for r in results:
+        if r.ok:
+            continue
+        kind = "ERROR" if r.error else "FAIL"
+        rule = f" [{r.rule}]" if r.rule else ""
+        lines.append(f"{kind} {r.source}: {r.name}{rule}")
+        lines.extend(f"    {p}" for p in r.problems)
+    passed = sum(r.ok for r in results)
+    failed = len(results) - passed
+    lines.append(f"{passed} passed, {failed} failed")
+    return "\n".join(lines), failed == 0
