@@ -63,7 +63,10 @@ def test_a_wrong_expectation_is_reported_with_expected_and_actual() -> None:
         (json.dumps({**PAIR, "setup": {**PAIR["setup"], "hands": [["3/11"], [], []]}}), "unknown Scout card"),
         (json.dumps({**PAIR, "setup": {**PAIR["setup"], "players": 7}}), "'players' must be 2 to 5"),
         (json.dumps({**PAIR, "setup": {**PAIR["setup"], "hands": [["3/1"]]}}), "a list of 3"),
-        (json.dumps({"game": "schmaus", "name": "x", "setup": {"players": 2, "plays": [["F9"], []]}}), "unknown Waschbär-Schmaus card"),
+        (
+            json.dumps({"game": "schmaus", "name": "x", "setup": {"players": 2, "plays": [["F9"], []]}}),
+            "unknown Waschbär-Schmaus card",
+        ),
         (json.dumps({"game": "chess", "name": "x", "setup": {}}), "unknown game"),
     ],
 )

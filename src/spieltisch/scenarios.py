@@ -327,7 +327,7 @@ def _run_schmaus_short(
         if grocer[seat] and targets[seat] is None and not expect.get("illegal"):
             raise ScenarioError(f"seat {seat}'s grocer needs a target in 'targets'")
     try:
-        for seat, p in enumerate(plays):
+        for seat in range(n):
             if not grocer[seat]:
                 targets[seat] = None
             if not times5[seat]:

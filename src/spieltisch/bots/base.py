@@ -39,7 +39,7 @@ class Bot(ABC):
     def choose(self, view: View, legal: Sequence[int]) -> int:
         """Pick one of the ``legal`` action ids for the position in ``view``."""
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - most bots hold nothing to release
         """Release resources (external processes)."""
 
     @property

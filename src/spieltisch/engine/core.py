@@ -164,9 +164,7 @@ class State(ABC):
         if not 0 <= seat < self.players:
             raise WrongSeatError(f"there is no seat {seat} (seats 0..{self.players - 1})")
         if seat not in self.to_move():
-            raise WrongSeatError(
-                f"it is not seat {seat}'s decision (waiting for {_seats(self.to_move())})"
-            )
+            raise WrongSeatError(f"it is not seat {seat}'s decision (waiting for {_seats(self.to_move())})")
         self.check(seat, parsed)
         for action_id in self.action_ids(parsed):
             self._apply(seat, action_id)
@@ -212,7 +210,7 @@ class State(ABC):
         """The rule options in effect, as JSON."""
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.to_json() == other.to_json()  # type: ignore[attr-defined]
+        return type(other) is type(self) and self.to_json() == other.to_json()  # type: ignore[attr-defined,unused-ignore]
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -232,9 +230,7 @@ class Game(Protocol):
     min_players: int
     max_players: int
 
-    def new_state(
-        self, players: int, seed: int, options: Mapping[str, JSON] | None = None
-    ) -> State: ...
+    def new_state(self, players: int, seed: int, options: Mapping[str, JSON] | None = None) -> State: ...
 
     def num_actions(self, players: int) -> int:
         """Size of the fixed action numbering for this player count."""

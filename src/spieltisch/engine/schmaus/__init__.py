@@ -20,9 +20,7 @@ class SchmausGame:
     min_players = 2
     max_players = 5
 
-    def new_state(
-        self, players: int, seed: int, options: Mapping[str, Any] | None = None
-    ) -> SchmausState:
+    def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> SchmausState:
         return SchmausState.new(players, seed, options)
 
     def num_actions(self, players: int) -> int:

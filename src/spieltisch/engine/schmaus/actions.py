@@ -119,9 +119,7 @@ def parse_json(data: Mapping[str, Any]) -> SchmausAction:
         return Target(opponent)
     if kind == "x5":
         return Times5(parse_card(data.get("card")))
-    raise InvalidActionError(
-        f"unknown Waschbär-Schmaus action type {kind!r} (play, target, x5 or discard)"
-    )
+    raise InvalidActionError(f"unknown Waschbär-Schmaus action type {kind!r} (play, target, x5 or discard)")
 
 
 def parse(action: object) -> SchmausAction:

@@ -279,10 +279,8 @@ def check_choices(
             if not 0 <= t < n:
                 raise IllegalActionError(f"W-9: there is no seat {t} to pick")
         c = x5[seat]
-        if times5[seat]:
-            if c is None or c not in plays[seat] or c >= 5:
-                name = "nothing" if c is None else IDS[c]
-                raise IllegalActionError(
-                    f"W-11: the ×5 raccoon of seat {seat} must name one of its own laid food "
-                    f"cards, not {name}"
-                )
+        if times5[seat] and (c is None or c not in plays[seat] or c >= 5):
+            name = "nothing" if c is None else IDS[c]
+            raise IllegalActionError(
+                f"W-11: the ×5 raccoon of seat {seat} must name one of its own laid food cards, not {name}"
+            )

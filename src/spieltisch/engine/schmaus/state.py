@@ -45,7 +45,7 @@ EMPTY_HAND_DRAW = 2  # W-6
 def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
     if not can_play_full(counts):
-        return (A.PLAY_ID[tuple(counts_to_list(counts[:5]) + [])[:3]],)
+        return (A.PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
     food = [k for k in FOOD if counts[k]]
     out = []
     for combo in combinations_with_replacement(food, 3):
@@ -82,6 +82,8 @@ class SchmausState(State):
         self.sealed_discards: list[list[int]] = []
         self.discard_before_play = False
         self.reshuffles = 0
+        self.short_draws: list[int] = []
+        self.empty_draws: list[int] = []
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
 
@@ -179,11 +181,13 @@ class SchmausState(State):
         self.x5 = [None] * n
         self.choosing = [False] * n
         self.phase = PLAY
+        self.short_draws = [0] * n
+        self.empty_draws = [0] * n
         if self.options["short_hand"] == "draw-until-playable":
             for seat in range(n):  # W-5, in seat order (W-17)
                 hand = self.hands[seat]
                 while not can_play_full(hand) and self._draw(seat, 1):
-                    pass
+                    self.short_draws[seat] += 1
             self._ask_discards(before_play=True)
 
     def _ask_discards(self, before_play: bool) -> None:
@@ -204,7 +208,7 @@ class SchmausState(State):
         plays = [p or () for p in self.plays]
         for seat in range(self.players):  # W-6, seat order, before the reveal
             if not any(self.hands[seat]):
-                self._draw(seat, EMPTY_HAND_DRAW)
+                self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
         grocer, times5 = choices_needed(plays)
         for seat in range(self.players):
             if grocer[seat] and self.players == 2:
@@ -237,7 +241,14 @@ class SchmausState(State):
             for seat in range(self.players):
                 drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
         record = result.to_json()
-        record.update(round=self.round, drawn=drawn, scores=list(self.scores))
+        record.update(
+            round=self.round,
+            short_hand_draws=list(self.short_draws),
+            empty_hand_draws=list(self.empty_draws),
+            drawn=drawn,
+            hand_limit_discards=[0] * self.players,
+            scores=list(self.scores),
+        )
         self.results.append(record)
         self.plays = [None] * self.players
         if self.round >= self.rounds:
@@ -337,8 +348,7 @@ class SchmausState(State):
             need = self.must_discard[seat]
             if len(act.cards) > need:
                 raise IllegalActionError(
-                    f"W-16: discard down to the hand limit: {need} more card(s), "
-                    f"not {len(act.cards)}"
+                    f"W-16: discard down to the hand limit: {need} more card(s), not {len(act.cards)}"
                 )
             self._check_owns(seat, act.cards, "W-16")
             if self.discard_before_play and not self._keeps_play(self.hands[seat], act.cards):
@@ -351,9 +361,7 @@ class SchmausState(State):
         hand = self.hands[seat]
         for k in set(cards):
             if cards.count(k) > hand[k]:
-                raise IllegalActionError(
-                    f"{rule}: you hold {hand[k]} × {IDS[k]}, not {cards.count(k)}"
-                )
+                raise IllegalActionError(f"{rule}: you hold {hand[k]} × {IDS[k]}, not {cards.count(k)}")
 
     def _check_play(self, seat: int, cards: tuple[int, ...]) -> None:
         error = play_error(cards)
@@ -412,6 +420,9 @@ class SchmausState(State):
             return
         for cards in self.sealed_discards:  # W-16: revealed together, seat order
             self.discard.extend(cards)
+        if not self.discard_before_play and self.results:
+            counts = [len(d) for d in self.sealed_discards]
+            self.results[-1] = {**self.results[-1], "hand_limit_discards": counts}
         self.sealed_discards = [[] for _ in range(self.players)]
         if self.discard_before_play:
             self.phase = PLAY
@@ -444,7 +455,7 @@ class SchmausState(State):
             "to_move": list(self.to_move()),
             "hand": texts(counts_to_list(self.hands[seat])) if seat is not None else None,
             "hands": [texts(counts_to_list(h)) for h in self.hands] if over else None,
-            "hand_sizes": [sum(h) + len(d) for h, d in zip(self.hands, self.sealed_discards)],
+            "hand_sizes": [sum(h) + len(d) for h, d in zip(self.hands, self.sealed_discards, strict=True)],
             "draw_pile_size": len(self.draw_pile),
             "discard": texts(self.discard),
             "scores": list(self.scores),
@@ -479,6 +490,8 @@ class SchmausState(State):
             "sealed_discards": [texts(d) for d in self.sealed_discards],
             "discard_before_play": self.discard_before_play,
             "reshuffles": self.reshuffles,
+            "short_draws": list(self.short_draws),
+            "empty_draws": list(self.empty_draws),
             "results": self.results,
             "history": [list(h) for h in self.history],
         }
@@ -510,6 +523,8 @@ class SchmausState(State):
             s.sealed_discards = [[parse_card(c) for c in d] for d in data["sealed_discards"]]
             s.discard_before_play = bool(data["discard_before_play"])
             s.reshuffles = int(data["reshuffles"])
+            s.short_draws = [int(x) for x in data["short_draws"]]
+            s.empty_draws = [int(x) for x in data["empty_draws"]]
             s.results = list(data["results"])
             s.history = [(int(a), int(b)) for a, b in data["history"]]
         except (KeyError, TypeError, ValueError, RulesError) as exc:
@@ -535,6 +550,8 @@ class SchmausState(State):
         s.sealed_discards = [list(d) for d in self.sealed_discards]
         s.results = list(self.results)
         s.history = list(self.history)
+        s.short_draws = list(self.short_draws)
+        s.empty_draws = list(self.empty_draws)
         return s
 
     def describe(self) -> str:

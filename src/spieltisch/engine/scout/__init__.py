@@ -20,9 +20,7 @@ class ScoutGame:
     min_players = 2
     max_players = 5
 
-    def new_state(
-        self, players: int, seed: int, options: Mapping[str, Any] | None = None
-    ) -> ScoutState:
+    def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> ScoutState:
         self.normalize_options(options)
         return ScoutState.new(players, seed)
 

@@ -165,9 +165,7 @@ def parse_json(data: Mapping[str, Any]) -> ScoutAction:
     if kind == "scout_show":
         scout = Scout(_end(data), _bool(data, "flip"), _int(data, "insert"))
         return ScoutShow(scout, Show(_int(data, "start"), _int(data, "count")))
-    raise InvalidActionError(
-        f"unknown Scout action type {kind!r} (flip, show, scout or scout_show)"
-    )
+    raise InvalidActionError(f"unknown Scout action type {kind!r} (flip, show, scout or scout_show)")
 
 
 def parse(action: object) -> ScoutAction:

@@ -43,9 +43,7 @@ def parse_card(text: object) -> int:
     except ValueError:
         raise InvalidActionError(f"unknown Scout card {text!r}: numbers must be 1..10") from None
     if top not in NUMBERS or bottom not in NUMBERS or top == bottom:
-        raise InvalidActionError(
-            f"unknown Scout card {text!r}: two different numbers from 1 to 10 (S-1)"
-        )
+        raise InvalidActionError(f"unknown Scout card {text!r}: two different numbers from 1 to 10 (S-1)")
     return card(top, bottom)
 
 

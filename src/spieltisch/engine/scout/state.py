@@ -249,7 +249,7 @@ class ScoutState(State):
                             out.append(base + s * H + n - 1)
                         elif s >= at:
                             out.append(base + (s + 1) * H + n - 1)
-                    new_vals = vals[:at] + [v] + vals[at:]
+                    new_vals = [*vals[:at], v, *vals[at:]]
                     for s, n in _sets_through(new_vals, at, rkey):
                         out.append(base + s * H + n - 1)
         return out
@@ -306,29 +306,23 @@ class ScoutState(State):
             raise IllegalActionError("S-14: you have no scout chips left, so you cannot scout")
         h = len(self.hands[seat])
         if not 0 <= act.insert <= h:
-            raise IllegalActionError(
-                f"S-8: insert position {act.insert} is outside your hand (0..{h})"
-            )
+            raise IllegalActionError(f"S-8: insert position {act.insert} is outside your hand (0..{h})")
         if h + 1 > H:
             raise IllegalActionError(f"S-8: a hand cannot hold more than {H} cards")
 
     @staticmethod
-    def _check_show(
-        vals: list[int], act: A.Show, table_key: int, table: Sequence[int], rule: str
-    ) -> None:
+    def _check_show(vals: list[int], act: A.Show, table_key: int, table: Sequence[int], rule: str) -> None:
         h = len(vals)
         if act.count < 1 or act.start < 0 or act.start + act.count > h:
             raise IllegalActionError(
-                f"{rule}: {act.to_text()} names cards your hand does not have "
-                f"(positions 0..{h - 1})"
+                f"{rule}: {act.to_text()} names cards your hand does not have (positions 0..{h - 1})"
             )
         shown = vals[act.start : act.start + act.count]
         key = set_key(shown)
         if key < 0:
             nums = "-".join(map(str, shown))
             raise IllegalActionError(
-                f"S-6: {nums} is neither a match (equal numbers) nor a run (numbers going "
-                "up or down by one)"
+                f"S-6: {nums} is neither a match (equal numbers) nor a run (numbers going up or down by one)"
             )
         if key <= table_key:
             raise IllegalActionError(
@@ -416,10 +410,7 @@ class ScoutState(State):
         n = self.players
         exempt = self.owner if ended_by in (ALL_SCOUTED, STUCK) else None  # S-11, S-15
         bonus = self.chips if n == 2 else self.tokens  # S-16 / S-11
-        points = [
-            self.collected[s] + bonus[s] - (0 if s == exempt else len(self.hands[s]))
-            for s in range(n)
-        ]
+        points = [self.collected[s] + bonus[s] - (0 if s == exempt else len(self.hands[s])) for s in range(n)]
         for s in range(n):
             self.totals[s] += points[s]
         self.results.append(
@@ -458,7 +449,7 @@ class ScoutState(State):
                 hands.append([card_text(c) for c in self.hands[s]])
             else:  # S-11 sizes are public, and cards scouted openly stay known
                 hands.append(
-                    [card_text(c) if k else None for c, k in zip(self.hands[s], self.known[s])]
+                    [card_text(c) if k else None for c, k in zip(self.hands[s], self.known[s], strict=True)]
                 )
         log = []
         for who, a in self.history:
@@ -550,7 +541,7 @@ class ScoutState(State):
             raise RecordError(f"broken Scout state: {exc}") from exc
         if s.players not in DEALT or s.phase not in (FLIP, PLAY, OVER):
             raise RecordError("broken Scout state: bad player count or phase")
-        if len(s.hands) != s.players or any(len(h) != len(k) for h, k in zip(s.hands, s.known)):
+        if len(s.hands) != s.players or any(len(h) != len(k) for h, k in zip(s.hands, s.known, strict=False)):
             raise RecordError("broken Scout state: hands do not match the player count")
         return s
 
