@@ -180,6 +180,8 @@ class SchmausState(State):
         self.targets = [None] * n
         self.x5 = [None] * n
         self.choosing = [False] * n
+        self.must_discard = [0] * n
+        self.sealed_discards = [[] for _ in range(n)]
         self.phase = PLAY
         self.short_draws = [0] * n
         self.empty_draws = [0] * n
