@@ -294,12 +294,17 @@ class SchmausState(State):
             if not self.must_discard[seat]:
                 return []
             hand = self.hands[seat]
+            keep = self._must_keep_play(seat)
             return [
                 A.DISCARD_BASE + k
                 for k in range(12)
-                if hand[k] and (not self.discard_before_play or self._keeps_play(hand, (k,)))
+                if hand[k] and (not keep or self._keeps_play(hand, (k,)))
             ]
         return []
+
+    def _must_keep_play(self, seat: int) -> bool:
+        """W-5: a discard before laying keeps a legal play, when the hand has one."""
+        return self.discard_before_play and can_play_full(self.hands[seat])
 
     @staticmethod
     def _keeps_play(hand: Sequence[int], cards: Sequence[int]) -> bool:
@@ -353,7 +358,7 @@ class SchmausState(State):
                     f"W-16: discard down to the hand limit: {need} more card(s), not {len(act.cards)}"
                 )
             self._check_owns(seat, act.cards, "W-16")
-            if self.discard_before_play and not self._keeps_play(self.hands[seat], act.cards):
+            if self._must_keep_play(seat) and not self._keeps_play(self.hands[seat], act.cards):
                 raise IllegalActionError(
                     "W-5: after the short-hand draws you must keep a legal play "
                     "(3 food, or 2 food and 1 effect)"
