@@ -1,0 +1,138 @@
+"""Reading the ``spieltisch play`` options: seats, rule options, seed (pure)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from spieltisch.engine import get_game
+
+HUMAN = "human"
+DEFAULT_BOT = "random"
+"""The seat spec of every seat not named with ``--seat`` (a single constant on purpose)."""
+
+
+class PlayError(ValueError):
+    """A bad command-line value; the message says what was wrong."""
+
+
+@dataclass
+class PlayConfig:
+    game: str
+    players: int
+    seed: int
+    seats: list[str]
+    """One seat spec per seat: ``human`` or anything ``make_bot`` accepts."""
+    options: dict[str, Any] = field(default_factory=dict)
+    bot_timeout: float = 10.0
+    lang: str = "en"
+
+    @property
+    def humans(self) -> list[int]:
+        return [s for s, spec in enumerate(self.seats) if spec == HUMAN]
+
+
+def random_seed() -> int:
+    """A fresh seed from the operating system (printed, so the deal can be replayed)."""
+    return int.from_bytes(os.urandom(4), "big")
+
+
+def parse_value(text: str) -> Any:
+    """JSON when it reads as JSON (``3``, ``true``, ``{"F1": 10}``), else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_options(pairs: Sequence[str], file: Path | None = None) -> dict[str, Any]:
+    """Rule options from an options file (TOML or JSON) and ``key=value`` pairs (these win)."""
+    options: dict[str, Any] = {}
+    if file is not None:
+        try:
+            raw = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise PlayError(f"cannot read options file {str(file)!r}: {exc.strerror or exc}") from exc
+        try:
+            loaded: Any = tomllib.loads(raw) if file.suffix.lower() == ".toml" else json.loads(raw)
+        except (tomllib.TOMLDecodeError, ValueError) as exc:
+            kind = "TOML" if file.suffix.lower() == ".toml" else "JSON"
+            raise PlayError(f"options file {str(file)!r} is not valid {kind}: {exc}") from exc
+        if not isinstance(loaded, dict):
+            raise PlayError(f"options file {str(file)!r} must hold an object of rule options")
+        options.update(loaded)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise PlayError(f"--option {pair!r}: write key=value, e.g. --option rounds=6")
+        options[key.strip()] = parse_value(value.strip())
+    return options
+
+
+def parse_seats(players: int, specs: Sequence[str], you: int) -> list[str]:
+    """One spec per seat: ``you`` is human, the rest :data:`DEFAULT_BOT`, then ``--seat N=SPEC``."""
+    if not 0 <= you < players:
+        raise PlayError(f"--you {you}: seats are 0..{players - 1}")
+    seats = [DEFAULT_BOT] * players
+    seats[you] = HUMAN
+    for item in specs:
+        number, sep, spec = item.partition("=")
+        spec = spec.strip()
+        if not sep or not number.strip().isdigit() or not spec:
+            raise PlayError(f"--seat {item!r}: write N=SPEC, e.g. --seat 2=medium or --seat 1=human")
+        seat = int(number)
+        if not 0 <= seat < players:
+            raise PlayError(f"--seat {item!r}: seats are 0..{players - 1}")
+        seats[seat] = spec
+    return seats
+
+
+def make_config(
+    game: str,
+    players: int,
+    seed: int | None = None,
+    seats: Sequence[str] = (),
+    you: int = 0,
+    options: Sequence[str] = (),
+    options_file: Path | None = None,
+    bot_timeout: float = 10.0,
+    lang: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> PlayConfig:
+    """Check every option and build the configuration; raises :class:`PlayError`."""
+    from spieltisch.engine import RulesError
+    from spieltisch.terminal.i18n import LANGS, detect_lang
+
+    try:
+        descriptor = get_game(game)
+    except RulesError as exc:
+        raise PlayError(str(exc)) from exc
+    if not descriptor.min_players <= players <= descriptor.max_players:
+        raise PlayError(
+            f"--players {players}: {descriptor.title} is for "
+            f"{descriptor.min_players} to {descriptor.max_players} players"
+        )
+    if bot_timeout <= 0:
+        raise PlayError(f"--bot-timeout {bot_timeout}: must be more than 0 seconds")
+    chosen = lang if lang is not None else detect_lang(os.environ if env is None else env)
+    if chosen not in LANGS:
+        raise PlayError(f"--lang {chosen!r}: choose one of {', '.join(LANGS)}")
+    rule_options = parse_options(options, options_file)
+    try:
+        descriptor.new_state(players, 0, rule_options)  # unknown options, impossible decks
+    except RulesError as exc:
+        raise PlayError(f"rule options: {exc}") from exc
+    return PlayConfig(
+        game=descriptor.name,
+        players=players,
+        seed=random_seed() if seed is None else seed,
+        seats=parse_seats(players, seats, you),
+        options=rule_options,
+        bot_timeout=bot_timeout,
+        lang=chosen,
+    )

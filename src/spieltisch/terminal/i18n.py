@@ -1,0 +1,242 @@
+"""UI text of the terminal table in English and German.
+
+Rule error messages come from the engine and stay English (they cite the
+ruling id, e.g. ``S-7``, which is the same in both rule books).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LANGS = ("en", "de")
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "{game} for {players} players — seed {seed} (replay this deal with --seed {seed})",
+        "seats": "Seats",
+        "you": "you",
+        "seat": "seat {seat}",
+        "round": "Round {round}/{rounds}",
+        "your_decision": "Your decision ({who})",
+        "prompt": "Number or notation (? help, q quit)> ",
+        "not_accepted": "Not accepted: {reason}",
+        "no_item": "there is no menu item {n} (choose 1..{m})",
+        "empty": "type a menu number or a move in notation",
+        "quit": "Game abandoned. Replay this deal with --seed {seed}.",
+        "input_ended": "Input ended.",
+        "fault": "Fault by {who}: {message} — a random legal action was played instead ({count} so far)",
+        "final": "Final result",
+        "winner": "winner",
+        "winners": "Winners: {names}",
+        "col_seat": "Seat",
+        "col_player": "Player",
+        "col_hand": "Hand",
+        "col_chips": "Chips",
+        "col_captured": "Captured",
+        "col_tokens": "Tokens",
+        "col_score": "Score",
+        "col_faults": "Faults",
+        "col_committed": "Decided",
+        "col_penalty": "Hand penalty",
+        "col_points": "Round points",
+        "col_total": "Total",
+        "col_laid": "Laid",
+        "col_value": "Value",
+        "col_won": "Won",
+        "col_draws": "Draws",
+        "col_card": "Card",
+        "col_name": "Name",
+        "col_count": "Count",
+        "active_set": "Active set of {owner}",
+        "no_set": "No active set — the next player shows freely",
+        "your_hand": "Your hand ({who})",
+        "if_flipped": "Flipped, the hand would read",
+        "recent": "Recent actions",
+        "legal": "Legal actions",
+        "scout_show_hint": "+ {n} scout & show moves: type them, e.g. '{example}' ('all' lists them)",
+        "all_legal": "All {n} legal actions",
+        "help_title": "How to enter a move",
+        "help_common": (
+            "Type the number of a menu item, or the move in notation. 'all' lists every legal "
+            "action, '?' shows this help, 'q' quits."
+        ),
+        "help_scout": (
+            "Hand positions are counted from 0 on the left (the small numbers under the cards).\n"
+            "  keep / flip             keep the hand or turn it round (before the first turn)\n"
+            "  show 3-5                show the cards at positions 3 to 5; 'show 2' a single card\n"
+            "  scout L @0              take the left card of the active set, insert it at 0\n"
+            "  scout R flip @4         take the right card, turn it over, insert it at 4\n"
+            "  scout L @0 show 1-2     scout & show: scout, then show (positions after the insert)"
+        ),
+        "help_schmaus": (
+            "Cards are written by their ids (F1..F5, X3, X2, X5, HUNTER, GARBAGE, GROCER, GUARDIAN).\n"
+            "  play F5 F4 X3           lay these cards; 'play -' lays nothing\n"
+            "  target 2                your grocer picks seat 2\n"
+            "  x5 F4                   your ×5 raccoon multiplies an F4\n"
+            "  discard F1 F2           discard down to the hand limit"
+        ),
+        "decided": "{who} has decided",
+        "shows": "{who} shows {cards}",
+        "scouts": "{who} scouts {card} from the {end}{turned}",
+        "turned": ", turned over",
+        "left": "left",
+        "right": "right",
+        "laid": "{who} has laid its cards",
+        "targets": "{who}'s grocer targets {target}",
+        "times5": "{who}'s ×5 raccoon multiplies {card}",
+        "discards": "{who} has discarded",
+        "flip_reveal": "Everybody has decided. The round begins.",
+        "round_over": "Round {round} is over: {reason}",
+        "ended_hand_empty": "a hand is empty",
+        "ended_all_scouted": "every other player scouted the active set",
+        "ended_stuck": "the next player could not act",
+        "round_scored": "Round {round} scored",
+        "exempt": "exempt",
+        "draw_pile": "Draw pile: {n} cards",
+        "discard_pile": "Discard pile ({n}): {cards}",
+        "empty_pile": "empty",
+        "revealed": "Revealed lays",
+        "effects": "Effects, in order",
+        "no_effects": "no effects",
+        "pot": "Pot {pot}, won by {winners}",
+        "waiting": "waiting",
+        "yes": "yes",
+        "no": "–",
+        "must_discard": "You hold too many cards: discard {n} (hand limit).",
+        "must_keep_play": "Keep a legal lay after discarding (W-5).",
+        "choose_after_reveal": "Choose for your effect card.",
+        "nothing": "nothing",
+        "bot_start_failed": "Could not start the bot of seat {seat}: {message}",
+    },
+    "de": {
+        "title": "{game} für {players} Spieler — Seed {seed} (dieselbe Verteilung mit --seed {seed})",
+        "seats": "Plätze",
+        "you": "du",
+        "seat": "Platz {seat}",
+        "round": "Runde {round}/{rounds}",
+        "your_decision": "Deine Entscheidung ({who})",
+        "prompt": "Nummer oder Notation (? Hilfe, q beenden)> ",
+        "not_accepted": "Nicht angenommen: {reason}",
+        "no_item": "es gibt keinen Menüpunkt {n} (wähle 1..{m})",
+        "empty": "gib eine Menünummer oder einen Zug in Notation ein",
+        "quit": "Spiel abgebrochen. Dieselbe Verteilung gibt es mit --seed {seed}.",
+        "input_ended": "Eingabe beendet.",
+        "fault": (
+            "Fehler von {who}: {message} — stattdessen wurde ein zufälliger legaler Zug gespielt "
+            "(bisher {count})"
+        ),
+        "final": "Endergebnis",
+        "winner": "Sieg",
+        "winners": "Gewonnen: {names}",
+        "col_seat": "Platz",
+        "col_player": "Spieler",
+        "col_hand": "Hand",
+        "col_chips": "Chips",
+        "col_captured": "Gesammelt",
+        "col_tokens": "Scout-Marker",
+        "col_score": "Punkte",
+        "col_faults": "Fehler",
+        "col_committed": "Entschieden",
+        "col_penalty": "Handabzug",
+        "col_points": "Rundenpunkte",
+        "col_total": "Gesamt",
+        "col_laid": "Ausgelegt",
+        "col_value": "Wert",
+        "col_won": "Gewinn",
+        "col_draws": "Zieht",
+        "col_card": "Karte",
+        "col_name": "Name",
+        "col_count": "Anzahl",
+        "active_set": "Aktive Kombination von {owner}",
+        "no_set": "Keine aktive Kombination — der nächste Spieler zeigt frei aus",
+        "your_hand": "Deine Hand ({who})",
+        "if_flipped": "Umgedreht sähe die Hand so aus",
+        "recent": "Letzte Züge",
+        "legal": "Legale Züge",
+        "scout_show_hint": (
+            "+ {n} Scout-&-Show-Züge: als Notation eingeben, z. B. '{example}' ('alle' listet sie)"
+        ),
+        "all_legal": "Alle {n} legalen Züge",
+        "help_title": "So gibst du einen Zug ein",
+        "help_common": (
+            "Gib die Nummer eines Menüpunkts oder den Zug in Notation ein. 'alle' listet jeden "
+            "legalen Zug, '?' zeigt diese Hilfe, 'q' beendet."
+        ),
+        "help_scout": (
+            "Handpositionen zählen ab 0 von links (die kleinen Zahlen unter den Karten).\n"
+            "  keep / flip             Hand behalten oder umdrehen (vor dem ersten Zug)\n"
+            "  show 3-5                die Karten an Position 3 bis 5 ausspielen; 'show 2' eine Karte\n"
+            "  scout L @0              linke Karte der aktiven Kombination nehmen, an Position 0\n"
+            "  scout R flip @4         rechte Karte nehmen, umdrehen, an Position 4 einfügen\n"
+            "  scout L @0 show 1-2     Scout & Show: erst scouten, dann ausspielen"
+        ),
+        "help_schmaus": (
+            "Karten werden mit ihren Kürzeln geschrieben (F1..F5, X3, X2, X5, HUNTER, GARBAGE, "
+            "GROCER, GUARDIAN).\n"
+            "  play F5 F4 X3           diese Karten auslegen; 'play -' legt nichts aus\n"
+            "  target 2                dein Obsthändler wählt Platz 2\n"
+            "  x5 F4                   dein ×5-Waschbär verfünffacht ein F4\n"
+            "  discard F1 F2           bis zum Handlimit abwerfen"
+        ),
+        "decided": "{who} hat entschieden",
+        "shows": "{who} spielt {cards} aus",
+        "scouts": "{who} scoutet {card} von {end}{turned}",
+        "turned": ", umgedreht",
+        "left": "links",
+        "right": "rechts",
+        "laid": "{who} hat ausgelegt",
+        "targets": "Der Obsthändler von {who} trifft {target}",
+        "times5": "Der ×5-Waschbär von {who} verfünffacht {card}",
+        "discards": "{who} hat abgeworfen",
+        "flip_reveal": "Alle haben entschieden. Die Runde beginnt.",
+        "round_over": "Runde {round} ist vorbei: {reason}",
+        "ended_hand_empty": "eine Hand ist leer",
+        "ended_all_scouted": "alle anderen haben aus der aktiven Kombination gescoutet",
+        "ended_stuck": "der nächste Spieler konnte nicht ziehen",
+        "round_scored": "Runde {round} gewertet",
+        "exempt": "befreit",
+        "draw_pile": "Nachziehstapel: {n} Karten",
+        "discard_pile": "Ablagestapel ({n}): {cards}",
+        "empty_pile": "leer",
+        "revealed": "Aufgedeckte Auslagen",
+        "effects": "Effekte, in Reihenfolge",
+        "no_effects": "keine Effekte",
+        "pot": "Topf {pot}, gewonnen von {winners}",
+        "waiting": "wartet",
+        "yes": "ja",
+        "no": "–",
+        "must_discard": "Du hast zu viele Karten: wirf {n} ab (Handlimit).",
+        "must_keep_play": "Behalte danach eine legale Auslage (W-5).",
+        "choose_after_reveal": "Wähle für deine Effektkarte.",
+        "nothing": "nichts",
+        "bot_start_failed": "Der Bot auf Platz {seat} ließ sich nicht starten: {message}",
+    },
+}
+
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "quit": ("q", "quit", "exit", "beenden", "ende"),
+    "help": ("?", "h", "help", "hilfe"),
+    "all": ("all", "alle", "list", "liste"),
+}
+
+
+def detect_lang(env: Mapping[str, str]) -> str:
+    """``de`` if the locale variables ask for German, else ``en``."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "")
+        if value:
+            return "de" if value.lower().startswith("de") else "en"
+    return "en"
+
+
+class Texts:
+    """The UI text of one language: ``texts("seat", seat=2)``."""
+
+    def __init__(self, lang: str) -> None:
+        if lang not in TEXT:
+            raise ValueError(f"unknown language {lang!r}: choose one of {', '.join(LANGS)}")
+        self.lang = lang
+        self._text = TEXT[lang]
+
+    def __call__(self, key: str, **values: object) -> str:
+        return self._text[key].format(**values)
