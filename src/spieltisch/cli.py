@@ -43,6 +43,42 @@ def scenarios(
     raise typer.Exit(0 if ok else 1)
 
 
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="scout or schmaus.")],
+    players: Annotated[int, typer.Option(help="Number of players (2-5).")] = 4,
+    seed: Annotated[int | None, typer.Option(help="Replay a deal (default: random, printed).")] = None,
+    seat: Annotated[
+        list[str] | None,
+        typer.Option(help="N=SPEC: human, random, easy, medium, hard or cmd:PROGRAM (repeatable)."),
+    ] = None,
+    you: Annotated[int, typer.Option(help="Your seat.")] = 0,
+    option: Annotated[
+        list[str] | None, typer.Option(help="Rule option key=value, the value read as JSON (repeatable).")
+    ] = None,
+    options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
+    bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
+    lang: Annotated[str | None, typer.Option(help="UI language: en or de (default: from LANG).")] = None,
+) -> None:
+    """Play in the terminal against bots (you in seat 0 by default)."""
+    import sys
+
+    from rich.console import Console
+
+    from spieltisch.terminal import PlayError, make_config
+    from spieltisch.terminal import play as play_game
+
+    try:
+        config = make_config(
+            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang
+        )
+        code = play_game(config, Console(), sys.stdin)
+    except PlayError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    raise typer.Exit(code)
+
+
 @bench_app.command("engine")
 def bench_engine(
     seconds: Annotated[float, typer.Option(help="Time per measurement.")] = 2.0,
