@@ -1,0 +1,194 @@
+"""The terminal table: whole games driven by scripted input, menus, parsing and rendering."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from spieltisch.cli import app
+from spieltisch.engine import get_game
+from spieltisch.terminal import DEFAULT_BOT, HUMAN, PlayError, TerminalTable, make_config
+from spieltisch.terminal.i18n import Texts, detect_lang
+from spieltisch.terminal.menu import Choice, Invalid, Notation, build_menu, parse_command
+from spieltisch.terminal.render import scout_cards
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class Script:
+    """Input that answers the given lines first, then ``then`` for ever (None: end of input)."""
+
+    def __init__(self, lines: list[str], then: str | None = "1") -> None:
+        self.lines = list(lines)
+        self.then = then
+        self.asked = 0
+
+    def readline(self) -> str:
+        self.asked += 1
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        return "" if self.then is None else self.then + "\n"
+
+
+def run(game: str, players: int, script: Script, **kw: object) -> tuple[int, str, TerminalTable]:
+    config = make_config(game, players, seed=kw.pop("seed", 5), env={}, **kw)  # type: ignore[arg-type]
+    out = io.StringIO()
+    table = TerminalTable(config, Console(file=out, width=110, color_system=None), script)
+    code = table.run()
+    return code, out.getvalue(), table
+
+
+def test_whole_scout_game_with_menu_answers_and_wrong_inputs() -> None:
+    code, out, table = run("scout", 4, Script(["99", "show 99", "?", "all"]))
+    assert code == 0
+    assert "Not accepted: there is no menu item 99 (choose 1..2)" in out
+    assert "Not accepted: S-5:" in out  # the engine's reason, with the ruling id
+    assert "How to enter a move" in out and "All 2 legal actions" in out
+    assert table.state.is_over()
+    assert out.count("Round 4 is over") == 1  # S-11 round summary
+    assert "Final result" in out and "Winners:" in out
+    assert "--seed 5" in out
+
+
+def test_whole_schmaus_game_in_german() -> None:
+    code, out, table = run("schmaus", 3, Script(["play F5 F5 F5"]), lang="de")
+    assert code == 0
+    assert "Nicht angenommen: W-4: you hold" in out
+    assert "Deine Hand" in out and "Futter 1" in out  # cards grouped with German names
+    assert "Runde 9 gewertet" in out and "Effekte, in Reihenfolge" in out
+    assert "Endergebnis" in out and "Gewonnen:" in out
+    assert table.state.is_over()
+
+
+def test_scout_scout_and_show_is_entered_by_notation() -> None:
+    """Every legal action is reachable: menu items plus scout & show by notation."""
+    state = get_game("scout").new_state(3, 2)
+    for seat in state.to_move():
+        state.apply(seat, "keep")
+    texts = Texts("en")
+    found_scout_show = False
+    for _ in range(40):
+        if state.is_over():
+            break
+        seat = state.to_move()[0]
+        legal = state.legal_actions(seat)
+        menu = build_menu("scout", legal)
+        assert set(menu.items) | set(menu.by_notation) == set(legal)
+        for action in menu.by_notation:
+            found_scout_show = True
+            command = parse_command(action.to_text(), menu, texts)
+            assert isinstance(command, Notation)
+            assert get_game("scout").parse_action(command.text) == action
+        chosen = parse_command("1", menu, texts)
+        assert isinstance(chosen, Choice)
+        state.apply(seat, chosen.action)
+    assert found_scout_show
+
+
+def test_quit_and_end_of_input() -> None:
+    code, out, _ = run("scout", 3, Script(["q"]))
+    assert code == 0 and "Game abandoned. Replay this deal with --seed 5." in out
+    code, out, _ = run("schmaus", 2, Script([], then=None), lang="de")
+    assert code == 1 and "Eingabe beendet." in out
+
+
+def test_parse_command_refuses_with_reasons() -> None:
+    texts = Texts("en")
+    menu = build_menu("schmaus", [get_game("schmaus").parse_action("play F1 F1 F1")])
+    assert parse_command("  ", menu, texts) == Invalid("type a menu number or a move in notation")
+    assert parse_command("0", menu, texts) == Invalid("there is no menu item 0 (choose 1..1)")
+    assert isinstance(parse_command("1", menu, texts), Choice)
+    assert parse_command("play  F1 F1   F1", menu, texts) == Notation("play F1 F1 F1")
+
+
+def test_external_bot_faults_are_printed_and_counted(tmp_path: Path) -> None:
+    bot = tmp_path / "garbage.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import json, sys
+            for line in sys.stdin:
+                kind = json.loads(line)["type"]
+                if kind == "hello":
+                    print(json.dumps({"type": "ready", "name": "garbage"}), flush=True)
+                elif kind == "decide":
+                    print("no idea", flush=True)
+                else:
+                    break
+            """
+        )
+    )
+    spec = "cmd:" + shlex.join([sys.executable, str(bot)])
+    code, out, table = run("schmaus", 2, Script([]), seats=[f"1={spec}"], options=["rounds=2"])
+    assert code == 0
+    assert "Fault by garbage #1: seat 1 bot" in out and "answered garbage 'no idea'" in out
+    assert table.faults == [0, 2]
+    assert "Faults" in out  # the final table has the fault column
+
+
+def test_example_random_bot_in_a_terminal_game() -> None:
+    spec = "cmd:" + shlex.join([sys.executable, str(ROOT / "examples" / "random_bot.py"), "3"])
+    code, out, table = run("scout", 3, Script([]), seats=[f"2={spec}"])
+    assert code == 0 and table.faults == [0, 0, 0]
+    assert "random_bot.py #2" in out
+
+
+def test_make_config_seats_options_and_language(tmp_path: Path) -> None:
+    config = make_config("schmaus", 3, seed=1, seats=["2=human"], you=1, options=["rounds=2"], env={})
+    assert config.seats == [DEFAULT_BOT, HUMAN, HUMAN]
+    assert config.options == {"rounds": 2} and config.lang == "en"
+    toml = tmp_path / "rules.toml"
+    toml.write_text('rounds = 4\nshort_hand = "play-what-you-can"\n[deck]\nF1 = 20\n')
+    config = make_config(
+        "schmaus", 3, seed=1, options=["rounds=5"], options_file=toml, env={"LANG": "de_DE.UTF-8"}
+    )
+    assert config.options == {"rounds": 5, "short_hand": "play-what-you-can", "deck": {"F1": 20}}
+    assert config.lang == "de"
+    assert isinstance(make_config("scout", 2, env={}).seed, int)
+    assert detect_lang({"LANGUAGE": "en_GB", "LANG": "de_DE"}) == "en"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"seats": ["2medium"]}, "--seat '2medium': write N=SPEC"),
+        ({"seats": ["7=medium"]}, "--seat '7=medium': seats are 0..2"),
+        ({"you": 3}, "--you 3: seats are 0..2"),
+        ({"options": ["rounds"]}, "--option 'rounds': write key=value"),
+        ({"options": ["colour=red"]}, "rule options: unknown rule option(s) 'colour'"),
+        ({"lang": "fr"}, "--lang 'fr': choose one of en, de"),
+        ({"bot_timeout": 0.0}, "--bot-timeout 0.0: must be more than 0 seconds"),
+    ],
+)
+def test_make_config_errors_say_what_was_wrong(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(PlayError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make_config("schmaus", 3, seed=1, env={}, **kwargs)  # type: ignore[arg-type]
+
+
+def test_scout_cards_show_both_numbers_and_positions() -> None:
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(scout_cards(["3/7", "10/2", None]))
+    lines = out.getvalue().splitlines()
+    assert lines[1].split() == ["│", "3│", "│10│", "│??│"]
+    assert lines[2].split() == ["│", "7│", "│", "2│", "│", "│"]
+    assert lines[4].split() == ["0", "1", "2"]
+
+
+def test_cli_play_runs_a_short_game_and_rejects_bad_seats() -> None:
+    runner = CliRunner()
+    done = runner.invoke(
+        app, ["play", "schmaus", "--players", "2", "--seed", "9", "--option", "rounds=1", "--lang", "en"],
+        input="1\n" * 20,
+    )  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "seed 9" in done.output and "Final result" in done.output
+    bad = runner.invoke(app, ["play", "scout", "--seat", "1=wizard"])
+    assert bad.exit_code == 2
+    assert "unknown bot level 'wizard'" in bad.output
