@@ -15,6 +15,7 @@ import pytest
 
 from spieltisch.bots import Bot, make_bot
 from spieltisch.bots.external import ExternalBot
+from spieltisch.engine import get_game
 from spieltisch.match import BotFault, MatchResult, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -172,3 +173,30 @@ def test_the_example_bot_speaks_the_documented_transcript() -> None:
     assert answers[0] == {"type": "ready", "name": "random_bot.py"}
     assert answers[1]["type"] == "action" and answers[1]["id"] in (0, 1)
     assert len(answers) == 2
+
+
+def test_a_bot_that_stops_reading_cannot_block_the_table(tmp_path: Path) -> None:
+    """Scout decide lines can exceed a pipe buffer; a bot that no longer reads only times out."""
+    path = tmp_path / "deaf.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import json, sys, time
+            sys.stdin.readline()
+            print(json.dumps({"type": "ready"}), flush=True)
+            time.sleep(60)
+            """
+        )
+    )
+    bot = ExternalBot("scout", 0, 0, command=command(path), timeout=0.3)
+    state = get_game("scout").new_state(4, 1)
+    for seat in state.to_move():
+        state.apply(seat, "keep")
+    state.apply(state.to_move()[0], "show 0")  # an active set: hundreds of legal moves
+    seat = state.to_move()[0]
+    big = list(range(2, 2 + 45 * 45))  # ids of every show: far more than a pipe buffer holds
+    try:
+        with pytest.raises(BotFault, match=r"timed out after 0\.3 s"):
+            bot.choose(state.view(seat), big)
+    finally:
+        bot.close()

@@ -74,6 +74,8 @@ class ExternalBot(Bot):
         self.bot_name: str | None = None
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
+        self._outbox: queue.Queue[str | None] = queue.Queue()
+        self._write_failed = threading.Event()
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         self._threads: list[threading.Thread] = []
         self._players: int | None = None
@@ -164,10 +166,17 @@ class ExternalBot(Bot):
             self.dead_reason = f"cannot start: {exc.strerror or exc}"
             raise BotFault(f"{self._who()} cannot be started: {exc.strerror or exc}") from exc
         self._proc = proc
-        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # A writer thread, so a program that stops reading cannot block the
+        # table on a full pipe (a Scout decide line can exceed the pipe buffer).
+        self._outbox = queue.Queue()
+        self._write_failed = threading.Event()
         self._threads = [
             threading.Thread(target=_pump_lines, args=(proc.stdout, self._lines), daemon=True),
             threading.Thread(target=_pump_stderr, args=(proc.stderr, self._stderr), daemon=True),
+            threading.Thread(
+                target=_write_lines, args=(proc.stdin, self._outbox, self._write_failed), daemon=True
+            ),
         ]
         for thread in self._threads:
             thread.start()
@@ -198,13 +207,9 @@ class ExternalBot(Bot):
         self.bot_name = str(name) if name else None
 
     def _send(self, message: Mapping[str, Any]) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        try:
-            proc.stdin.write(json.dumps(message, separators=(",", ":")) + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise self._crashed() from None
+        if self._write_failed.is_set():
+            raise self._crashed()
+        self._outbox.put(json.dumps(message, separators=(",", ":")) + "\n")
 
     def _receive(self, timeout: float, what: str) -> str:
         deadline = time.monotonic() + timeout
@@ -229,8 +234,7 @@ class ExternalBot(Bot):
                 code = proc.wait(timeout=1.0)
             except subprocess.TimeoutExpired:
                 code = None
-        for thread in self._threads[1:]:
-            thread.join(timeout=0.5)  # collect the rest of stderr
+        self._threads[1].join(timeout=0.5)  # collect the rest of stderr
         tail = " | ".join(line.rstrip() for line in self._stderr if line.strip())
         status = f"exit code {code}" if code is not None else "closed its output"
         message = f"{self._who()} crashed ({status})"
@@ -248,9 +252,7 @@ class ExternalBot(Bot):
         proc = self._proc
         if proc is None:
             return
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+        self._outbox.put(None)  # the writer closes stdin after what is queued
         try:
             proc.wait(timeout=grace)
         except subprocess.TimeoutExpired:
@@ -262,9 +264,12 @@ class ExternalBot(Bot):
                 proc.wait()
         for thread in self._threads:
             thread.join(timeout=0.5)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+        if not any(thread.is_alive() for thread in self._threads):
+            # Close only streams no thread uses (a grandchild may hold them open).
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
 
     # -- messages --------------------------------------------------------------
     def _decoder_state(self) -> State:
@@ -342,6 +347,18 @@ def _pump_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
         pass
     finally:
         lines.put(None)
+
+
+def _write_lines(stream: IO[str], outbox: queue.Queue[str | None], failed: threading.Event) -> None:
+    try:
+        while (line := outbox.get()) is not None:
+            stream.write(line)
+            stream.flush()
+    except (OSError, ValueError):
+        failed.set()
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stream.close()
 
 
 def _pump_stderr(stream: IO[str], tail: deque[str]) -> None:
