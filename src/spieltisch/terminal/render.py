@@ -346,7 +346,9 @@ def menu_table(game: str, menu: Menu, view: View, texts: Texts, width: int) -> G
         grid.add_column()
     rows = (len(labels) + per_row - 1) // per_row
     for r in range(rows):
-        grid.add_row(*[labels[c * rows + r] if c * rows + r < len(labels) else "" for c in range(per_row)])
+        grid.add_row(
+            *[Text(labels[c * rows + r]) if c * rows + r < len(labels) else "" for c in range(per_row)]
+        )
     parts: list[RenderableType] = [Text(texts("legal"), style="bold"), grid]
     if menu.by_notation:
         parts.append(

@@ -257,7 +257,9 @@ class TerminalTable:
                 you = self.texts("you")
                 names.append(f"{you} #{seat}" if several else you)
             else:
-                names.append(f"{self.bots[seat].name} #{seat}")
+                # Bot names come from outside (the 'ready' line): no Rich markup in them.
+                name = self.bots[seat].name.replace("[", "(").replace("]", ")")
+                names.append(f"{name} #{seat}")
         return names
 
     def _header(self) -> None:
