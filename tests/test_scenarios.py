@@ -94,3 +94,50 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert fail.exit_code == 1
     assert "to_move: expected 2, got 1" in fail.output
     assert fail.output.strip().endswith("1 passed, 1 failed")
+
+
+RULINGS = [f"S-{i}" for i in range(1, 17)] + [f"W-{i}" for i in range(1, 19)]
+
+
+def test_every_ruling_is_pinned_by_a_project_scenario() -> None:
+    pinned: set[str] = set()
+    for path in OWN.rglob("*.json"):
+        for scenario in json.loads(path.read_text(encoding="utf-8")):
+            assert scenario.get("rule"), f"{path}: {scenario['name']!r} names no ruling"
+            pinned.update(scenario["rule"].split())
+    assert [r for r in RULINGS if r not in pinned] == []
+
+
+SEEDED = {
+    "game": "scout",
+    "name": "a seeded deal",
+    "rule": "S-2",
+    "setup": {"players": 3, "seed": 11},
+    "expect": {"hand_sizes": [12, 12, 12], "rounds": 3, "round": 1, "phase": "flip"},
+}
+
+
+def test_seeded_setup_deals_a_real_game_and_checks_project_keys() -> None:
+    assert run_scenario(SEEDED).ok
+    wrong = json.loads(json.dumps(SEEDED))
+    wrong["expect"]["hand_sizes"] = [11, 11, 11]
+    result = run_scenario(wrong)
+    assert result.problems == ["hand_sizes: expected [11, 11, 11], got [12, 12, 12]"]
+
+
+def test_skip_rounds_plays_whole_rounds_first() -> None:
+    later = {**SEEDED, "setup": {**SEEDED["setup"], "skip_rounds": 3}, "expect": {"game_over": True}}
+    assert run_scenario(later).ok
+    bad = {**SEEDED, "setup": {**SEEDED["setup"], "skip_rounds": -1}}
+    result = run_scenario(bad)
+    assert result.error and "skip_rounds" in result.problems[0]
+
+
+def test_setup_error_needs_the_refusal_text() -> None:
+    base = {"game": "schmaus", "name": "bad option", "setup": {"players": 3, "seed": 1, "options": {"x": 1}}}
+    assert run_scenario({**base, "expect": {"setup_error": "unknown rule option"}}).ok
+    other = run_scenario({**base, "expect": {"setup_error": "something else"}})
+    assert not other.ok and "expected 'something else'" in other.problems[0]
+    fine = {**base, "setup": {"players": 3, "seed": 1}, "expect": {"setup_error": "x"}}
+    result = run_scenario(fine)
+    assert not result.ok and "should be refused" in result.problems[0]

@@ -5,6 +5,24 @@ in ``docs/scenarios.md``).
 A Scout scenario's position is played as the last round of a game, so the
 position stays on the table after the round ends; a Waschbär-Schmaus full-form
 scenario is a table at the start of round ``round`` of ``rounds``.
+
+PROJECT extensions (they add keys and never change the meaning of a FORMAT key):
+
+* seeded setup: ``setup`` with ``seed`` and no ``hands`` (nor ``plays``) deals a
+  real game with the engine's shuffle (``options`` apply to Waschbär-Schmaus);
+  ``skip_rounds: K`` first plays K whole rounds with a fixed filler policy
+  (every seat to move plays its first legal action), e.g. to look at the deal
+  and the start player of a later round;
+* expectations for any setup: ``hand_sizes`` (per seat), ``rounds`` (of the
+  game), ``round`` (1-based, the current one), ``game_over`` (bool),
+  ``cards_held`` (card -> seat holding it; Scout cards match either way up);
+  Scout only: ``start_player`` (the seat that makes the first turn of the
+  current round), ``removed`` (the cards not in play this round, smaller number
+  first: S-2's removed cards, and in a 2-player round 2 the cards of round 1), ``set_aside_size`` (S-2, two players), ``phase`` (``"flip"``,
+  ``"play"``, ``"over"``) and ``totals``; ``winners`` (the outcome's winners,
+  ``null`` while the game goes on);
+* ``setup_error: TEXT``: the setup must be refused (e.g. bad rule options) with
+  a message containing TEXT.
 """
 
 from __future__ import annotations
@@ -19,7 +37,7 @@ from typing import Any
 from spieltisch.engine.core import RulesError, State
 from spieltisch.engine.schmaus import cards as sc
 from spieltisch.engine.schmaus.state import SchmausState, check_short_form
-from spieltisch.engine.scout.cards import identity, parse_card
+from spieltisch.engine.scout.cards import ALL_CARDS, card_text, identity, parse_card
 from spieltisch.engine.scout.state import ScoutState
 
 
@@ -93,17 +111,35 @@ def run_scenario(scenario: Any, source: str = "<scenario>") -> Result:
             raise ScenarioError("'setup' and 'expect' must be objects")
         if not isinstance(steps, list):
             raise ScenarioError("'steps' must be a list")
-        if game == "scout":
-            problems = _run_scout(setup, steps, expect)
-        elif game == "schmaus":
-            problems = _run_schmaus(setup, steps, expect)
-        else:
+        if game not in ("scout", "schmaus"):
             raise ScenarioError(f"unknown game {game!r} (scout or schmaus)")
+        refusal = expect.get("setup_error")
+        if refusal is not None:
+            return _expect_refused_setup(scenario, source, str(refusal))
+        problems = _run_scout(setup, steps, expect) if game == "scout" else _run_schmaus(setup, steps, expect)
     except ScenarioError as exc:
         return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
     except RulesError as exc:
         return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
     return Result(source, str(name), str(rule), not problems, problems)
+
+
+def _expect_refused_setup(scenario: Mapping[str, Any], source: str, text: str) -> Result:
+    """PROJECT extension ``setup_error``: the setup must be refused with a
+    message containing ``text`` (e.g. bad rule options)."""
+    name, rule = str(scenario["name"]), str(scenario.get("rule", ""))
+    setup = scenario["setup"]
+    try:
+        if scenario["game"] == "scout":
+            _run_scout(setup, [], {})
+        else:
+            _run_schmaus(setup, [], {})
+    except (ScenarioError, RulesError) as exc:
+        if text in str(exc):
+            return Result(source, name, rule, True)
+        problem = f"setup_error: expected {text!r} in the refusal {str(exc)!r}"
+        return Result(source, name, rule, False, [problem])
+    return Result(source, name, rule, False, [f"setup_error: the setup should be refused ({text!r})"])
 
 
 def _play_steps(state: State, steps: Sequence[Any], illegal: bool) -> list[str]:
@@ -180,8 +216,49 @@ def _scout_cards(values: Any, what: str) -> list[int]:
     return [parse_card(c) for c in _list(values, what)]
 
 
+def _seeded(setup: Mapping[str, Any]) -> int | None:
+    """The seed of a PROJECT seeded setup (a real deal), or ``None``."""
+    if "seed" not in setup or "hands" in setup or "plays" in setup:
+        return None
+    seed = setup["seed"]
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ScenarioError(f"'seed' must be a whole number, got {seed!r}")
+    return seed
+
+
+def _skip_rounds(state: State, setup: Mapping[str, Any]) -> None:
+    """PROJECT extension ``skip_rounds``: play K whole rounds with a fixed filler
+    policy (each seat to move plays its first legal action)."""
+    k = setup.get("skip_rounds", 0)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+        raise ScenarioError(f"'skip_rounds' must be a whole number >= 0, got {k!r}")
+    results: list[Any] = state.results  # type: ignore[attr-defined]
+    target = len(results) + k
+    while len(results) < target and not state.is_over():
+        seat = state.to_move()[0]
+        state.apply_id(seat, state.legal_action_ids(seat)[0])
+
+
+def _project_keys(problems: list[str], state: State, expect: Mapping[str, Any]) -> None:
+    """PROJECT expectation keys shared by both games."""
+    public = state.view(None)
+    for key in ("hand_sizes", "rounds", "round"):
+        if key in expect:
+            _compare(problems, key, expect[key], public[key])
+    if "game_over" in expect:
+        _compare(problems, "game_over", expect["game_over"], state.is_over())
+    if "winners" in expect:
+        outcome = state.outcome()
+        _compare(problems, "winners", expect["winners"], None if outcome is None else list(outcome.winners))
+
+
 def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
     n = _players(setup)
+    seed = _seeded(setup)
+    if seed is not None:
+        state = ScoutState.new(n, seed)
+        _skip_rounds(state, setup)
+        return _expect_scout(state, steps, expect, None)
     hands = [_scout_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
     table_spec = setup.get("table")
     table: list[int] = []
@@ -209,12 +286,19 @@ def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[s
         collected=setup.get("collected"),
         tokens=setup.get("tokens"),
     )
-    mover = _mover(state, setup.get("to_move"))
+    return _expect_scout(state, steps, expect, _mover(state, setup.get("to_move")))
+
+
+def _expect_scout(
+    state: ScoutState, steps: Sequence[Any], expect: Mapping[str, Any], mover: int | None
+) -> list[str]:
+    n = state.players
+    done = len(state.results)
     problems = _play_steps(state, steps, bool(expect.get("illegal")))
     if problems or expect.get("illegal"):
         return problems
     data = state.to_json()
-    last = state.results[-1] if state.results else None
+    last = state.results[-1] if len(state.results) > done else None
     if "hands" in expect:
         _compare(problems, "hands", expect["hands"], data["hands"])
     if "table" in expect:
@@ -237,7 +321,34 @@ def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[s
         _compare(problems, "round_points", expect["round_points"], last and last["points"])
     if "legal_includes" in expect or "legal_excludes" in expect:
         _check_legal(problems, state, expect, _mover(state, mover))
+    _project_keys(problems, state, expect)
+    _scout_project_keys(problems, state, expect)
     return problems
+
+
+def _scout_project_keys(problems: list[str], state: ScoutState, expect: Mapping[str, Any]) -> None:
+    """PROJECT expectation keys of Scout (see the module docstring)."""
+    if "start_player" in expect:
+        start = (state.first_start + state.round) % state.players  # S-3, S-4
+        _compare(problems, "start_player", expect["start_player"], start)
+    if "removed" in expect:
+        present = set(state.card_locations())
+        removed = [card_text(c) for c in ALL_CARDS if c not in present]
+        _compare(problems, "removed", expect["removed"], removed)
+    if "set_aside_size" in expect:
+        _compare(problems, "set_aside_size", expect["set_aside_size"], len(state.set_aside))
+    if "phase" in expect:
+        _compare(problems, "phase", expect["phase"], state.phase)
+    if "totals" in expect:
+        _compare(problems, "totals", expect["totals"], list(state.totals))
+    if "cards_held" in expect:
+        held = expect["cards_held"]
+        if not isinstance(held, Mapping):
+            raise ScenarioError("'cards_held' must map cards to seats")
+        for text, seat in held.items():
+            c = identity(parse_card(text))
+            actual = next((s for s, h in enumerate(state.hands) if c in map(identity, h)), None)
+            _compare(problems, f"cards_held[{text}]", seat, actual)
 
 
 # -- Waschbär-Schmaus ------------------------------------------------------------
@@ -270,6 +381,11 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
     options = sc.normalize_options(setup.get("options"))
     if "plays" in setup:
         return _run_schmaus_short(n, options, setup, expect)
+    seed = _seeded(setup)
+    if seed is not None:
+        state = SchmausState.new(n, seed, options)
+        _skip_rounds(state, setup)
+        return _expect_schmaus(state, steps, expect)
     hands = [_schmaus_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
     draw = _schmaus_cards(setup.get("draw_pile", []), "'draw_pile'")
     discard = _schmaus_cards(setup.get("discard", []), "'discard'")
@@ -284,6 +400,12 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
         round=setup.get("round", 1),
         rounds=setup.get("rounds"),
     )
+    return _expect_schmaus(state, steps, expect)
+
+
+def _expect_schmaus(state: SchmausState, steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
+    n = state.players
+    done = len(state.results)
     problems = _play_steps(state, steps, bool(expect.get("illegal")))
     if problems or expect.get("illegal"):
         return problems
@@ -303,9 +425,10 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
         _compare(problems, "discard_size", expect["discard_size"], len(data["discard"]))
     if "phase" in expect:
         _compare(problems, "phase", expect["phase"], data["phase"])
-    _round_keys(problems, expect, state.results[-1] if state.results else None)
+    _round_keys(problems, expect, state.results[-1] if len(state.results) > done else None)
     if "legal_includes" in expect or "legal_excludes" in expect:
         _check_legal(problems, state, expect, _mover(state, None))
+    _project_keys(problems, state, expect)
     return problems
 
 
