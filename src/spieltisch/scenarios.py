@@ -15,12 +15,13 @@ PROJECT extensions (they add keys and never change the meaning of a FORMAT key):
   and the start player of a later round;
 * expectations for any setup: ``hand_sizes`` (per seat), ``rounds`` (of the
   game), ``round`` (1-based, the current one), ``game_over`` (bool),
-  ``cards_held`` (card -> seat holding it; Scout cards match either way up);
-  Scout only: ``start_player`` (the seat that makes the first turn of the
-  current round), ``removed`` (the cards not in play this round, smaller number
-  first: S-2's removed cards, and in a 2-player round 2 the cards of round 1), ``set_aside_size`` (S-2, two players), ``phase`` (``"flip"``,
-  ``"play"``, ``"over"``) and ``totals``; ``winners`` (the outcome's winners,
-  ``null`` while the game goes on);
+  ``winners`` (the outcome's winners, ``null`` while the game goes on);
+  Scout only: ``cards_held`` (card -> seat holding it, either way up; ``null``
+  = in nobody's hand), ``start_player`` (the seat that makes the first turn of
+  the current round), ``removed`` (the cards not in play this round, smaller
+  number first: S-2's removed cards, and in a 2-player round 2 the cards of
+  round 1), ``set_aside_size`` (S-2, two players), ``phase`` (``"flip"``,
+  ``"play"``, ``"over"``) and ``totals``;
 * ``setup_error: TEXT``: the setup must be refused (e.g. bad rule options) with
   a message containing TEXT.
 """
