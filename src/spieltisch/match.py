@@ -62,4 +62,7 @@ def play_match(
             result.decisions[seat] += 1
             if state.is_over():
                 break
+    outcome = state.outcome()
+    for seat, bot in enumerate(bots):
+        bot.game_over(outcome.to_json() if outcome else None, state.view(seat))
     return result

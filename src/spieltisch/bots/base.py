@@ -39,6 +39,9 @@ class Bot(ABC):
     def choose(self, view: View, legal: Sequence[int]) -> int:
         """Pick one of the ``legal`` action ids for the position in ``view``."""
 
+    def game_over(self, outcome: Mapping[str, Any] | None, view: View | None = None) -> None:  # noqa: B027
+        """The game has ended (``outcome`` as ``Outcome.to_json()``); most bots ignore it."""
+
     def close(self) -> None:  # noqa: B027 - most bots hold nothing to release
         """Release resources (external processes)."""
 
