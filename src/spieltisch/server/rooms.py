@@ -1,0 +1,672 @@
+"""One serial owner per game: rooms, seats, the command path and broadcasts.
+
+Every command - from a person's WebSocket or from a bot - goes through
+:meth:`Room.act`: under the room's lock it checks the seat, the version and
+the turn, applies the action to a copy of the state through the engine
+(``state.apply`` validates), writes it to the database and only then swaps the
+copy in and broadcasts every connection its own view and legal actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import functools
+import hashlib
+import hmac
+import json
+import logging
+import random
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio.to_thread
+
+from spieltisch.bots import make_bot
+from spieltisch.bots.base import Bot, RandomBot
+from spieltisch.engine import GameRecord, RulesError, State, get_game
+from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
+
+log = logging.getLogger("spieltisch.server")
+
+ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Room code letters: no I, O, 0 or 1 to misread."""
+CODE_LENGTH = 6
+MAX_NAME = 32
+OUTBOX_LIMIT = 512
+"""A connection that falls this many messages behind is closed (too slow)."""
+
+
+class CommandError(Exception):
+    """A command was refused; nothing changed. ``code`` is a protocol error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class RoomError(Exception):
+    """An HTTP-level refusal: ``status`` is the HTTP status code."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(code: str) -> str:
+    return code.strip().upper()
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(secret: str | None, stored_hash: str | None) -> bool:
+    """Constant-time comparison of a presented secret with a stored hash."""
+    if secret is None or stored_hash is None:
+        return False
+    return hmac.compare_digest(hash_secret(secret), stored_hash)
+
+
+def rematch_secret(old_secret: str, new_room: str, seat: int) -> str:
+    """The new room's secret for a seat, derived from the old one (so a claim is idempotent)."""
+    digest = hmac.new(old_secret.encode(), f"rematch/{new_room}/{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode().rstrip("=")
+
+
+def clean_name(name: str | None, seat: int) -> str:
+    if name is None:
+        return f"Player {seat + 1}"
+    text = " ".join(name.split())
+    if not text:
+        return f"Player {seat + 1}"
+    if len(text) > MAX_NAME:
+        raise RoomError(422, f"name: at most {MAX_NAME} characters, got {len(text)}")
+    if any(not ch.isprintable() for ch in text):
+        raise RoomError(422, "name: control characters are not allowed")
+    return text
+
+
+class Connection:
+    """One WebSocket: a seat (``None``: spectator) and an outbox drained by its sender."""
+
+    def __init__(self, seat: int | None, close: Callable[[], None] | None = None) -> None:
+        self.seat = seat
+        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._close = close
+        self.closed = False
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.outbox.qsize() >= OUTBOX_LIMIT:
+            log.warning("closing a connection that fell %d messages behind", OUTBOX_LIMIT)
+            self.closed = True
+            if self._close is not None:
+                self._close()
+            return
+        self.outbox.put_nowait(text)
+
+    def send_json(self, data: Mapping[str, Any]) -> None:
+        self.send(json.dumps(data, separators=(",", ":")))
+
+    def error(self, code: str, message: str, ref: str | None = None) -> None:
+        msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if ref is not None:
+            msg["ref"] = ref
+        self.send_json(msg)
+
+
+def _verb(text: str) -> str:
+    return text.split(" ", 1)[0]
+
+
+@dataclass
+class _Cache:
+    rev: int = -1
+    texts: dict[int | None, str] = field(default_factory=dict)
+    legal: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
+
+
+class Room:
+    """A table: its game state, seats, bots and connections. One lock orders all commands."""
+
+    def __init__(self, row: RoomRow, store: Store) -> None:
+        self.row = row
+        self.code = row.code
+        self.store = store
+        self.game = get_game(row.game)
+        record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
+        self.state: State = record.replay()
+        self.actions: list[tuple[int, str]] = list(row.actions)
+        self.version = len(self.actions)
+        self.turn_version = [self.version] * row.players
+        self.lock = asyncio.Lock()
+        self.connections: set[Connection] = set()
+        self.bots: dict[int, Bot] = {
+            s.seat: make_bot(row.game, s.level or "random", s.seat, row.seed)
+            for s in row.seats
+            if s.kind == "bot"
+        }
+        self.fallback = random.Random(f"server/{row.code}/{row.seed}/fallback")
+        self.wake = asyncio.Event()
+        self.bot_task: asyncio.Task[None] | None = None
+        self.rev = 0
+        self._cache = _Cache()
+
+    # -- info ------------------------------------------------------------------
+    @property
+    def status(self) -> str:
+        return self.row.status
+
+    def connected(self, seat: int) -> bool:
+        return any(c.seat == seat for c in self.connections)
+
+    def info(self) -> dict[str, Any]:
+        row = self.row
+        seats: list[dict[str, Any]] = []
+        for s in row.seats:
+            if s.kind == "bot":
+                seats.append(
+                    {
+                        "seat": s.seat,
+                        "kind": "bot",
+                        "level": s.level,
+                        "name": f"Bot ({s.level})",
+                        "taken": True,
+                        "connected": True,
+                    }
+                )
+            else:
+                seats.append(
+                    {
+                        "seat": s.seat,
+                        "kind": "human",
+                        "name": s.name if s.taken else None,
+                        "taken": s.taken,
+                        "connected": self.connected(s.seat),
+                    }
+                )
+        outcome = self.state.outcome()
+        return {
+            "room": self.code,
+            "game": self.game.name,
+            "title": self.game.title,
+            "players": row.players,
+            "options": self.state.game_options(),
+            "status": row.status,
+            "seats": seats,
+            "version": self.version,
+            "bot_delay": row.bot_delay,
+            "rematch": row.rematch,
+            "rematch_of": row.rematch_of,
+            "outcome": outcome.to_json() if outcome is not None else None,
+        }
+
+    def check_seat(self, seat: int, secret: str | None) -> bool:
+        if not 0 <= seat < self.row.players:
+            return False
+        s = self.row.seats[seat]
+        return s.kind == "human" and s.taken and secret_matches(secret, s.secret_hash)
+
+    # -- messages --------------------------------------------------------------
+    def legal_ids(self, seat: int) -> list[int]:
+        if self.row.status != "playing" or seat not in self.state.to_move():
+            return []
+        cached = self._cache.legal.get(seat)
+        if cached is not None and cached[0] == self.version:
+            return cached[1]
+        ids = self.state.legal_action_ids(seat)
+        self._cache.legal[seat] = (self.version, ids)
+        return ids
+
+    def log_for(self, seat: int | None) -> list[dict[str, Any]]:
+        over = self.state.is_over()
+        scout = self.game.name == "scout"
+        out: list[dict[str, Any]] = []
+        for n, (who, text) in enumerate(self.actions, 1):
+            hidden = False
+            if not over and who != seat:
+                if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
+                    hidden, text = True, "decided"
+                elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
+                    hidden, text = True, f"{_verb(text)} ?"
+            out.append({"n": n, "seat": who, "text": text, "hidden": hidden})
+        return out
+
+    def state_text(self, seat: int | None) -> str:
+        """The ``state`` message for a seat (cached per change)."""
+        cache = self._cache
+        if cache.rev != self.rev:
+            cache.rev = self.rev
+            cache.texts = {}
+        text = cache.texts.get(seat)
+        if text is None:
+            legal = []
+            if seat is not None:
+                state = self.state
+                legal = [[a, state.action_from_id(a).to_text()] for a in self.legal_ids(seat)]
+            msg = {
+                "type": "state",
+                "version": self.version,
+                "room": self.info(),
+                "view": self.state.view(seat),
+                "legal": legal,
+                "log": self.log_for(seat),
+            }
+            text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
+            cache.texts[seat] = text
+        return text
+
+    def send_state(self, conn: Connection, ack: str | None = None) -> None:
+        text = self.state_text(conn.seat)
+        if ack is not None:
+            text = text[:-1] + ',"ack":' + json.dumps(ack) + "}"
+        conn.send(text)
+
+    def broadcast(self, acting: Connection | None = None, ack: str | None = None) -> None:
+        """Every connection gets its own fresh state (the actor's carries ``ack``)."""
+        self.rev += 1
+        for conn in list(self.connections):
+            self.send_state(conn, ack if conn is acting else None)
+
+    def attach(self, conn: Connection) -> None:
+        self.connections.add(conn)
+        if conn.seat is None:
+            self.send_state(conn)
+        else:
+            self.broadcast()  # "connected" changed for everybody
+
+    def detach(self, conn: Connection) -> None:
+        if conn in self.connections:
+            self.connections.discard(conn)
+            if conn.seat is not None:
+                self.broadcast()
+
+    # -- the command path --------------------------------------------------------
+    async def act(
+        self,
+        seat: int | None,
+        version: int,
+        action: str | Mapping[str, Any] | None = None,
+        action_id: int | None = None,
+        conn: Connection | None = None,
+        ref: str | None = None,
+    ) -> None:
+        """Check and apply one action; raise :class:`CommandError` when refused."""
+        async with self.lock:
+            if seat is None:
+                raise CommandError("forbidden", "spectators cannot act; join a seat to play")
+            status = self.row.status
+            if status == "waiting":
+                raise CommandError("not_your_turn", "the game starts when every seat is taken")
+            if status == "over":
+                raise CommandError("illegal", "the game is over: no more actions")
+            state = self.state
+            to_move = state.to_move()
+            if version > self.version or (
+                version < self.version and (seat not in to_move or version < self.turn_version[seat])
+            ):
+                raise CommandError(
+                    "stale", f"version {version} is out of date: the game is at version {self.version}"
+                )
+            if seat not in to_move:
+                waiting = ", ".join(f"seat {s}" for s in to_move)
+                raise CommandError("not_your_turn", f"it is not seat {seat}'s decision (waiting for {waiting})")
+            new = state.clone()
+            try:
+                if action_id is not None:
+                    if action_id not in self.legal_ids(seat):
+                        raise CommandError("illegal", f"action id {action_id} is not one of your legal actions")
+                    new.apply(seat, state.action_from_id(action_id))
+                elif action is not None:
+                    new.apply(seat, action)
+                else:
+                    raise CommandError("bad_message", "an act needs 'id' or 'action'")
+            except RulesError as exc:
+                raise CommandError("illegal", str(exc)) from exc
+            added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
+            new_status = "over" if new.is_over() else "playing"
+            try:
+                await anyio.to_thread.run_sync(self.store.append_actions, self.code, self.version, added, new_status)
+            except Exception as exc:  # nothing was applied: the sender may retry
+                log.exception("room %s: storing %s failed", self.code, added)
+                raise CommandError("internal", f"the move could not be stored, nothing changed: {exc}") from exc
+            self._commit(seat, new, added, new_status)
+            self.broadcast(conn, ref)
+        self.wake.set()
+
+    def _commit(self, seat: int, new: State, added: list[tuple[int, str]], status: str) -> None:
+        old = self.state
+        before = set(old.to_move())
+        self.state = new
+        self.actions.extend(added)
+        self.version += len(added)
+        self.row.status = status
+        for s in new.to_move():
+            # A seat whose sealed decision is untouched by another seat's commit
+            # keeps its opening version (docs/protocol.md: versions).
+            if s == seat or s not in before or old.legal_action_ids(s) != new.legal_action_ids(s):
+                self.turn_version[s] = self.version
+
+    # -- bots ---------------------------------------------------------------------
+    def start_bots(self) -> None:
+        if self.bots and self.bot_task is None and self.row.status != "over":
+            self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
+            self.wake.set()
+
+    async def stop_bots(self) -> None:
+        task, self.bot_task = self.bot_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for bot in self.bots.values():
+            bot.close()
+
+    def _bot_movers(self) -> list[int]:
+        if self.row.status != "playing":
+            return []
+        return [s for s in self.state.to_move() if s in self.bots]
+
+    async def _bot_loop(self) -> None:
+        while self.row.status != "over":
+            await self.wake.wait()
+            self.wake.clear()
+            while movers := self._bot_movers():
+                await asyncio.sleep(self.row.bot_delay)
+                for seat in movers:
+                    if seat not in self._bot_movers():
+                        continue
+                    version = self.version
+                    view = self.state.view(seat)
+                    legal = self.state.legal_action_ids(seat)
+                    choice = await self._choose(seat, view, legal)
+                    try:
+                        await self.act(seat, version, action_id=choice)
+                    except CommandError as exc:
+                        if exc.code == "internal":
+                            await asyncio.sleep(1.0)
+                        elif exc.code != "stale":
+                            log.warning("room %s: bot seat %d refused: %s", self.code, seat, exc.message)
+
+    async def _choose(self, seat: int, view: dict[str, Any], legal: list[int]) -> int:
+        bot = self.bots[seat]
+        try:
+            if isinstance(bot, RandomBot):
+                choice = bot.choose(view, legal)
+            else:
+                choice = await anyio.to_thread.run_sync(bot.choose, view, legal)
+        except Exception:
+            log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
+            return legal[self.fallback.randrange(len(legal))]
+        if choice not in legal:
+            log.warning("room %s: bot seat %d chose illegal id %r; random instead", self.code, seat, choice)
+            return legal[self.fallback.randrange(len(legal))]
+        return choice
+
+
+@dataclass
+class SeatSpec:
+    kind: str
+    level: str | None = None
+
+
+class Tables:
+    """All rooms of a server: creation, joining, rematches, loading from storage."""
+
+    def __init__(self, store: Store, bot_delay: float = 0.6) -> None:
+        self.store = store
+        self.bot_delay = bot_delay
+        self.rooms: dict[str, Room] = {}
+        self._load_lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        """Resume every unfinished game (bots continue by themselves)."""
+        codes = await anyio.to_thread.run_sync(self.store.unfinished)
+        for code in codes:
+            try:
+                await self.room(code)
+            except Exception:
+                log.exception("room %s could not be resumed", code)
+        log.info("resumed %d unfinished game(s)", len(codes))
+
+    async def stop(self) -> None:
+        for room in list(self.rooms.values()):
+            await room.stop_bots()
+        self.rooms.clear()
+
+    async def room(self, code: str) -> Room:
+        code = normalize_code(code)
+        room = self.rooms.get(code)
+        if room is not None:
+            return room
+        async with self._load_lock:
+            room = self.rooms.get(code)
+            if room is None:
+                row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
+                if row is None:
+                    raise RoomError(404, f"no room {code}")
+                room = await anyio.to_thread.run_sync(Room, row, self.store)
+                self.rooms[code] = room
+                room.start_bots()
+        return room
+
+    async def create(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any] | None,
+        seats: list[SeatSpec] | None,
+        name: str | None,
+        bot_delay: float | None,
+        seed: int | None,
+    ) -> tuple[Room, int, str]:
+        try:
+            g = get_game(game)
+        except RulesError as exc:
+            raise RoomError(422, str(exc)) from exc
+        if not g.min_players <= players <= g.max_players:
+            raise RoomError(422, f"players: {g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        specs = seats if seats is not None else [SeatSpec("human") for _ in range(players)]
+        if len(specs) != players:
+            raise RoomError(422, f"seats: need exactly {players} seats, got {len(specs)}")
+        humans = [i for i, s in enumerate(specs) if s.kind == "human"]
+        if not humans:
+            raise RoomError(422, "seats: at least one seat must be human")
+        levels = bot_levels(g.name)
+        for i, s in enumerate(specs):
+            if s.kind == "bot" and s.level not in levels:
+                raise RoomError(422, f"seats: seat {i}: bot level must be one of {', '.join(levels)}, not {s.level!r}")
+        seed = seed if seed is not None else secrets.randbits(62)
+        try:
+            g.new_state(players, seed, options)
+        except RulesError as exc:
+            raise RoomError(422, str(exc)) from exc
+        first = humans[0]
+        secret = new_secret()
+        rows = [
+            SeatRow(seat=i, kind=s.kind, level=s.level if s.kind == "bot" else None)
+            for i, s in enumerate(specs)
+        ]
+        rows[first].name = clean_name(name, first)
+        rows[first].taken = True
+        rows[first].secret_hash = hash_secret(secret)
+        status = "playing" if len(humans) == 1 else "waiting"
+        delay = self.bot_delay if bot_delay is None else bot_delay
+        room = await self._insert(g.name, players, dict(options or {}), seed, delay, status, rows)
+        return room, first, secret
+
+    async def _insert(
+        self,
+        game: str,
+        players: int,
+        options: dict[str, Any],
+        seed: int,
+        bot_delay: float,
+        status: str,
+        seats: list[SeatRow],
+        rematch_of: str | None = None,
+    ) -> Room:
+        for _ in range(20):
+            row = RoomRow(
+                code=new_code(),
+                game=game,
+                players=players,
+                options=options,
+                seed=seed,
+                bot_delay=bot_delay,
+                status=status,
+                seats=seats,
+                rematch_of=rematch_of,
+            )
+            try:
+                await anyio.to_thread.run_sync(self.store.create_room, row, rematch_of)
+            except CodeTaken:
+                continue
+            except StoreError as exc:
+                raise RoomError(503, f"the database refused the new room: {exc}") from exc
+            room = Room(row, self.store)
+            self.rooms[row.code] = room
+            room.start_bots()
+            return room
+        raise RoomError(503, "could not find a free room code")
+
+    async def join(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
+        room = await self.room(code)
+        async with room.lock:
+            seats = room.row.seats
+            if seat is None:
+                free = [s.seat for s in seats if s.kind == "human" and not s.taken]
+                if not free:
+                    raise RoomError(409, f"room {room.code} is full")
+                seat = free[0]
+            if not 0 <= seat < len(seats):
+                raise RoomError(422, f"seat: there is no seat {seat} (seats 0..{len(seats) - 1})")
+            target = seats[seat]
+            if target.kind != "human":
+                raise RoomError(409, f"seat {seat} is a bot seat")
+            if target.taken:
+                raise RoomError(409, f"seat {seat} is taken")
+            secret = new_secret()
+            updated = SeatRow(
+                seat=seat, kind="human", name=clean_name(name, seat), secret_hash=hash_secret(secret), taken=True
+            )
+            all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
+            status = "playing" if all_taken and room.row.status == "waiting" else None
+            try:
+                await anyio.to_thread.run_sync(room.store.update_seat, room.code, updated, status)
+            except Exception as exc:
+                raise RoomError(503, f"the database refused the seat: {exc}") from exc
+            seats[seat] = updated
+            if status is not None:
+                room.row.status = status
+                room.turn_version = [room.version] * room.row.players
+            room.broadcast()
+        room.wake.set()
+        return seat, secret
+
+    async def rematch(self, code: str, seat: int, secret: str) -> str:
+        room = await self.room(code)
+        if not room.check_seat(seat, secret):
+            raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
+        async with room.lock:
+            if room.row.status != "over":
+                raise RoomError(409, f"the game in room {room.code} is not over yet")
+            if room.row.rematch is not None:
+                return room.row.rematch
+            seats = [
+                SeatRow(
+                    seat=s.seat,
+                    kind=s.kind,
+                    level=s.level,
+                    name=s.name,
+                    taken=s.kind == "human",
+                    claim_from=room.code if s.kind == "human" else None,
+                )
+                for s in room.row.seats
+            ]
+            row = room.row
+            new = await self._insert(
+                row.game, row.players, dict(row.options), secrets.randbits(62), row.bot_delay, "playing", seats,
+                rematch_of=room.code,
+            )
+            row.rematch = new.code
+            room.broadcast()
+        return new.code
+
+    async def claim(self, code: str, old: str, seat: int, secret: str) -> str:
+        room = await self.room(code)
+        old_room = await self.room(old)
+        if not 0 <= seat < room.row.players or room.row.seats[seat].claim_from != old_room.code:
+            raise RoomError(404, f"seat {seat} of room {room.code} is not a rematch seat of room {old_room.code}")
+        if not old_room.check_seat(seat, secret):
+            raise RoomError(403, f"seat {seat} of room {old_room.code}: wrong or missing secret")
+        new_secret_ = rematch_secret(secret, room.code, seat)
+        target = room.row.seats[seat]
+        if target.secret_hash is None:
+            async with room.lock:
+                target.secret_hash = hash_secret(new_secret_)
+                await anyio.to_thread.run_sync(room.store.update_seat, room.code, target, None)
+        return new_secret_
+
+    async def replay(self, code: str, seat: int | None, secret: str | None) -> dict[str, Any]:
+        room = await self.room(code)
+        if seat is not None and not room.check_seat(seat, secret):
+            raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
+        if room.row.status != "over":
+            raise RoomError(409, f"the game in room {room.code} is not over yet")
+        record = room.state.record()
+        frames = await anyio.to_thread.run_sync(_frames, record, seat)
+        return {"room": room.code, "seat": seat, "record": record.to_json(), "frames": frames}
+
+
+def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
+    """The game step by step as seen by ``seat``; the game is over, so hands are public."""
+    state = get_game(record.game).new_state(record.players, record.seed, record.options)
+
+    def frame(index: int, who: int | None, text: str | None) -> dict[str, Any]:
+        hands = state.to_json()["hands"]  # only the hands: the game is over, nothing is secret now
+        return {"index": index, "action": text, "seat": who, "view": state.view(seat), "hands": hands}
+
+    frames = [frame(0, None, None)]
+    for i, (who, text) in enumerate(record.actions, 1):
+        state.apply(who, text)
+        frames.append(frame(i, who, text))
+    return frames
+
+
+def _plausible(code: str) -> bool:
+    return len(code) == CODE_LENGTH and all(ch in ALPHABET for ch in code)
+
+
+@functools.cache
+def bot_levels(game: str) -> list[str]:
+    """The bot levels this server can run for ``game`` (built-in levels that import)."""
+    from spieltisch.bots import bot_class
+
+    levels = []
+    for level in ("easy", "medium", "hard"):
+        try:
+            bot_class(game, level)
+        except (ImportError, AttributeError, RulesError):
+            continue
+        levels.append(level)
+    return [*levels, "random"]
+
+
+def bot_level_list(game: str) -> list[str]:
+    return list(bot_levels(game))

@@ -1,0 +1,110 @@
+"""Helpers of the web table tests: a real uvicorn server in a thread and WebSocket players."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+import websockets
+
+from spieltisch.server.app import create_app
+
+
+class ServerThread:
+    """Runs the app under uvicorn on a free port of 127.0.0.1 until :meth:`stop`."""
+
+    def __init__(self, database: str, bot_delay: float = 0.0, table_prefix: str = "") -> None:
+        self.app = create_app(database, bot_delay=bot_delay, table_prefix=table_prefix)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.http, timeout=10)
+
+
+@dataclass
+class Player:
+    """A WebSocket seat that answers every fresh state with a random legal action."""
+
+    url: str
+    seat: int | None
+    rng: random.Random
+    stop_at: int | None = None
+    """Stop (close) once the game has reached this version."""
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+
+    async def run(self) -> None:
+        async with websockets.connect(self.url, max_size=None) as ws:
+            async for raw in ws:
+                msg = json.loads(raw)
+                self.messages.append(msg)
+                if msg["type"] == "error":
+                    self.errors.append(msg)
+                    continue
+                if msg["type"] != "state":
+                    continue
+                if self.last is not None and msg["version"] < self.last["version"]:
+                    raise AssertionError("a state went back in time")
+                self.last = msg
+                if msg["room"]["status"] == "over":
+                    return
+                if self.stop_at is not None and msg["version"] >= self.stop_at:
+                    return
+                if msg["legal"]:
+                    action_id, _text = self.rng.choice(msg["legal"])
+                    await ws.send(json.dumps({"type": "act", "version": msg["version"], "id": action_id}))
+
+
+def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | None = None) -> str:
+    if seat is None:
+        return f"{srv.ws}/ws/{room}"
+    return f"{srv.ws}/ws/{room}?seat={seat}&secret={secret}"
+
+
+def play(players: list[Player], timeout: float = 60) -> None:
+    async def main() -> None:
+        await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), timeout)
+
+    asyncio.run(main())
+
+
+def open_room(
+    client: httpx.Client, game: str, seats: list[dict[str, Any]], seed: int, **extra: Any
+) -> tuple[str, dict[int, str]]:
+    """Create a room and fill every human seat; returns the code and the seats' secrets."""
+    body = {"game": game, "players": len(seats), "seats": seats, "name": "Alice", "seed": seed, "bot_delay": 0}
+    body.update(extra)
+    r = client.post("/api/rooms", json=body)
+    assert r.status_code == 200, r.text
+    data = r.json()
+    secrets = {data["seat"]: data["secret"]}
+    for seat, spec in enumerate(seats):
+        if spec["kind"] == "human" and seat not in secrets:
+            j = client.post(f"/api/rooms/{data['room']}/join", json={"name": f"P{seat}", "seat": seat})
+            assert j.status_code == 200, j.text
+            secrets[seat] = j.json()["secret"]
+    return data["room"], secrets
