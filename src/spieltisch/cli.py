@@ -90,6 +90,35 @@ def bench_engine(
     run(seconds=seconds, seed=seed)
 
 
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    database: Annotated[
+        str, typer.Option(help="SQLAlchemy URL: sqlite:///FILE (embedded) or postgresql+psycopg://...")
+    ] = "sqlite:///spieltisch.db",
+    bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
+    reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+) -> None:
+    """Run the web table (docs/protocol.md) and print the address to open."""
+    from spieltisch.server.serve import run_server
+
+    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload)
+
+
+@bench_app.command("server")
+def bench_server(
+    clients: Annotated[int, typer.Option(help="Connected WebSocket clients (human seats).")] = 200,
+    games: Annotated[int, typer.Option(help="Games played at the same time.")] = 50,
+    seconds: Annotated[float, typer.Option(help="How long to measure.")] = 30.0,
+    game: Annotated[str, typer.Option(help="scout, schmaus or mixed.")] = "mixed",
+) -> None:
+    """Moves/s and act-to-state latency (p50/p99) of the web table under many games."""
+    from spieltisch.benchmarks.server import run
+
+    run(clients=clients, games=games, seconds=seconds, game=game)
+
+
 def main() -> None:
     app()
 
