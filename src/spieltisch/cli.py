@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from spieltisch.lab.cli import app as lab_app
+
 app = typer.Typer(
     name="spieltisch",
     help="Spieltisch: Scout and Waschbär-Schmaus — engines, bots, lab and web table.",
@@ -20,6 +22,7 @@ app = typer.Typer(
 )
 bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+app.add_typer(lab_app, name="lab")
 
 
 @app.command()
@@ -117,6 +120,21 @@ def bench_server(
     from spieltisch.benchmarks.server import run
 
     run(clients=clients, games=games, seconds=seconds, game=game)
+
+
+@bench_app.command("bots")
+def bench_bots(
+    seconds: Annotated[float, typer.Option(help="Bot time per level and game.")] = 2.0,
+    seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+    games: Annotated[int, typer.Option(help="Games of the strength tournament.")] = 40,
+    workers: Annotated[
+        int | None, typer.Option("--workers", "-j", help="Processes for the tournament.")
+    ] = None,
+) -> None:
+    """Decisions/s per bot level and game, and a short strength tournament (e.g. hard vs medium×3)."""
+    from spieltisch.benchmarks.bots import run
+
+    run(seconds=seconds, seed=seed, games=games, workers=workers)
 
 
 def main() -> None:

@@ -1,0 +1,201 @@
+"""Line-ups, rule options and seeds: everything a study is made of, validated
+up front so that a bad option or bot spec fails before any game is played."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import shlex
+import shutil
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from spieltisch.engine import RulesError, get_game
+
+
+class LabError(ValueError):
+    """Bad input to the lab (options, bot specs, files); the message says what."""
+
+
+AVOID_PREFIX = "avoid="
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from its parts only (never from global state or order of use)."""
+    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def parse_value(text: str) -> Any:
+    """``3`` -> 3, ``true`` -> True, ``{"HUNTER": 1}`` -> dict; anything else stays text."""
+    text = text.strip()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def set_dotted(target: dict[str, Any], key: str, value: Any) -> None:
+    """``deck.HUNTER`` = 6 sets ``target["deck"]["HUNTER"]``."""
+    parts = [p.strip() for p in key.split(".")]
+    if not all(parts):
+        raise LabError(f"bad option name {key!r}")
+    node = target
+    for part in parts[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise LabError(f"option {key!r}: {part!r} is already set to a value, not a table")
+        node = child
+    node[parts[-1]] = value
+
+
+def parse_option_pairs(pairs: Iterable[str]) -> dict[str, Any]:
+    """Options from ``key=value`` texts (``--option``); dotted keys nest."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise LabError(f"bad option {pair!r}: write key=value, e.g. loser_draws=3 or deck.HUNTER=4")
+        set_dotted(out, key.strip(), parse_value(value))
+    return out
+
+
+def merge_options(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``extra`` over ``base``, merging nested tables (the deck) key by key."""
+    out = dict(base)
+    for key, value in extra.items():
+        old = out.get(key)
+        if isinstance(old, Mapping) and isinstance(value, Mapping):
+            out[key] = merge_options(old, value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_table_file(path: Path) -> dict[str, Any]:
+    """A TOML (``.toml``) or JSON file holding one table."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LabError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        data: Any = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
+        raise LabError(f"{path} is not valid {kind}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise LabError(f"{path} must hold a table/object of options, not {type(data).__name__}")
+    return data
+
+
+def load_options_file(path: Path) -> dict[str, Any]:
+    """Rule options from a TOML or JSON file (the whole file, or its ``options`` table)."""
+    data = read_table_file(path)
+    if set(data) == {"options"} and isinstance(data["options"], dict):
+        return dict(data["options"])
+    return data
+
+
+def validate_options(game: str, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's verdict on ``options`` for ``players``: the normalised options
+    (defaults filled in) or a :class:`LabError` with the engine's message."""
+    g = get_game(game)
+    try:
+        state = g.new_state(players, 0, options)
+    except RulesError as exc:
+        raise LabError(f"bad rule options for {g.title} with {players} players: {exc}") from exc
+    return state.game_options()
+
+
+def split_bots(bots: Sequence[str]) -> list[str]:
+    """``--bot hard --bots medium,easy`` -> ``["hard", "medium", "easy"]`` (cmd: specs are
+    never split at commas)."""
+    out: list[str] = []
+    for item in bots:
+        if item.strip().startswith("cmd:") or (AVOID_PREFIX in item and "cmd:" in item):
+            out.append(item.strip())
+            continue
+        out.extend(part.strip() for part in item.split(","))
+    if any(not spec for spec in out):
+        raise LabError("empty bot spec in the line-up (check for doubled or trailing commas)")
+    return out
+
+
+def avoided_card(spec: str) -> tuple[str, str] | None:
+    """``avoid=HUNTER:hard`` -> ``("HUNTER", "hard")``; ``None`` for other specs."""
+    if not spec.startswith(AVOID_PREFIX):
+        return None
+    card, sep, inner = spec[len(AVOID_PREFIX) :].partition(":")
+    if not sep or not card or not inner:
+        raise LabError(f"bad bot spec {spec!r}: write avoid=CARD:SPEC, e.g. avoid=HUNTER:medium")
+    return card.upper(), inner
+
+
+def check_bot_spec(game: str, spec: str) -> None:
+    """Raise :class:`LabError` unless ``make_bot`` (or the lab's ``avoid=``) can build ``spec``."""
+    from spieltisch.bots import LEVELS, bot_class
+
+    avoid = avoided_card(spec)
+    if avoid is not None:
+        card, inner = avoid
+        if get_game(game).name != "schmaus":
+            raise LabError(f"bot spec {spec!r}: avoid=CARD works for Waschbär-Schmaus only")
+        from spieltisch.engine.schmaus.cards import IDS
+
+        if card not in IDS:
+            raise LabError(f"bot spec {spec!r}: unknown card {card!r} (one of {', '.join(IDS)})")
+        check_bot_spec(game, inner)
+        return
+    if spec.startswith("cmd:"):
+        try:
+            argv = shlex.split(spec[4:])
+        except ValueError as exc:
+            raise LabError(f"bot spec {spec!r}: the command does not parse: {exc}") from exc
+        if not argv:
+            raise LabError(f"bot spec {spec!r}: give the command after cmd:, e.g. cmd:python mybot.py")
+        if shutil.which(argv[0]) is None and not Path(argv[0]).exists():
+            raise LabError(f"bot spec {spec!r}: command {argv[0]!r} not found")
+        try:
+            importlib.import_module("spieltisch.bots.external")
+        except ImportError as exc:
+            raise LabError(f"bot spec {spec!r}: external bots are not available: {exc}") from exc
+        return
+    if spec not in LEVELS:
+        raise LabError(
+            f"unknown bot spec {spec!r}: use one of {', '.join(LEVELS)}, cmd:COMMAND or avoid=CARD:SPEC"
+        )
+    try:
+        bot_class(game, spec)
+    except (ImportError, AttributeError) as exc:
+        raise LabError(
+            f"bot level {spec!r} for {get_game(game).title} is not available (yet): {exc}"
+        ) from exc
+    except RulesError as exc:
+        raise LabError(str(exc)) from exc
+
+
+def round_up_games(games: int, players: int) -> int:
+    """The smallest multiple of ``players`` that is at least ``games`` (and at least one round)."""
+    if games < 1:
+        raise LabError(f"the number of games must be at least 1, not {games}")
+    return -(-games // players) * players
+
+
+def seating(index: int, players: int) -> tuple[int, ...]:
+    """Line-up entry in each seat for game ``index``: rotation ``index mod players``,
+    so in every ``players`` consecutive games each entry sits once in each seat."""
+    rotation = index % players
+    return tuple((seat - rotation) % players for seat in range(players))
+
+
+def label_entries(lineup: Sequence[str]) -> list[str]:
+    """Unique names for the line-up entries: ``hard``, ``medium``, ``medium #2``."""
+    seen: dict[str, int] = {}
+    out = []
+    for spec in lineup:
+        seen[spec] = seen.get(spec, 0) + 1
+        out.append(spec if seen[spec] == 1 else f"{spec} #{seen[spec]}")
+    return out

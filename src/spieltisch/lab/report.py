@@ -1,0 +1,836 @@
+"""Self-contained HTML reports: plots as inline base64 PNG (matplotlib, Agg
+backend), no external assets, plain-language section intros in English or
+German (``lang="de"``)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from spieltisch.engine import get_game
+from spieltisch.lab.play import RULINGS
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from spieltisch.lab.tournament import TournamentResult
+    from spieltisch.lab.variants import VariantsResult
+
+LANGS = ("en", "de")
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "title_tournament": "Tournament report",
+        "title_variants": "Rule variants report",
+        "Summary": "Summary",
+        "Win rates": "Win rates",
+        "Scores": "Scores",
+        "Ratings": "Ratings",
+        "Seats": "Seats",
+        "Game length": "Game length",
+        "Faults": "Faults",
+        "Skill": "Skill",
+        "Rulings": "Rulings",
+        "Hand sizes": "Hand sizes",
+        "Card impact": "Card impact",
+        "intro_summary": "Who played, how many games, and the headline numbers. Every bot played every "
+        "seat equally often; games with the same seed are identical, so you can rerun this report.",
+        "intro_win_rates": "How often each bot won. The bar is the share of its games it won (a shared "
+        "first place counts as a win); the black line is the range the true rate lies in with 95% "
+        "confidence (Wilson interval). The dashed line is the fair share: what a bot would win if "
+        "everybody were equally strong. Bars whose ranges do not overlap differ for real; overlapping "
+        "ranges may just be luck — play more games to tell.",
+        "intro_scores": "Final scores per bot: the box holds the middle half of the games, the line in "
+        "it is the median, the whiskers the usual range. A wide box means very different games.",
+        "intro_ratings": "TrueSkill ratings from the finishing order of every game (25 is the starting "
+        "value; ± is the remaining uncertainty). Higher is stronger. Unlike Elo, TrueSkill rates a "
+        "whole table at once, handles ties and says how sure it is.",
+        "intro_seats": "Win rate by seat, whoever sat there. If the game is fair, every seat wins about "
+        "the fair share; a seat far above it has an advantage.",
+        "intro_game_length": "How long the games were: decisions (every choice of every player) and rounds.",
+        "intro_faults": "Decisions where a bot failed (crash, timeout, illegal answer); a random legal "
+        "action was played instead.",
+        "intro_skill": "How much skill decides: the win rates of the different bots at the same table "
+        "under each variant. A big gap between the strong and the weak bot means skill matters; "
+        "rates near the fair share mean luck decides.",
+        "intro_seats_v": "Win rate by seat under each variant: does sitting first (seat 0) help?",
+        "intro_scores_v": "Final scores under each variant, and how far apart the players of one game "
+        "end up (the standard deviation of the final scores within a game).",
+        "intro_rulings": "How often each ruling comes into play: the share of all rounds in which it "
+        "fired. A ruling that almost never fires hardly matters; one that fires in most rounds shapes "
+        "the game.",
+        "intro_hand_sizes": "Cards in hand at the moment of laying, by round (mean over all players; "
+        "the band shows the smallest and largest hand). Falling lines show hands running short.",
+        "intro_game_length_v": "Game length in rounds and decisions under each variant.",
+        "intro_impact": "What each card is worth: the first bot of the line-up played the very same "
+        "games once normally and once without ever laying that card (whenever it had another choice). "
+        "The bar is how many percentage points of wins the card is worth; a negative bar means the "
+        "bot does better without laying it. 'Bites' counts how often per game the ban changed the "
+        "choices at all.",
+        "fair": "fair share",
+        "bot": "bot",
+        "seat": "seat",
+        "win_rate": "win rate",
+        "games": "games",
+        "wins": "wins",
+        "ci": "95% range",
+        "mean": "mean",
+        "sd": "sd",
+        "min": "min",
+        "max": "max",
+        "rating": "rating",
+        "variant": "variant",
+        "round": "round",
+        "rounds": "rounds",
+        "decisions": "decisions",
+        "score": "final score",
+        "rule": "ruling",
+        "meaning": "what happens",
+        "round_share": "share of rounds",
+        "game_share": "games with it",
+        "per_game": "per game",
+        "with": "with the card",
+        "without": "never lays it",
+        "delta": "worth (points)",
+        "bites": "bites per game",
+        "options": "rule options",
+        "defaults": "defaults",
+        "lineup": "line-up",
+        "seed": "seed",
+        "game": "game",
+        "headline_bot": "{bot} won {rate} of its games (95% range {ci}); fair share {fair}.",
+        "headline_gap": "Skill gap (best minus worst bot): {gap}.",
+        "measure": "measure",
+        "margin": "winning margin",
+        "spread_in_game": "score spread in a game",
+        "entry": "line-up entry",
+        "no_faults": "No faults.",
+    },
+    "de": {
+        "title_tournament": "Turnierbericht",
+        "title_variants": "Bericht Regelvarianten",
+        "Summary": "Überblick",
+        "Win rates": "Siegquoten",
+        "Scores": "Punkte",
+        "Ratings": "Wertungen",
+        "Seats": "Sitzplätze",
+        "Game length": "Spieldauer",
+        "Faults": "Fehler",
+        "Skill": "Können",
+        "Rulings": "Regeln",
+        "Hand sizes": "Handgrößen",
+        "Card impact": "Kartenwert",
+        "intro_summary": "Wer gespielt hat, wie viele Partien, und die wichtigsten Zahlen. Jeder Bot saß "
+        "gleich oft auf jedem Platz; gleicher Seed ergibt dieselben Partien.",
+        "intro_win_rates": "Wie oft jeder Bot gewonnen hat (ein geteilter erster Platz zählt als Sieg). "
+        "Der schwarze Strich zeigt den Bereich, in dem die wahre Quote mit 95 % Sicherheit liegt "
+        "(Wilson-Intervall). Die gestrichelte Linie ist der faire Anteil bei gleich starken Spielern. "
+        "Überlappen sich die Bereiche, kann der Unterschied Zufall sein.",
+        "intro_scores": "Endpunkte je Bot: Die Box enthält die mittlere Hälfte der Partien, der Strich "
+        "darin den Median.",
+        "intro_ratings": "TrueSkill-Wertungen aus der Platzierung jeder Partie (Startwert 25; ± ist die "
+        "verbleibende Unsicherheit). Höher ist stärker.",
+        "intro_seats": "Siegquote je Sitzplatz, egal wer dort saß. Bei einem fairen Spiel liegt jeder "
+        "Platz nahe am fairen Anteil.",
+        "intro_game_length": "Wie lange die Partien dauerten: Entscheidungen aller Spieler und Runden.",
+        "intro_faults": "Entscheidungen, bei denen ein Bot versagte; stattdessen wurde zufällig gespielt.",
+        "intro_skill": "Wie viel Können entscheidet: die Siegquoten der verschiedenen Bots am selben "
+        "Tisch in jeder Variante. Ein großer Abstand heißt: Können zählt; Quoten nahe am fairen "
+        "Anteil heißen: das Glück entscheidet.",
+        "intro_seats_v": "Siegquote je Sitzplatz in jeder Variante: Hilft es, als Erster zu sitzen?",
+        "intro_scores_v": "Endpunkte in jeder Variante und wie weit die Spieler einer Partie "
+        "auseinanderliegen (Standardabweichung der Endpunkte innerhalb einer Partie).",
+        "intro_rulings": "Wie oft jede Regel greift: Anteil aller Runden, in denen sie zum Tragen kam.",
+        "intro_hand_sizes": "Karten auf der Hand beim Auslegen, je Runde (Mittel über alle Spieler; das "
+        "Band zeigt die kleinste und größte Hand).",
+        "intro_game_length_v": "Spieldauer in Runden und Entscheidungen je Variante.",
+        "intro_impact": "Was jede Karte wert ist: Der erste Bot der Aufstellung spielte dieselben "
+        "Partien einmal normal und einmal, ohne diese Karte je auszulegen (wenn er eine andere Wahl "
+        "hatte). Der Balken zeigt, wie viele Prozentpunkte Siegquote die Karte wert ist.",
+        "fair": "fairer Anteil",
+        "bot": "Bot",
+        "seat": "Platz",
+        "win_rate": "Siegquote",
+        "games": "Partien",
+        "wins": "Siege",
+        "ci": "95-%-Bereich",
+        "mean": "Mittel",
+        "sd": "Std.-abw.",
+        "min": "Min.",
+        "max": "Max.",
+        "rating": "Wertung",
+        "variant": "Variante",
+        "round": "Runde",
+        "rounds": "Runden",
+        "decisions": "Entscheidungen",
+        "score": "Endpunkte",
+        "rule": "Regel",
+        "meaning": "was passiert",
+        "round_share": "Anteil der Runden",
+        "game_share": "Partien damit",
+        "per_game": "je Partie",
+        "with": "mit der Karte",
+        "without": "legt sie nie",
+        "delta": "Wert (Punkte)",
+        "bites": "Eingriffe je Partie",
+        "options": "Regeloptionen",
+        "defaults": "Standard",
+        "lineup": "Aufstellung",
+        "seed": "Seed",
+        "game": "Spiel",
+        "headline_bot": "{bot} gewann {rate} seiner Partien (95-%-Bereich {ci}); fairer Anteil {fair}.",
+        "headline_gap": "Abstand zwischen bestem und schwächstem Bot: {gap}.",
+        "measure": "Größe",
+        "margin": "Vorsprung des Siegers",
+        "spread_in_game": "Punktestreuung in einer Partie",
+        "entry": "Eintrag",
+        "no_faults": "Keine Fehler.",
+    },
+}
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def ci(c: Sequence[float]) -> str:
+    return f"{100 * c[0]:.1f}–{100 * c[1]:.1f}%"
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png(fig: Figure) -> str:
+    """The figure as a ``data:`` URI (inline base64 PNG); closes the figure."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
+    _pyplot().close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def rate_bars(
+    labels: Sequence[str], rates: Sequence[Mapping[str, Any]], fair: float | None, t: Mapping[str, str]
+) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(labels) + 2), 3.2))
+    values = [r["rate"] for r in rates]
+    low = [r["rate"] - r["ci95"][0] for r in rates]
+    high = [r["ci95"][1] - r["rate"] for r in rates]
+    ax.bar(range(len(labels)), values, yerr=[low, high], capsize=5, color="#4c78a8")
+    if fair is not None:
+        ax.axhline(fair, ls="--", color="#444", label=t["fair"])
+        ax.legend(loc="upper right")
+    ax.set_xticks(range(len(labels)), labels, rotation=20 if len(labels) > 4 else 0)
+    ax.set_ylabel(t["win_rate"])
+    ax.set_ylim(0, min(1.0, max([*values, fair or 0]) * 1.4 + 0.05))
+    ax.yaxis.set_major_formatter(lambda v, _p: f"{100 * v:.0f}%")
+    return png(fig)
+
+
+def grouped_bars(
+    groups: Sequence[str],
+    series: Mapping[str, Sequence[float]],
+    ylabel: str,
+    percent: bool = True,
+    errors: Mapping[str, Sequence[Sequence[float]]] | None = None,
+    fair: float | None = None,
+    fair_label: str = "",
+) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(groups) * max(1, len(series)) + 2), 3.4))
+    width = 0.8 / max(1, len(series))
+    for i, (name, values) in enumerate(series.items()):
+        xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
+        yerr = None
+        if errors is not None and name in errors:
+            yerr = [
+                [v - e[0] for v, e in zip(values, errors[name], strict=True)],
+                [e[1] - v for v, e in zip(values, errors[name], strict=True)],
+            ]
+        ax.bar(xs, values, width=width, label=name, yerr=yerr, capsize=3)
+    if fair is not None:
+        ax.axhline(fair, ls="--", color="#444", label=fair_label)
+    ax.set_xticks(
+        range(len(groups)),
+        groups,
+        rotation=25 if len(groups) > 5 else 0,
+        ha="right" if len(groups) > 5 else "center",
+    )
+    ax.set_ylabel(ylabel)
+    if percent:
+        ax.yaxis.set_major_formatter(lambda v, _p: f"{100 * v:.0f}%")
+    ax.axhline(0, color="#000", lw=0.6)
+    ax.legend(fontsize="small")
+    return png(fig)
+
+
+def box_plot(labels: Sequence[str], data: Sequence[Sequence[float]], ylabel: str) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(labels) + 2), 3.2))
+    ax.boxplot([list(d) or [0.0] for d in data])
+    ax.set_xticks(range(1, len(labels) + 1), labels)
+    ax.set_ylabel(ylabel)
+    return png(fig)
+
+
+def histograms(panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]]) -> str:
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.0), squeeze=False)
+    for ax, (title, series) in zip(axes[0], panels, strict=True):
+        for name, values in series.items():
+            ax.hist(list(values), bins=min(20, max(3, len(set(values)))), alpha=0.6, label=name)
+        ax.set_xlabel(title)
+        if len(series) > 1:
+            ax.legend(fontsize="small")
+    return png(fig)
+
+
+def line_plot(series: Mapping[str, Sequence[Mapping[str, Any]]], xlabel: str, ylabel: str) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 3.4))
+    for name, points in series.items():
+        xs = [p["round"] for p in points]
+        ax.plot(xs, [p["mean"] for p in points], marker="o", ms=3, label=name)
+        ax.fill_between(xs, [p["min"] for p in points], [p["max"] for p in points], alpha=0.12)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="small")
+    return png(fig)
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="{{ lang }}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ title }}</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2rem; margin-top: 2.2rem; }
+p.intro { color: #444; max-width: 48rem; }
+table { border-collapse: collapse; margin: .8rem 0; font-size: .92rem; }
+th, td { border: 1px solid #ddd; padding: .25rem .6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f3f3f3; }
+img { max-width: 100%; display: block; margin: .6rem 0; }
+code { background: #f3f3f3; padding: 0 .2rem; }
+nav a { margin-right: .8rem; }
+</style></head><body>
+<h1>{{ title }}</h1>
+<nav>{% for s in sections %}<a href="#{{ s.id }}">{{ s.title }}</a>{% endfor %}</nav>
+{% for s in sections %}
+<section id="{{ s.id }}">
+<h2>{{ s.title }}</h2>
+<p class="intro">{{ s.intro }}</p>
+{% for line in s.lines %}<p>{{ line }}</p>{% endfor %}
+{% for img in s.images %}<img src="{{ img }}" alt="{{ s.title }}">{% endfor %}
+{% for table in s.tables %}
+<table>{% if table.caption %}<caption>{{ table.caption }}</caption>{% endif %}
+<thead><tr>{% for h in table.head %}<th>{{ h }}</th>{% endfor %}</tr></thead>
+<tbody>{% for row in table.rows %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}</tbody>
+</table>
+{% endfor %}
+</section>
+{% endfor %}
+</body></html>
+"""
+
+
+def section(
+    sid: str,
+    title: str,
+    intro: str,
+    lines: Sequence[str] = (),
+    images: Sequence[str] = (),
+    tables: Sequence[Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    return {
+        "id": sid,
+        "title": title,
+        "intro": intro,
+        "lines": list(lines),
+        "images": list(images),
+        "tables": list(tables),
+    }
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[Any]], caption: str = "") -> dict[str, Any]:
+    return {"head": list(head), "rows": [list(r) for r in rows], "caption": caption}
+
+
+def render(title: str, sections: Sequence[Mapping[str, Any]], lang: str) -> str:
+    import jinja2
+
+    env = jinja2.Environment(autoescape=True)
+    return env.from_string(PAGE).render(title=title, sections=sections, lang=lang)
+
+
+def _texts(lang: str) -> dict[str, str]:
+    if lang not in TEXT:
+        from spieltisch.lab.config import LabError
+
+        raise LabError(f"unknown report language {lang!r}: choose {' or '.join(LANGS)}")
+    return TEXT[lang]
+
+
+def tournament_html(result: TournamentResult, lang: str = "en") -> str:
+    t = _texts(lang)
+    s = result.summary
+    cfg = result.tournament.config_json()
+    bots = s["bots"]
+    fair = s["fair_share"]
+    labels = [b["bot"] for b in bots]
+    entry_labels = [e["label"] for e in s["entries"]]
+    headline = [
+        t["headline_bot"].format(bot=b["bot"], rate=pct(b["rate"]), ci=ci(b["ci95"]), fair=pct(fair))
+        for b in bots
+    ]
+    sections = [
+        section(
+            "summary",
+            t["Summary"],
+            t["intro_summary"],
+            headline,
+            tables=[
+                table(
+                    [t["measure"], ""],
+                    [
+                        [t["game"], get_game(cfg["game"]).title],
+                        [t["lineup"], ", ".join(cfg["lineup"])],
+                        [t["games"], cfg["games"]],
+                        [t["seed"], cfg["seed"]],
+                        [t["options"], json.dumps(cfg["options"]) if cfg["options"] else t["defaults"]],
+                    ],
+                )
+            ],
+        ),
+        section(
+            "win-rates",
+            t["Win rates"],
+            t["intro_win_rates"],
+            images=[rate_bars(labels, bots, fair, t)],
+            tables=[
+                table(
+                    [t["bot"], t["games"], t["wins"], t["win_rate"], t["ci"]],
+                    [[b["bot"], b["games"], b["wins"], pct(b["rate"]), ci(b["ci95"])] for b in bots],
+                )
+            ],
+        ),
+        section(
+            "scores",
+            t["Scores"],
+            t["intro_scores"],
+            [f"{t['margin']}: {s['margin']['mean']:.1f} ({t['sd']} {s['margin']['sd']:.1f})"],
+            images=[
+                box_plot(
+                    entry_labels,
+                    [[g.scores[g.entry_seat(e)] for g in result.games] for e in range(len(entry_labels))],
+                    t["score"],
+                )
+            ],
+            tables=[
+                table(
+                    [t["bot"], t["mean"], t["sd"], t["min"], t["max"]],
+                    [
+                        [
+                            b["bot"],
+                            f"{b['score']['mean']:.1f}",
+                            f"{b['score']['sd']:.1f}",
+                            f"{b['score']['min']:.0f}",
+                            f"{b['score']['max']:.0f}",
+                        ]
+                        for b in bots
+                    ],
+                )
+            ],
+        ),
+        section(
+            "ratings",
+            t["Ratings"],
+            t["intro_ratings"],
+            images=[_rating_plot(s["entries"], t)],
+            tables=[
+                table(
+                    [t["entry"], "μ", "σ", "μ − 3σ"],
+                    [
+                        [
+                            e["label"],
+                            f"{e['rating']['mu']:.2f}",
+                            f"{e['rating']['sigma']:.2f}",
+                            f"{e['rating']['conservative']:.2f}",
+                        ]
+                        for e in s["entries"]
+                    ],
+                )
+            ],
+        ),
+        section(
+            "seats",
+            t["Seats"],
+            t["intro_seats"],
+            images=[rate_bars([str(x["seat"]) for x in s["seats"]], s["seats"], fair, t)],
+            tables=[
+                table(
+                    [t["seat"], t["games"], t["wins"], t["win_rate"], t["ci"], t["mean"]],
+                    [
+                        [
+                            x["seat"],
+                            x["games"],
+                            x["wins"],
+                            pct(x["rate"]),
+                            ci(x["ci95"]),
+                            f"{x['score']['mean']:.1f}",
+                        ]
+                        for x in s["seats"]
+                    ],
+                )
+            ],
+        ),
+        section(
+            "game-length",
+            t["Game length"],
+            t["intro_game_length"],
+            images=[
+                histograms(
+                    [
+                        (t["decisions"], {"": [float(sum(g.decisions)) for g in result.games]}),
+                        (t["rounds"], {"": [float(g.rounds) for g in result.games]}),
+                    ]
+                )
+            ],
+            tables=[
+                table(
+                    [t["measure"], t["mean"], t["sd"], t["min"], t["max"]],
+                    [
+                        [t[k], *(f"{s['length'][k][f]:.1f}" for f in ("mean", "sd", "min", "max"))]
+                        for k in ("decisions", "rounds")
+                    ],
+                )
+            ],
+        ),
+        section(
+            "faults",
+            t["Faults"],
+            t["intro_faults"],
+            [t["no_faults"]] if not s["faults"]["total"] else s["faults"]["messages"],
+            tables=[table([t["bot"], t["Faults"]], [[b["bot"], b["faults"]] for b in bots])],
+        ),
+    ]
+    return render(f"{t['title_tournament']} — {get_game(cfg['game']).title}", sections, lang)
+
+
+def _rating_plot(entries: Sequence[Mapping[str, Any]], t: Mapping[str, str]) -> str:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(entries) + 2), 3.0))
+    ax.bar(
+        range(len(entries)),
+        [e["rating"]["mu"] for e in entries],
+        yerr=[e["rating"]["sigma"] for e in entries],
+        capsize=5,
+        color="#72b7b2",
+    )
+    ax.axhline(25, ls="--", color="#444")
+    ax.set_xticks(range(len(entries)), [e["label"] for e in entries])
+    ax.set_ylabel(t["rating"])
+    return png(fig)
+
+
+def variants_html(result: VariantsResult, lang: str = "en") -> str:
+    t = _texts(lang)
+    study = result.study
+    names = [v.name for v in study.variants]
+    sums = [result.summaries[n] for n in names]
+    fair = sums[0]["fair_share"]
+    bot_names = [b["bot"] for b in sums[0]["bots"]]
+
+    def bot_rate(summary: Mapping[str, Any], bot: str) -> Mapping[str, Any]:
+        return next(b for b in summary["bots"] if b["bot"] == bot)
+
+    overview_rows = []
+    for v, s in zip(study.variants, sums, strict=True):
+        overview_rows.append(
+            [
+                v.name,
+                json.dumps(v.options) if v.options else t["defaults"],
+                v.description,
+                *(pct(bot_rate(s, b)["rate"]) for b in bot_names),
+                "–" if s["skill_gap"] is None else pct(s["skill_gap"]),
+                pct(s["seats"][0]["rate"]),
+                f"{s['length']['rounds']['mean']:.1f}",
+            ]
+        )
+    sections = [
+        section(
+            "summary",
+            t["Summary"],
+            t["intro_summary"],
+            [
+                f"{t['lineup']}: {', '.join(study.lineup)} · {t['games']}: {study.games} · "
+                f"{t['seed']}: {study.seed}",
+            ],
+            tables=[
+                table(
+                    [
+                        t["variant"],
+                        t["options"],
+                        "",
+                        *(f"{t['win_rate']} {b}" for b in bot_names),
+                        "skill gap",
+                        f"{t['seat']} 0",
+                        t["rounds"],
+                    ],
+                    overview_rows,
+                )
+            ],
+        ),
+        section(
+            "skill",
+            t["Skill"],
+            t["intro_skill"],
+            [
+                t["headline_gap"].format(gap="–" if s["skill_gap"] is None else pct(s["skill_gap"]))
+                + f" ({n})"
+                for n, s in zip(names, sums, strict=True)
+            ],
+            images=[
+                grouped_bars(
+                    names,
+                    {b: [bot_rate(s, b)["rate"] for s in sums] for b in bot_names},
+                    t["win_rate"],
+                    errors={b: [bot_rate(s, b)["ci95"] for s in sums] for b in bot_names},
+                    fair=fair,
+                    fair_label=t["fair"],
+                )
+            ],
+            tables=[
+                table(
+                    [t["variant"], t["bot"], t["games"], t["wins"], t["win_rate"], t["ci"]],
+                    [
+                        [
+                            n,
+                            b,
+                            bot_rate(s, b)["games"],
+                            bot_rate(s, b)["wins"],
+                            pct(bot_rate(s, b)["rate"]),
+                            ci(bot_rate(s, b)["ci95"]),
+                        ]
+                        for n, s in zip(names, sums, strict=True)
+                        for b in bot_names
+                    ],
+                )
+            ],
+        ),
+        section(
+            "seats",
+            t["Seats"],
+            t["intro_seats_v"],
+            images=[
+                grouped_bars(
+                    [f"{t['seat']} {i}" for i in range(study.players)],
+                    {n: [x["rate"] for x in s["seats"]] for n, s in zip(names, sums, strict=True)},
+                    t["win_rate"],
+                    fair=fair,
+                    fair_label=t["fair"],
+                )
+            ],
+            tables=[
+                table(
+                    [t["variant"], *(f"{t['seat']} {i}" for i in range(study.players))],
+                    [
+                        [n, *(f"{pct(x['rate'])} ({ci(x['ci95'])})" for x in s["seats"])]
+                        for n, s in zip(names, sums, strict=True)
+                    ],
+                )
+            ],
+        ),
+        section(
+            "scores",
+            t["Scores"],
+            t["intro_scores_v"],
+            images=[
+                box_plot(
+                    names,
+                    [[float(sc) for g in result.games if g.group == n for sc in g.scores] for n in names],
+                    t["score"],
+                )
+            ],
+            tables=[
+                table(
+                    [t["variant"], t["mean"], t["sd"], t["spread_in_game"], t["margin"]],
+                    [
+                        [
+                            n,
+                            f"{s['bots'][0]['score']['mean']:.1f}"
+                            if len(s["bots"]) == 1
+                            else f"{_mean_score(s):.1f}",
+                            f"{_pooled_sd(result, n):.1f}",
+                            f"{s['score_spread_in_game']['mean']:.1f}",
+                            f"{s['margin']['mean']:.1f}",
+                        ]
+                        for n, s in zip(names, sums, strict=True)
+                    ],
+                )
+            ],
+        ),
+        section(
+            "rulings",
+            t["Rulings"],
+            t["intro_rulings"],
+            images=[
+                grouped_bars(
+                    [rule for rule, _ in RULINGS],
+                    {n: [r["round_share"] for r in s["rulings"]] for n, s in zip(names, sums, strict=True)},
+                    t["round_share"],
+                )
+            ],
+            tables=[
+                table(
+                    [
+                        t["rule"],
+                        t["meaning"],
+                        *(f"{n}: {t['round_share']} / {t['game_share']}" for n in names),
+                    ],
+                    [
+                        [
+                            rule,
+                            meaning,
+                            *(
+                                pct(s["rulings"][i]["round_share"])
+                                + " / "
+                                + pct(s["rulings"][i]["game_share"])
+                                for s in sums
+                            ),
+                        ]
+                        for i, (rule, meaning) in enumerate(RULINGS)
+                    ],
+                )
+            ],
+        ),
+        section(
+            "hand-sizes",
+            t["Hand sizes"],
+            t["intro_hand_sizes"],
+            images=[
+                line_plot(
+                    {n: s["hand_sizes"] for n, s in zip(names, sums, strict=True)},
+                    t["round"],
+                    t["Hand sizes"],
+                )
+            ],
+            tables=[
+                table(
+                    [t["round"], *names],
+                    [
+                        [r, *(_hand_cell(s, r) for s in sums)]
+                        for r in range(1, 1 + max((len(s["hand_sizes"]) for s in sums), default=0))
+                    ],
+                )
+            ],
+        ),
+        section(
+            "game-length",
+            t["Game length"],
+            t["intro_game_length_v"],
+            images=[
+                histograms(
+                    [
+                        (
+                            t["rounds"],
+                            {n: [float(g.rounds) for g in result.games if g.group == n] for n in names},
+                        ),
+                        (
+                            t["decisions"],
+                            {
+                                n: [float(sum(g.decisions)) for g in result.games if g.group == n]
+                                for n in names
+                            },
+                        ),
+                    ]
+                )
+            ],
+            tables=[
+                table(
+                    [
+                        t["variant"],
+                        f"{t['rounds']} ({t['mean']})",
+                        f"{t['decisions']} ({t['mean']})",
+                        f"{t['decisions']} ({t['sd']})",
+                    ],
+                    [
+                        [
+                            n,
+                            f"{s['length']['rounds']['mean']:.1f}",
+                            f"{s['length']['decisions']['mean']:.1f}",
+                            f"{s['length']['decisions']['sd']:.1f}",
+                        ]
+                        for n, s in zip(names, sums, strict=True)
+                    ],
+                )
+            ],
+        ),
+    ]
+    if study.impact_cards:
+        sections.append(
+            section(
+                "card-impact",
+                t["Card impact"],
+                t["intro_impact"],
+                [
+                    f"{t['bot']}: {study.lineup[0]} · {t['games']}: {study.impact_games}",
+                ],
+                images=[
+                    grouped_bars(
+                        list(study.impact_cards),
+                        {n: [c["delta"] for c in s["impact"]] for n, s in zip(names, sums, strict=True)},
+                        t["delta"],
+                    )
+                ],
+                tables=[
+                    table(
+                        [t["variant"], "card", t["with"], t["without"], t["delta"], t["bites"]],
+                        [
+                            [
+                                n,
+                                c["card"],
+                                f"{pct(c['with']['rate'])} ({ci(c['with']['ci95'])})",
+                                f"{pct(c['without']['rate'])} ({ci(c['without']['ci95'])})",
+                                f"{100 * c['delta']:+.1f}",
+                                f"{c['bites_per_game']:.1f}",
+                            ]
+                            for n, s in zip(names, sums, strict=True)
+                            for c in s["impact"]
+                        ],
+                    )
+                ],
+            )
+        )
+    return render(f"{t['title_variants']} — Waschbär-Schmaus", sections, lang)
+
+
+def _mean_score(summary: Mapping[str, Any]) -> float:
+    total = sum(b["score"]["mean"] * b["games"] for b in summary["bots"])
+    count = sum(b["games"] for b in summary["bots"])
+    return total / count if count else 0.0
+
+
+def _pooled_sd(result: VariantsResult, name: str) -> float:
+    import statistics
+
+    scores = [float(sc) for g in result.games if g.group == name for sc in g.scores]
+    return statistics.stdev(scores) if len(scores) > 1 else 0.0
+
+
+def _hand_cell(summary: Mapping[str, Any], r: int) -> str:
+    sizes = summary["hand_sizes"]
+    if r > len(sizes):
+        return "–"
+    p = sizes[r - 1]
+    return f"{p['mean']:.1f} ({p['min']:.0f}–{p['max']:.0f})"

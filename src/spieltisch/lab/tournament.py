@@ -1,0 +1,267 @@
+"""``spieltisch lab tournament``: a line-up of bots over many seeded games.
+
+Seats rotate (game ``g`` uses rotation ``g mod players``), so every bot plays
+every seat equally often; with duplicate deals (the default) the games of one
+rotation block share their deal, so each bot gets each seat's cards once.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from spieltisch.bots import Budget
+from spieltisch.engine import get_game
+from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, validate_options
+from spieltisch.lab.play import Entrant, GameResult, GameTask
+from spieltisch.lab.runner import run_tasks
+from spieltisch.lab.stats import entrant_name, summarize
+
+
+@dataclass
+class Tournament:
+    """A validated tournament: build with :meth:`create`."""
+
+    game: str
+    lineup: tuple[Entrant, ...]
+    games: int
+    seed: int = 1
+    options: dict[str, Any] = field(default_factory=dict)
+    duplicate: bool = True
+    budget: Budget | None = None
+    timeout: float = 10.0
+    requested_games: int = 0
+
+    @classmethod
+    def create(
+        cls,
+        game: str,
+        lineup: Sequence[Entrant],
+        games: int,
+        seed: int = 1,
+        options: Mapping[str, Any] | None = None,
+        duplicate: bool = True,
+        budget: Budget | None = None,
+        timeout: float = 10.0,
+    ) -> Tournament:
+        """Validate everything (game, player count, bot specs, options); round the
+        number of games up to a multiple of the player count."""
+        try:
+            g = get_game(game)
+        except ValueError as exc:
+            raise LabError(str(exc)) from exc
+        players = len(lineup)
+        if not g.min_players <= players <= g.max_players:
+            raise LabError(
+                f"{g.title} is for {g.min_players} to {g.max_players} players; "
+                f"the line-up has {players} bot(s)"
+            )
+        for entrant in lineup:
+            if isinstance(entrant, str):
+                check_bot_spec(g.name, entrant)
+        validate_options(g.name, players, options or {})
+        return cls(
+            game=g.name,
+            lineup=tuple(lineup),
+            games=round_up_games(games, players),
+            seed=seed,
+            options=dict(options or {}),
+            duplicate=duplicate,
+            budget=budget,
+            timeout=timeout,
+            requested_games=games,
+        )
+
+    @property
+    def players(self) -> int:
+        return len(self.lineup)
+
+    def tasks(self, group: str = "", detail: bool = False) -> list[GameTask]:
+        return [
+            GameTask(
+                game=self.game,
+                lineup=self.lineup,
+                options=self.options,
+                seed=self.seed,
+                index=i,
+                duplicate=self.duplicate,
+                budget=self.budget,
+                timeout=self.timeout,
+                detail=detail,
+                group=group,
+            )
+            for i in range(self.games)
+        ]
+
+    def config_json(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "players": self.players,
+            "lineup": [entrant_name(e) for e in self.lineup],
+            "games": self.games,
+            "requested_games": self.requested_games,
+            "seed": self.seed,
+            "options": self.options,
+            "duplicate_deals": self.duplicate,
+        }
+
+    def run(
+        self, workers: int | None = None, ray_address: str | None = None, progress: bool = False
+    ) -> TournamentResult:
+        results = run_tasks(
+            self.tasks(),
+            workers=workers,
+            ray_address=ray_address,
+            progress=progress,
+            description="tournament",
+        )
+        return TournamentResult(self, results, summarize(results, self.lineup))
+
+
+@dataclass
+class TournamentResult:
+    tournament: Tournament
+    games: list[GameResult]
+    summary: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "config": self.tournament.config_json(),
+            "summary": self.summary,
+            "games": [game.to_json() for game in self.games],
+        }
+
+    def write_json(self, path: Path) -> None:
+        write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """One row per game: seat by seat bot, score and faults."""
+        names = self.summary["lineup"]
+        labels = [entry["label"] for entry in self.summary["entries"]]
+        rows = []
+        for game in self.games:
+            row: dict[str, Any] = {
+                "game": game.index,
+                "deal_seed": game.deal_seed,
+                "rotation": game.index % len(names),
+                "rounds": game.rounds,
+                "decisions": sum(game.decisions),
+                "winners": ";".join(labels[game.seating[s]] for s in game.winners),
+                "shared_win": int(len(game.winners) > 1),
+            }
+            for seat, entry in enumerate(game.seating):
+                row[f"seat{seat}_bot"] = labels[entry]
+                row[f"seat{seat}_score"] = game.scores[seat]
+                row[f"seat{seat}_faults"] = game.faults[seat]
+            rows.append(row)
+        return rows
+
+    def write_csv(self, path: Path) -> None:
+        write_csv(path, self.csv_rows())
+
+    def table(self) -> Table:
+        return summary_table(self.summary, title=self.title())
+
+    def title(self) -> str:
+        t = self.tournament
+        return f"{get_game(t.game).title}: {t.games} games, {t.players} players, seed {t.seed}" + (
+            f", options {json.dumps(t.options)}" if t.options else ""
+        )
+
+    def print(self, console: Console) -> None:
+        print_summary(console, self.summary, self.title())
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write via a temporary file, so a failure never leaves half a report."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as exc:
+        raise LabError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    import io
+
+    buffer = io.StringIO()
+    fields: list[str] = []
+    for row in rows:
+        fields.extend(k for k in row if k not in fields)
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(path, buffer.getvalue())
+
+
+def pct(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
+def ci_text(ci: Sequence[float]) -> str:
+    return f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}%"
+
+
+def summary_table(summary: Mapping[str, Any], title: str) -> Table:
+    table = Table(title=title)
+    for col in (
+        "bot",
+        "seats",
+        "games",
+        "wins",
+        "win rate",
+        "95% CI",
+        "score mean",
+        "score sd",
+        "TrueSkill μ±σ",
+        "faults",
+    ):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for bot in summary["bots"]:
+        r = bot["rating"]
+        table.add_row(
+            bot["bot"],
+            str(bot["entries"]),
+            str(bot["games"]),
+            str(bot["wins"]),
+            pct(bot["rate"]),
+            ci_text(bot["ci95"]),
+            f"{bot['score']['mean']:.1f}",
+            f"{bot['score']['sd']:.1f}",
+            f"{r['mu']:.1f}±{r['sigma']:.1f}",
+            str(bot["faults"]),
+        )
+    return table
+
+
+def print_summary(console: Console, summary: Mapping[str, Any], title: str) -> None:
+    console.print(summary_table(summary, title))
+    seats = Table(title="Seats (all bots)")
+    for col in ("seat", "wins", "win rate", "95% CI", "score mean"):
+        seats.add_column(col, justify="right")
+    for seat in summary["seats"]:
+        seats.add_row(
+            str(seat["seat"]),
+            str(seat["wins"]),
+            pct(seat["rate"]),
+            ci_text(seat["ci95"]),
+            f"{seat['score']['mean']:.1f}",
+        )
+    console.print(seats)
+    length = summary["length"]
+    console.print(
+        f"Game length: {length['decisions']['mean']:.1f} decisions (sd {length['decisions']['sd']:.1f}), "
+        f"{length['rounds']['mean']:.1f} rounds; shared wins in {summary['shared_wins']} game(s); "
+        f"fair share {pct(summary['fair_share'])}; bot faults {summary['faults']['total']}."
+    )
+    for message in summary["faults"]["messages"][:5]:
+        console.print(f"  fault: {message}", style="yellow")

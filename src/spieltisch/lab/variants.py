@@ -1,0 +1,386 @@
+"""``spieltisch lab variants``: the same Waschbär-Schmaus line-up under several
+rule-option sets, side by side.
+
+Every variant plays the same game indices with the same seeds (common random
+numbers), so differences between variants come from the rules, not from the
+deals. Per variant the study measures how much skill decides (the line-up's
+win rates), seat effects, score spread, how often each ruling fires, hand
+sizes by round, game length and, optionally, each card's impact: entry 0 of
+the line-up replaced by the same bot that may never lay that card
+(``avoid=CARD:SPEC``), against the unrestricted entry 0 in the very same games.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from spieltisch.bots import Budget
+from spieltisch.lab.config import (
+    AVOID_PREFIX,
+    LabError,
+    check_bot_spec,
+    parse_option_pairs,
+    read_table_file,
+    round_up_games,
+    validate_options,
+)
+from spieltisch.lab.play import RULINGS, GameResult, GameTask
+from spieltisch.lab.runner import run_tasks
+from spieltisch.lab.stats import rate, spread, summarize
+from spieltisch.lab.tournament import ci_text, pct, summary_table, write_csv, write_text
+
+GAME = "schmaus"
+_PAIR_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
+_NAME = re.compile(r"^[\w.+-]+$")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named rule-option set (empty options: the defaults)."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+def parse_variant(text: str) -> Variant:
+    """``'name:hunter_draw=nobody,loser_draws=3'`` (``'name'`` alone: the defaults)."""
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if not name or not _NAME.match(name):
+        raise LabError(
+            f"bad variant {text!r}: write NAME:key=value,key=value (NAME of letters, digits, - _ . +)"
+        )
+    pairs = [p for p in _PAIR_SPLIT.split(rest) if p.strip()] if rest.strip() else []
+    try:
+        options = parse_option_pairs(pairs)
+    except LabError as exc:
+        raise LabError(f"variant {name!r}: {exc}") from exc
+    return Variant(name, options)
+
+
+def load_variants_file(path: Path) -> list[Variant]:
+    """Variants from ``[variants.NAME]`` tables (TOML or JSON); an optional
+    ``description`` key in a table is shown in the report."""
+    data = read_table_file(path)
+    tables = data.get("variants")
+    if not isinstance(tables, dict) or not tables:
+        raise LabError(f"{path}: expected [variants.NAME] tables, e.g. [variants.defaults]")
+    out = []
+    for name, table in tables.items():
+        if not isinstance(table, dict):
+            raise LabError(f"{path}: variants.{name} must be a table of rule options")
+        options = dict(table)
+        description = options.pop("description", "")
+        if not isinstance(description, str):
+            raise LabError(f"{path}: variants.{name}.description must be text")
+        out.append(Variant(str(name), options, description))
+    return out
+
+
+def default_lineup(players: int) -> list[str]:
+    """hard and easy, alternating: the skill test of a mixed table."""
+    return ["hard" if seat % 2 == 0 else "easy" for seat in range(players)]
+
+
+@dataclass
+class VariantStudy:
+    lineup: tuple[str, ...]
+    variants: tuple[Variant, ...]
+    games: int
+    seed: int = 1
+    impact_games: int = 0
+    impact_cards: tuple[str, ...] = ()
+    duplicate: bool = True
+    budget: Budget | None = None
+    timeout: float = 10.0
+    normalized: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def create(
+        cls,
+        lineup: Sequence[str],
+        variants: Sequence[Variant],
+        games: int,
+        seed: int = 1,
+        impact_games: int = 0,
+        impact_cards: Sequence[str] | None = None,
+        duplicate: bool = True,
+        budget: Budget | None = None,
+        timeout: float = 10.0,
+    ) -> VariantStudy:
+        from spieltisch.engine.schmaus.cards import IDS
+
+        players = len(lineup)
+        if not 2 <= players <= 5:
+            raise LabError(f"Waschbär-Schmaus is for 2 to 5 players; the line-up has {players} bot(s)")
+        if len(variants) < 2:
+            raise LabError("compare at least two variants (--variant NAME:key=value,... or --variants-file)")
+        names = [v.name for v in variants]
+        doubled = sorted({n for n in names if names.count(n) > 1})
+        if doubled:
+            raise LabError(f"variant name(s) used twice: {', '.join(doubled)}")
+        for spec in lineup:
+            if spec.startswith(AVOID_PREFIX):
+                raise LabError(
+                    "use the card-impact options (--impact-games) instead of avoid= in the line-up"
+                )
+            check_bot_spec(GAME, spec)
+        normalized = {}
+        for v in variants:
+            try:
+                normalized[v.name] = validate_options(GAME, players, v.options)
+            except LabError as exc:
+                raise LabError(f"variant {v.name!r}: {exc}") from exc
+        games = round_up_games(games, players)
+        impact = min(round_up_games(impact_games, players), games) if impact_games > 0 else 0
+        cards = tuple(c.upper() for c in (impact_cards or IDS))
+        unknown = [c for c in cards if c not in IDS]
+        if unknown:
+            raise LabError(
+                f"unknown card(s) {', '.join(unknown)} for --impact-card (one of {', '.join(IDS)})"
+            )
+        return cls(
+            tuple(lineup),
+            tuple(variants),
+            games,
+            seed,
+            impact,
+            cards if impact else (),
+            duplicate,
+            budget,
+            timeout,
+            normalized,
+        )
+
+    @property
+    def players(self) -> int:
+        return len(self.lineup)
+
+    def _tasks(self, variant: Variant, lineup: tuple[str, ...], games: int, group: str) -> list[GameTask]:
+        return [
+            GameTask(
+                game=GAME,
+                lineup=lineup,
+                options=variant.options,
+                seed=self.seed,
+                index=i,
+                duplicate=self.duplicate,
+                budget=self.budget,
+                timeout=self.timeout,
+                detail=True,
+                group=group,
+            )
+            for i in range(games)
+        ]
+
+    def tasks(self) -> list[GameTask]:
+        out = []
+        for v in self.variants:
+            out += self._tasks(v, self.lineup, self.games, v.name)
+            for card in self.impact_cards:
+                avoid = (f"{AVOID_PREFIX}{card}:{self.lineup[0]}", *self.lineup[1:])
+                out += self._tasks(v, avoid, self.impact_games, f"{v.name}/{AVOID_PREFIX}{card}")
+        return out
+
+    def config_json(self) -> dict[str, Any]:
+        return {
+            "game": GAME,
+            "players": self.players,
+            "lineup": list(self.lineup),
+            "games": self.games,
+            "seed": self.seed,
+            "duplicate_deals": self.duplicate,
+            "impact_games": self.impact_games,
+            "impact_cards": list(self.impact_cards),
+            "variants": [
+                {
+                    "name": v.name,
+                    "options": v.options,
+                    "description": v.description,
+                    "normalized": self.normalized[v.name],
+                }
+                for v in self.variants
+            ],
+        }
+
+    def run(
+        self, workers: int | None = None, ray_address: str | None = None, progress: bool = False
+    ) -> VariantsResult:
+        results = run_tasks(
+            self.tasks(), workers=workers, ray_address=ray_address, progress=progress, description="variants"
+        )
+        by_group: dict[str, list[GameResult]] = {}
+        for r in results:
+            by_group.setdefault(r.group, []).append(r)
+        summaries = {v.name: self.summarize_variant(v, by_group) for v in self.variants}
+        return VariantsResult(self, results, summaries)
+
+    def summarize_variant(self, variant: Variant, by_group: Mapping[str, list[GameResult]]) -> dict[str, Any]:
+        games = by_group.get(variant.name, [])
+        summary = summarize(games, self.lineup)
+        rates = [b["rate"] for b in summary["bots"]]
+        summary["skill_gap"] = max(rates) - min(rates) if len(rates) > 1 else None
+        summary["score_spread_in_game"] = spread([statistics.pstdev(g.scores) for g in games])
+        summary["rulings"] = ruling_summary(games)
+        summary["hand_sizes"] = hand_size_summary(games)
+        summary["impact"] = [
+            impact_summary(
+                card, games[: self.impact_games], by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", [])
+            )
+            for card in self.impact_cards
+        ]
+        return summary
+
+
+def ruling_summary(games: Sequence[GameResult]) -> list[dict[str, Any]]:
+    """Per ruling: rounds in which it fired, their share of all rounds, games
+    in which it fired at least once."""
+    total_rounds = sum(g.rounds for g in games)
+    out = []
+    for rule, meaning in RULINGS:
+        counts = [(g.detail or {}).get("rulings", {}).get(rule, 0) for g in games]
+        cards = [(g.detail or {}).get("cards", {}).get(rule) for g in games]
+        out.append(
+            {
+                "rule": rule,
+                "meaning": meaning,
+                "rounds": sum(counts),
+                "round_share": sum(counts) / total_rounds if total_rounds else 0.0,
+                "games": sum(1 for c in counts if c),
+                "game_share": sum(1 for c in counts if c) / len(games) if games else 0.0,
+                "per_game": sum(counts) / len(games) if games else 0.0,
+                "cards_per_game": (sum(c for c in cards if c) / len(games))
+                if games and any(c is not None for c in cards)
+                else None,
+            }
+        )
+    return out
+
+
+def hand_size_summary(games: Sequence[GameResult]) -> list[dict[str, Any]]:
+    """Hand sizes when laying, by round: over every seat of every game."""
+    by_round: dict[int, list[int]] = {}
+    for g in games:
+        for r, sizes in enumerate((g.detail or {}).get("hand_sizes", []), 1):
+            by_round.setdefault(r, []).extend(sizes)
+    return [
+        {
+            "round": r,
+            **spread([float(s) for s in sizes]),
+            "short": sum(1 for s in sizes if s < 3) / len(sizes),
+        }
+        for r, sizes in sorted(by_round.items())
+    ]
+
+
+def impact_summary(
+    card: str, baseline: Sequence[GameResult], restricted: Sequence[GameResult]
+) -> dict[str, Any]:
+    """Win rate of line-up entry 0 that may never lay ``card`` vs the same entry
+    unrestricted in the same games (same indices, seeds and seats)."""
+
+    def entry0_wins(games: Sequence[GameResult]) -> int:
+        return sum(1 for g in games if g.entry_seat(0) in g.winners)
+
+    bites = [g.bot_stats[g.entry_seat(0)].get("bites", 0) for g in restricted]
+    without = rate(entry0_wins(restricted), len(restricted))
+    with_card = rate(entry0_wins(baseline), len(baseline))
+    return {
+        "card": card,
+        "without": without,
+        "with": with_card,
+        "delta": with_card["rate"] - without["rate"],
+        "bites_per_game": statistics.fmean(bites) if bites else 0.0,
+    }
+
+
+@dataclass
+class VariantsResult:
+    study: VariantStudy
+    games: list[GameResult]
+    summaries: dict[str, dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "config": self.study.config_json(),
+            "variants": self.summaries,
+            "games": [g.to_json() for g in self.games],
+        }
+
+    def write_json(self, path: Path) -> None:
+        write_text(path, json.dumps(self.to_json(), indent=2) + "\n")
+
+    def csv_rows(self) -> list[dict[str, Any]]:
+        """One row per game: variant (group), seats, scores and the rulings fired."""
+        rows = []
+        for g in self.games:
+            row: dict[str, Any] = {
+                "variant": g.group,
+                "game": g.index,
+                "deal_seed": g.deal_seed,
+                "rounds": g.rounds,
+                "decisions": sum(g.decisions),
+                "winners": ";".join(str(s) for s in g.winners),
+            }
+            for seat, entry in enumerate(g.seating):
+                row[f"seat{seat}_entry"] = entry
+                row[f"seat{seat}_score"] = g.scores[seat]
+            for rule, count in (g.detail or {}).get("rulings", {}).items():
+                row[f"{rule}_rounds"] = count
+            rows.append(row)
+        return rows
+
+    def write_csv(self, path: Path) -> None:
+        write_csv(path, self.csv_rows())
+
+    def print(self, console: Console) -> None:
+        for v in self.study.variants:
+            console.print(
+                summary_table(self.summaries[v.name], title=f"Variant {v.name}: {json.dumps(v.options)}")
+            )
+        table = Table(title="Side by side")
+        table.add_column("measure")
+        for v in self.study.variants:
+            table.add_column(v.name, justify="right")
+        rows: list[tuple[str, list[str]]] = []
+        sums = [self.summaries[v.name] for v in self.study.variants]
+        for bot in sums[0]["bots"]:
+            rows.append(
+                (
+                    f"win rate {bot['bot']}",
+                    [
+                        f"{pct(b['rate'])} ({ci_text(b['ci95'])})"
+                        for s in sums
+                        for b in s["bots"]
+                        if b["bot"] == bot["bot"]
+                    ],
+                )
+            )
+        rows.append(("skill gap", ["–" if s["skill_gap"] is None else pct(s["skill_gap"]) for s in sums]))
+        rows.append(("seat 0 win rate", [pct(s["seats"][0]["rate"]) for s in sums]))
+        rows.append(("score sd in a game", [f"{s['score_spread_in_game']['mean']:.1f}" for s in sums]))
+        rows.append(("rounds", [f"{s['length']['rounds']['mean']:.1f}" for s in sums]))
+        for i, (rule, meaning) in enumerate(RULINGS):
+            rows.append(
+                (f"{rule} {meaning}", [pct(s["rulings"][i]["round_share"]) + " of rounds" for s in sums])
+            )
+        for i, card in enumerate(self.study.impact_cards):
+            rows.append(
+                (
+                    f"impact {card} (with − without)",
+                    [f"{100 * s['impact'][i]['delta']:+.1f} pts" for s in sums],
+                )
+            )
+        for name, cells in rows:
+            table.add_row(name, *cells)
+        console.print(table)
