@@ -1,0 +1,878 @@
+// Spieltisch web client: start page, joining, the live table, results,
+// rematch and replay. Plain ES modules, no build step.
+
+import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat } from "./api.js";
+import { schmausName } from "./cards.js";
+import { clear, h, rerender } from "./dom.js";
+import { lang, loadLanguages, setLang, t, tn } from "./i18n.js";
+import { finalResults, logPanel, logText, roundSummary } from "./results.js";
+import { openRules } from "./rules.js";
+import { renderSchmaus, schmausStatus } from "./schmaus.js";
+import { renderScout, scoutStatus } from "./scout.js";
+
+const root = document.getElementById("app");
+const live = document.getElementById("live");
+let page = null; // {render(), dispose(), game}
+
+function announce(text) {
+  live.textContent = "";
+  // A fresh text node makes screen readers read it even if it repeats.
+  setTimeout(() => {
+    live.textContent = text;
+  }, 30);
+}
+
+// -- header ---------------------------------------------------------------------
+
+function renderHeader() {
+  const header = document.getElementById("top");
+  clear(header);
+  header.append(
+    h("a.brand", { href: "/", onclick: (e) => { e.preventDefault(); navigate("/"); } }, h("span", { "aria-hidden": "true" }, "🂠 "), "Spieltisch"),
+    h(
+      "nav",
+      null,
+      h(
+        "button.link",
+        { type: "button", "data-testid": "rules-button", onclick: () => openRules(page?.game?.() || "scout", lang()) },
+        t("nav.rules"),
+      ),
+      h(
+        "button.link",
+        {
+          type: "button",
+          "data-testid": "lang-toggle",
+          lang: lang() === "de" ? "en" : "de",
+          "aria-label": lang() === "de" ? "Switch to English" : "Auf Deutsch umschalten",
+          onclick: () => {
+            setLang(lang() === "de" ? "en" : "de");
+            document.title = t("app.title");
+            renderHeader();
+            page?.render();
+          },
+        },
+        lang() === "de" ? "English" : "Deutsch",
+      ),
+    ),
+  );
+}
+
+// -- routing ----------------------------------------------------------------------
+
+function navigate(path) {
+  history.pushState(null, "", path);
+  route();
+}
+
+function route() {
+  page?.dispose?.();
+  page = null;
+  const m = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
+  page = m ? roomPage(m[1].toUpperCase()) : startPage();
+  renderHeader();
+  page.render();
+}
+
+window.addEventListener("popstate", route);
+
+async function copyText(text, button) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    const area = h("textarea", { style: { position: "fixed", opacity: "0" } }, text);
+    document.body.append(area);
+    area.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    area.remove();
+  }
+  const old = button.textContent;
+  button.textContent = ok ? t("btn.copied") : t("btn.copyFailed");
+  setTimeout(() => {
+    button.textContent = old;
+  }, 1500);
+}
+
+function copyField(value, testid) {
+  const input = h("input.copy-input", { type: "text", readonly: true, value, "data-testid": testid, "aria-label": t("lobby.link"), onfocus: (e) => e.target.select() });
+  const button = h("button", { type: "button", "data-testid": `copy-${testid}`, onclick: (e) => copyText(value, e.currentTarget) }, t("btn.copy"));
+  return h("div.copy-field", null, input, button);
+}
+
+// -- start page ---------------------------------------------------------------------
+
+function startPage() {
+  const st = { games: null, error: null, game: "scout", players: 3, options: {}, seats: [], name: loadName(), busy: false, code: "" };
+  const gameInfo = () => st.games?.find((g) => g.name === st.game);
+
+  function defaults() {
+    const g = gameInfo();
+    st.players = Math.max(g.min_players, Math.min(g.max_players, st.players));
+    st.options = {};
+    for (const o of g.options) st.options[o.name] = structuredClone(o.default);
+    fitSeats();
+  }
+
+  function fitSeats() {
+    const level = gameInfo()?.bot_levels?.includes("medium") ? "medium" : gameInfo()?.bot_levels?.[0] || "random";
+    while (st.seats.length < st.players) st.seats.push(st.seats.length === 1 ? { kind: "human" } : { kind: "bot", level });
+    st.seats.length = st.players;
+    st.seats[0] = { kind: "human" };
+  }
+
+  api("GET", "/api/games")
+    .then((data) => {
+      st.games = data.games;
+      defaults();
+      render();
+    })
+    .catch((err) => {
+      st.error = err.message;
+      render();
+    });
+
+  function optionControl(o) {
+    const label = o.label?.[lang()] || o.label?.en || o.name;
+    const id = `opt-${o.name}`;
+    const value = st.options[o.name];
+    const choiceLabel = (c) => {
+      const key = `opt.${o.name}.${c}`;
+      const text = t(key);
+      return text === key ? c : text;
+    };
+    if (o.type === "choice") {
+      return h(
+        "label.field",
+        { for: id },
+        h("span", null, label),
+        h("select", { id, "data-testid": id, onchange: (e) => { st.options[o.name] = e.target.value; } }, o.choices.map((c) => h("option", { value: c, selected: c === value }, choiceLabel(c)))),
+      );
+    }
+    if (o.type === "int") {
+      return h(
+        "label.field",
+        { for: id },
+        h("span", null, label),
+        h("input", { id, type: "number", min: o.min, max: o.max, step: 1, value: String(value), "data-testid": id, oninput: (e) => { st.options[o.name] = e.target.value === "" ? "" : Number(e.target.value); } }),
+      );
+    }
+    if (o.type === "choice_or_int") {
+      const isNumber = typeof value === "number";
+      const select = h(
+        "select",
+        {
+          id,
+          "data-testid": id,
+          onchange: (e) => {
+            st.options[o.name] = e.target.value === "__n" ? Math.max(o.min, 2) : e.target.value;
+            render();
+          },
+        },
+        o.choices.map((c) => h("option", { value: c, selected: c === value }, choiceLabel(c))),
+        h("option", { value: "__n", selected: isNumber }, t("opt.number")),
+      );
+      const number = isNumber
+        ? h("input", { type: "number", min: o.min, max: o.max, step: 1, value: String(value), "aria-label": label, "data-testid": `${id}-number`, oninput: (e) => { st.options[o.name] = Number(e.target.value); } })
+        : null;
+      return h("div.field", null, h("label", { for: id }, label), h("div.inline", null, select, number));
+    }
+    if (o.type === "deck") {
+      const deck = value || {};
+      return h(
+        "details.field.deck",
+        null,
+        h("summary", null, label),
+        h(
+          "div.deck-grid",
+          null,
+          Object.entries(o.cards).map(([card, count]) =>
+            h(
+              "label",
+              null,
+              h("span", null, schmausName(card)),
+              h("input", { type: "number", min: o.min, max: o.max, value: String(deck[card] ?? count), oninput: (e) => {
+                const n = Number(e.target.value);
+                const next = { ...(st.options[o.name] || {}) };
+                if (n === count) delete next[card];
+                else next[card] = n;
+                st.options[o.name] = next;
+              } }),
+            ),
+          ),
+        ),
+      );
+    }
+    return null;
+  }
+
+  async function create() {
+    const g = gameInfo();
+    const name = st.name.trim();
+    if (!name) {
+      st.error = t("start.needName");
+      render();
+      return;
+    }
+    saveName(name);
+    st.busy = true;
+    st.error = null;
+    render();
+    const options = {};
+    for (const o of g.options) {
+      const v = st.options[o.name];
+      if (JSON.stringify(v) !== JSON.stringify(o.default)) options[o.name] = v;
+    }
+    try {
+      const res = await api("POST", "/api/rooms", { game: st.game, players: st.players, options, seats: st.seats, name });
+      saveSeat(res.room, res.seat, res.secret);
+      navigate(`/r/${res.room}`);
+    } catch (err) {
+      st.busy = false;
+      st.error = err.message;
+      render();
+    }
+  }
+
+  function render() {
+    document.title = t("app.title");
+    rerender(root, () => {
+      const main = h("div.start");
+      main.append(h("h1", null, t("start.title")), h("p.lead", null, t("start.lead")));
+      if (!st.games) {
+        main.append(h("p", null, st.error ? t("error.load", { error: st.error }) : t("loading")));
+        return main;
+      }
+      const g = gameInfo();
+      const form = h("form.card-panel", { onsubmit: (e) => { e.preventDefault(); create(); }, "aria-label": t("start.newTable") });
+      form.append(h("h2", null, t("start.newTable")));
+      form.append(
+        h(
+          "fieldset.games",
+          null,
+          h("legend", null, t("start.game")),
+          st.games.map((x) =>
+            h(
+              "label.game-choice",
+              { class: x.name === st.game ? "chosen" : "" },
+              h("input", { type: "radio", name: "game", value: x.name, checked: x.name === st.game, "data-testid": `game-${x.name}`, onchange: () => { st.game = x.name; defaults(); render(); } }),
+              h("span.game-icon", { "aria-hidden": "true" }, x.name === "scout" ? "🎪" : "🦝"),
+              h("span", null, h("b", null, x.title), h("small", null, t(`start.blurb.${x.name}`))),
+            ),
+          ),
+        ),
+      );
+      form.append(
+        h(
+          "label.field",
+          { for: "players" },
+          h("span", null, t("start.players")),
+          h(
+            "select",
+            { id: "players", "data-testid": "players", onchange: (e) => { st.players = Number(e.target.value); fitSeats(); render(); } },
+            Array.from({ length: g.max_players - g.min_players + 1 }, (_, i) => g.min_players + i).map((n) => h("option", { value: n, selected: n === st.players }, String(n))),
+          ),
+        ),
+      );
+      const seatList = h("fieldset.seats", null, h("legend", null, t("start.seats")));
+      st.seats.forEach((seat, i) => {
+        if (i === 0) {
+          seatList.append(h("div.seat-row", null, h("span.seat-no", null, t("seat.n", { n: i + 1 })), h("span", null, t("start.you"))));
+          return;
+        }
+        const value = seat.kind === "human" ? "human" : `bot:${seat.level}`;
+        seatList.append(
+          h(
+            "label.seat-row",
+            { for: `seat-${i}` },
+            h("span.seat-no", null, t("seat.n", { n: i + 1 })),
+            h(
+              "select",
+              {
+                id: `seat-${i}`,
+                "data-testid": `seat-kind-${i}`,
+                onchange: (e) => {
+                  const v = e.target.value;
+                  st.seats[i] = v === "human" ? { kind: "human" } : { kind: "bot", level: v.slice(4) };
+                },
+              },
+              h("option", { value: "human", selected: value === "human" }, t("start.friend")),
+              g.bot_levels.map((level) => h("option", { value: `bot:${level}`, selected: value === `bot:${level}` }, t("start.bot", { level: t(`level.${level}`) }))),
+            ),
+          ),
+        );
+      });
+      form.append(seatList);
+      if (g.options.length) {
+        form.append(h("fieldset.options", null, h("legend", null, t("start.options")), g.options.map(optionControl)));
+      }
+      form.append(
+        h(
+          "label.field",
+          { for: "name" },
+          h("span", null, t("start.name")),
+          h("input", { id: "name", type: "text", maxlength: 32, required: true, autocomplete: "nickname", value: st.name, "data-testid": "name-input", oninput: (e) => { st.name = e.target.value; } }),
+        ),
+      );
+      if (st.error) form.append(h("p.error", { role: "alert" }, st.error));
+      form.append(h("button.primary.big", { type: "submit", disabled: st.busy, "data-testid": "create-room" }, t("start.create")));
+      main.append(form);
+      main.append(
+        h(
+          "form.card-panel.join-code",
+          {
+            onsubmit: (e) => {
+              e.preventDefault();
+              const code = st.code.trim().toUpperCase().replace(/[^A-Z0-9]/g, "");
+              if (code) navigate(`/r/${code}`);
+            },
+          },
+          h("h2", null, t("start.joinTitle")),
+          h(
+            "div.inline",
+            null,
+            h("input", { type: "text", maxlength: 8, placeholder: "K7QX2M", "aria-label": t("start.roomCode"), value: st.code, "data-testid": "code-input", oninput: (e) => { st.code = e.target.value; } }),
+            h("button", { type: "submit" }, t("start.join")),
+          ),
+        ),
+      );
+      return main;
+    });
+  }
+
+  return { render, game: () => st.game };
+}
+
+// -- room page -----------------------------------------------------------------------
+
+function roomPage(code) {
+  const frag = new URLSearchParams(location.hash.slice(1));
+  if (frag.has("seat") && frag.has("secret")) {
+    saveSeat(code, Number(frag.get("seat")), frag.get("secret"));
+    history.replaceState(null, "", `/r/${code}`);
+  }
+  const st = {
+    code,
+    info: null,
+    error: null,
+    seat: loadSeat(code),
+    conn: null,
+    connStatus: "connecting",
+    msg: null,
+    spectator: false,
+    name: loadName(),
+    joinError: null,
+    sel: { cards: new Set(), scout: null },
+    sig: null,
+    notice: null,
+    ruling: null,
+    probe: null,
+    queue: [],
+    seenRounds: null,
+    summary: null,
+    status: "",
+    legalOpen: false,
+    replay: null,
+    busy: false,
+  };
+
+  function connect() {
+    st.conn?.close();
+    st.conn = new Connection(code, st.seat, {
+      onState,
+      onError,
+      onStatus: (s) => {
+        st.connStatus = s;
+        if (s !== "open") render();
+      },
+      onFatal: (closeCode) => {
+        if (closeCode === 4403 && st.seat) {
+          forgetSeat(code);
+          st.seat = null;
+          st.joinError = t("room.badSecret");
+          st.msg = null;
+        } else {
+          st.error = t("room.notFound", { code });
+        }
+        render();
+      },
+    });
+  }
+
+  api("GET", `/api/rooms/${code}`)
+    .then((info) => {
+      st.info = info;
+      if (st.seat) connect();
+      render();
+    })
+    .catch((err) => {
+      st.error = err instanceof ApiError && err.status === 404 ? t("room.notFound", { code }) : t("error.load", { error: err.message });
+      render();
+    });
+
+  function onState(msg) {
+    const first = st.msg === null;
+    st.msg = msg;
+    st.info = msg.room;
+    const v = msg.view;
+    const sig = msg.legal.map((x) => x[0]).join(",");
+    if (sig !== st.sig) {
+      st.sig = sig;
+      st.sel = { cards: new Set(), scout: null };
+      if (!msg.ack) st.notice = null;
+      st.ruling = null;
+    }
+    if (msg.ack && st.queue.length) {
+      const next = st.queue.shift();
+      const entry = msg.legal.find(([, x]) => x === next);
+      if (entry) st.conn.act({ id: entry[0] });
+      else st.queue = [];
+    }
+    const rounds = v?.round_results?.length || 0;
+    if (first || st.seenRounds === null) st.seenRounds = rounds;
+    else if (rounds > st.seenRounds) {
+      st.summary = rounds - 1;
+      st.seenRounds = rounds;
+      announce(t("summary.round", { n: v.round_results[rounds - 1].round }));
+    }
+    const status = statusText();
+    if (status && status !== st.status) {
+      st.status = status;
+      if (!first) announce(status);
+    }
+    render();
+  }
+
+  function onError(msg) {
+    if (msg.ref && msg.ref === st.probe) {
+      st.ruling = msg.message;
+      st.probe = null;
+    } else if (msg.code === "stale") {
+      st.notice = t("why.stale");
+    } else if (msg.code === "not_your_turn") {
+      st.notice = t("why.notYourTurn");
+      st.ruling = msg.message;
+    } else {
+      st.notice = t("why.server");
+      st.ruling = msg.message;
+    }
+    st.queue = [];
+    render();
+  }
+
+  const name = (s) => {
+    const seat = st.info?.seats?.[s];
+    if (!seat) return t("seat.n", { n: s + 1 });
+    const base = seat.name || t("seat.n", { n: s + 1 });
+    const bot = seat.kind === "bot" ? t(`level.${seat.level}`) : null;
+    const label = seat.kind === "bot" && seat.name?.startsWith("Bot") ? t("seat.bot", { level: bot }) : base;
+    return st.seat && s === st.seat.seat && !st.spectator ? `${label} (${t("seat.you")})` : label;
+  };
+
+  function makeCtx(view, legal, extra = {}) {
+    const ctx = {
+      view,
+      legal,
+      sel: st.sel,
+      name,
+      mine: () => legal.length > 0,
+      update: () => render(),
+      play: (text) => {
+        const entry = legal.find(([, x]) => x === text);
+        if (!entry) return false;
+        const ref = st.conn.act({ id: entry[0] });
+        if (!ref) {
+          st.notice = t("why.offline");
+          render();
+          return true;
+        }
+        st.notice = null;
+        st.ruling = null;
+        st.sel = { cards: new Set(), scout: null };
+        render();
+        return true;
+      },
+      explain: (message, probeText) => {
+        st.notice = message;
+        st.ruling = null;
+        if (probeText) {
+          // Ask the server for the exact ruling (it answers `illegal` and changes nothing).
+          st.probe = st.conn.act({ action: probeText });
+        }
+        if (message) announce(message);
+        render();
+      },
+      queue: (texts) => {
+        st.queue = texts.slice(1);
+        ctx.play(texts[0]);
+      },
+      ...extra,
+    };
+    return ctx;
+  }
+
+  function statusText() {
+    const msg = st.msg;
+    if (!msg || !msg.view) return "";
+    if (msg.room.status === "waiting") return t("lobby.waiting");
+    const ctx = makeCtx(msg.view, msg.legal);
+    return msg.view.game === "scout" ? scoutStatus(ctx) : schmausStatus(ctx);
+  }
+
+  async function join(seatNo) {
+    const nameValue = st.name.trim();
+    if (!nameValue) {
+      st.joinError = t("start.needName");
+      render();
+      return;
+    }
+    saveName(nameValue);
+    try {
+      const res = await api("POST", `/api/rooms/${code}/join`, seatNo === undefined ? { name: nameValue } : { name: nameValue, seat: seatNo });
+      saveSeat(code, res.seat, res.secret);
+      st.seat = { seat: res.seat, secret: res.secret };
+      st.joinError = null;
+      connect();
+    } catch (err) {
+      st.joinError = err.message;
+      api("GET", `/api/rooms/${code}`).then((info) => { st.info = info; render(); }).catch(() => {});
+    }
+    render();
+  }
+
+  function spectate() {
+    st.spectator = true;
+    st.seat = null;
+    connect();
+    render();
+  }
+
+  async function rematch() {
+    const room = st.info;
+    try {
+      let target = room.rematch;
+      if (!target) target = (await api("POST", `/api/rooms/${code}/rematch`, { seat: st.seat.seat, secret: st.seat.secret })).room;
+      const claim = await api("GET", `/api/rooms/${target}/claim?from=${code}&seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}`);
+      saveSeat(claim.room, claim.seat, claim.secret);
+      navigate(`/r/${claim.room}`);
+    } catch (err) {
+      st.notice = err.message;
+      render();
+    }
+  }
+
+  async function openReplay() {
+    try {
+      const q = st.seat && !st.spectator ? `?seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}` : "";
+      const data = await api("GET", `/api/rooms/${code}/replay${q}`);
+      st.replay = { data, index: 0 };
+      render();
+      root.querySelector("[data-testid=replay-slider]")?.focus();
+    } catch (err) {
+      st.notice = err.message;
+      render();
+    }
+  }
+
+  // -- views --------------------------------------------------------------------------
+
+  function joinView() {
+    const info = st.info;
+    const panel = h("div.card-panel.join", { "data-testid": "join-panel" });
+    panel.append(h("h1", null, t("join.title", { game: info.title, code })));
+    const free = info.seats.filter((s) => s.kind === "human" && !s.taken);
+    panel.append(
+      h(
+        "label.field",
+        { for: "name" },
+        h("span", null, t("start.name")),
+        h("input", { id: "name", type: "text", maxlength: 32, value: st.name, "data-testid": "name-input", oninput: (e) => { st.name = e.target.value; } }),
+      ),
+    );
+    const list = h("ul.seat-list");
+    for (const s of info.seats) {
+      const label = s.kind === "bot" ? t("seat.bot", { level: t(`level.${s.level}`) }) : s.taken ? s.name : t("seat.free");
+      list.append(
+        h(
+          "li",
+          null,
+          h("span.seat-no", null, t("seat.n", { n: s.seat + 1 })),
+          h("span", null, label),
+          s.kind === "human" && !s.taken && info.status !== "over"
+            ? h("button.primary", { type: "button", "data-testid": `join-seat-${s.seat}`, onclick: () => join(s.seat) }, t("join.take"))
+            : null,
+        ),
+      );
+    }
+    panel.append(list);
+    if (!free.length) panel.append(h("p", null, info.status === "over" ? t("join.over") : t("join.full")));
+    if (st.joinError) panel.append(h("p.error", { role: "alert" }, st.joinError));
+    panel.append(h("button", { type: "button", "data-testid": "spectate", onclick: spectate }, t("join.watch")));
+    return panel;
+  }
+
+  function lobbyView() {
+    const info = st.info;
+    const invite = `${location.origin}/r/${code}`;
+    const panel = h("div.card-panel.lobby", { "data-testid": "lobby" });
+    panel.append(h("h1", null, t("lobby.title", { game: info.title })));
+    panel.append(h("p", null, t("lobby.invite")));
+    panel.append(copyField(invite, "invite-link"));
+    panel.append(h("p", null, t("lobby.code"), " ", h("b.code", { "data-testid": "room-code" }, code)));
+    const list = h("ul.seat-list");
+    for (const s of info.seats) {
+      const label = s.kind === "bot" ? t("seat.bot", { level: t(`level.${s.level}`) }) : s.taken ? s.name : t("lobby.free");
+      list.append(h("li", { class: s.taken ? "taken" : "free" }, h("span.seat-no", null, t("seat.n", { n: s.seat + 1 })), h("span", null, label), s.taken ? h("span.ok", { "aria-hidden": "true" }, "✓") : null));
+    }
+    panel.append(list);
+    panel.append(h("p.hint", null, t("lobby.waiting")));
+    panel.append(deviceLink());
+    return panel;
+  }
+
+  function deviceLink() {
+    if (!st.seat || st.spectator) return null;
+    const link = `${location.origin}/r/${code}#seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}`;
+    return h("details.device", null, h("summary", null, t("device.title")), h("p.hint", null, t("device.hint")), copyField(link, "device-link"));
+  }
+
+  function playersStrip(view) {
+    const room = st.info;
+    const strip = h("section.players", { "aria-label": t("table.players") });
+    for (let s = 0; s < view.players; s += 1) {
+      const seatInfo = room.seats[s];
+      const active = view.to_move.includes(s);
+      const facts = [h("span", null, tn("count.cards", view.hand_sizes[s]))];
+      if (view.game === "scout") {
+        if (view.players === 2) facts.push(h("span", null, tn("scout.chips", view.chips[s])));
+        else facts.push(h("span", { title: t("scout.chipTitle") }, view.chips[s] ? t("scout.chipReady") : t("scout.chipUsed")));
+        if (view.players > 2) facts.push(h("span", null, tn("scout.tokens", view.tokens[s])));
+        facts.push(h("span", null, tn("scout.captured", view.collected[s])));
+        if (view.phase === "flip" && view.flip_decided) facts.push(h("span", null, view.flip_decided[s] ? t("scout.decided") : t("scout.deciding")));
+      } else if (view.phase !== "game_over" && view.committed) {
+        facts.push(h("span", null, view.committed[s] ? "✓" : "…"));
+      }
+      strip.append(
+        h(
+          "div.player",
+          { class: `${active ? "active" : ""}${view.seat === s ? " me" : ""}`, "data-testid": `player-${s}` },
+          h(
+            "div.player-head",
+            null,
+            h("span.dot", { class: seatInfo?.connected ? "on" : "off", title: seatInfo?.connected ? t("seat.online") : t("seat.offline") }),
+            h("b", null, name(s)),
+            active ? h("span.turn", null, t("seat.turn")) : null,
+          ),
+          h("div.player-score", null, t("seat.score", { n: view.scores[s] })),
+          h("div.facts", null, facts),
+        ),
+      );
+    }
+    return strip;
+  }
+
+  function legalFallback(msg) {
+    const details = h("details.side-panel", {
+      open: st.legalOpen,
+      ontoggle: (e) => {
+        if (e.target.open !== st.legalOpen) {
+          st.legalOpen = e.target.open;
+          render();
+        }
+      },
+    });
+    details.append(h("summary", { "data-testid": "legal-toggle" }, tn("legal.title", msg.legal.length)));
+    if (st.legalOpen && msg.legal.length) {
+      const select = h(
+        "select",
+        { "data-testid": "legal-select", "aria-label": t("legal.label"), size: Math.min(8, msg.legal.length) },
+        msg.legal.map(([id, text], i) => h("option", { value: String(id), selected: i === 0 }, `${text} — ${logText(msg.view.game, { seat: msg.view.seat, text }, () => t("seat.you"))}`)),
+      );
+      details.append(
+        h("p.hint", null, t("legal.hint")),
+        select,
+        h(
+          "button.primary",
+          {
+            type: "button",
+            "data-testid": "legal-play",
+            onclick: () => {
+              const id = Number(select.value);
+              if (!st.conn.act({ id })) st.notice = t("why.offline");
+              render();
+            },
+          },
+          t("legal.play"),
+        ),
+      );
+    }
+    return details;
+  }
+
+  function replayView() {
+    const { data, index } = st.replay;
+    const frames = data.frames;
+    const frame = frames[index];
+    const view = frame.view;
+    const ctx = makeCtx(view, [], { replay: true, hands: frame.hands, sel: { cards: new Set(), scout: null } });
+    const game = view.game;
+    const step = (d) => {
+      st.replay.index = Math.max(0, Math.min(frames.length - 1, st.replay.index + d));
+      render();
+    };
+    const caption = frame.action === null ? t("replay.deal") : logText(game, { seat: frame.seat, text: frame.action }, name);
+    return h(
+      "div.replay",
+      {
+        "data-testid": "replay",
+        onkeydown: (e) => {
+          if (e.key === "ArrowLeft" && e.target.type !== "range") step(-1);
+          if (e.key === "ArrowRight" && e.target.type !== "range") step(1);
+        },
+      },
+      h("h1", null, t("replay.title", { game: st.info.title })),
+      h(
+        "div.replay-controls",
+        null,
+        h("button", { type: "button", "data-testid": "replay-prev", "data-focus": "replay-prev", disabled: index === 0, onclick: () => step(-1), "aria-label": t("replay.prev") }, "◀"),
+        h("input", {
+          type: "range",
+          min: 0,
+          max: frames.length - 1,
+          value: String(index),
+          "data-testid": "replay-slider",
+          "data-focus": "replay-slider",
+          "aria-label": t("replay.step"),
+          "aria-valuetext": t("replay.stepOf", { n: index, total: frames.length - 1 }),
+          oninput: (e) => {
+            st.replay.index = Number(e.target.value);
+            render();
+          },
+        }),
+        h("button", { type: "button", "data-testid": "replay-next", "data-focus": "replay-next", disabled: index === frames.length - 1, onclick: () => step(1), "aria-label": t("replay.next") }, "▶"),
+        h("span.replay-pos", { "data-testid": "replay-pos" }, t("replay.stepOf", { n: index, total: frames.length - 1 })),
+      ),
+      h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
+      h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
+      playersStrip(view),
+      game === "scout" ? renderScout(ctx) : renderSchmaus(ctx),
+      view.outcome ? finalResults(view.outcome, view.players, name) : null,
+      h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
+    );
+  }
+
+  function gameView() {
+    const msg = st.msg;
+    const view = msg.view;
+    const ctx = makeCtx(view, msg.legal);
+    const game = view.game;
+    const over = msg.room.status === "over";
+    const wrap = h("div.room", { "data-game": game });
+    wrap.append(
+      h(
+        "div.topline",
+        null,
+        h("span.title", null, msg.room.title),
+        h("span.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
+        h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, st.status),
+        st.spectator ? h("span.badge", null, t("room.spectator")) : null,
+      ),
+    );
+    wrap.append(playersStrip(view));
+    if (over && view.outcome) {
+      const actions = h("div.final-actions");
+      if (st.seat && !st.spectator) {
+        actions.append(h("button.primary", { type: "button", "data-testid": "rematch", onclick: rematch }, msg.room.rematch ? t("final.joinRematch") : t("final.rematch")));
+      } else if (msg.room.rematch) {
+        actions.append(h("a.button", { href: `/r/${msg.room.rematch}` }, t("final.watchRematch")));
+      }
+      actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
+      wrap.append(h("section.final-panel", null, finalResults(view.outcome, view.players, name), actions));
+    }
+    if (st.summary !== null && view.round_results[st.summary] && !over) {
+      wrap.append(
+        h(
+          "section.summary-panel",
+          { "aria-label": t("summary.title") },
+          roundSummary(game, view.round_results[st.summary], view.players, name),
+          h("button", { type: "button", "data-testid": "summary-close", onclick: () => { st.summary = null; render(); } }, t("btn.continue")),
+        ),
+      );
+    }
+    wrap.append(game === "scout" ? renderScout(ctx) : renderSchmaus(ctx));
+    if (st.notice || st.ruling) {
+      wrap.append(
+        h(
+          "div.notice",
+          { role: "alert", "data-testid": "notice" },
+          st.notice ? h("p", null, st.notice) : null,
+          st.ruling ? h("p.ruling", null, t("why.ruling", { text: st.ruling })) : null,
+        ),
+      );
+    }
+    const side = h("div.side");
+    if (!over && msg.legal.length) side.append(legalFallback(msg));
+    side.append(h("details.side-panel", { open: true }, h("summary", null, t("log.title")), logPanel(game, msg.log, name)));
+    if (view.round_results.length) {
+      side.append(
+        h(
+          "details.side-panel",
+          { open: over },
+          h("summary", null, t("summary.all")),
+          [...view.round_results].reverse().map((r) => roundSummary(game, r, view.players, name)),
+        ),
+      );
+    }
+    if (!over) side.append(h("details.side-panel", null, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link"), deviceLink()));
+    wrap.append(side);
+    return wrap;
+  }
+
+  function render() {
+    document.title = `${st.info?.title || "Spieltisch"} · ${code}`;
+    rerender(root, () => {
+      const frame = h("div.room-page");
+      if (st.connStatus !== "open" && st.conn && st.msg) {
+        frame.append(h("div.banner", { role: "status", "data-testid": "conn" }, t("room.reconnecting")));
+      }
+      if (st.error) {
+        frame.append(h("div.card-panel", null, h("p.error", { role: "alert" }, st.error), h("a", { href: "/" }, t("room.home"))));
+        return frame;
+      }
+      if (!st.info) {
+        frame.append(h("p", null, t("loading")));
+        return frame;
+      }
+      if (st.replay) {
+        frame.append(replayView());
+        return frame;
+      }
+      if (!st.seat && !st.spectator) {
+        frame.append(joinView());
+        return frame;
+      }
+      if (!st.msg) {
+        frame.append(h("p", null, t("room.connecting")));
+        return frame;
+      }
+      frame.append(st.msg.room.status === "waiting" ? lobbyView() : gameView());
+      return frame;
+    });
+  }
+
+  return {
+    render,
+    dispose: () => st.conn?.close(),
+    game: () => st.info?.game || "scout",
+  };
+}
+
+// -- boot ---------------------------------------------------------------------------
+
+await loadLanguages();
+document.title = t("app.title");
+route();

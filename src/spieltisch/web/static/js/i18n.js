@@ -1,0 +1,55 @@
+// UI text in German and English: browser language by default, switchable,
+// remembered in localStorage.
+
+const KEY = "spieltisch.lang";
+export const LANGS = ["de", "en"];
+const tables = {};
+let current = "en";
+
+export async function loadLanguages() {
+  await Promise.all(
+    LANGS.map(async (lang) => {
+      const response = await fetch(`/static/i18n/${lang}.json`);
+      tables[lang] = await response.json();
+    }),
+  );
+  let chosen = null;
+  try {
+    chosen = localStorage.getItem(KEY);
+  } catch {
+    chosen = null;
+  }
+  if (!LANGS.includes(chosen)) {
+    const browser = (navigator.languages && navigator.languages[0]) || navigator.language || "en";
+    chosen = browser.toLowerCase().startsWith("de") ? "de" : "en";
+  }
+  setLang(chosen, false);
+}
+
+export function lang() {
+  return current;
+}
+
+export function setLang(value, remember = true) {
+  current = LANGS.includes(value) ? value : "en";
+  document.documentElement.lang = current;
+  if (remember) {
+    try {
+      localStorage.setItem(KEY, current);
+    } catch {
+      /* private mode: the choice lasts for this page only */
+    }
+  }
+}
+
+/** Translate `key`, filling {placeholders} from `params`. Falls back to
+ * English, then to the key itself. */
+export function t(key, params = {}) {
+  const text = tables[current]?.[key] ?? tables.en?.[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
+}
+
+/** A count-dependent text: key.one / key.other. */
+export function tn(key, count, params = {}) {
+  return t(count === 1 ? `${key}.one` : `${key}.other`, { n: count, ...params });
+}

@@ -1,0 +1,202 @@
+// Readable log lines, round summaries and final results for both games.
+
+import { h } from "./dom.js";
+import { schmausCard, schmausName, scoutCard } from "./cards.js";
+import { t, tn } from "./i18n.js";
+import { parseScoutAction } from "./scout.js";
+
+// -- log ----------------------------------------------------------------------
+
+export function logText(game, entry, name) {
+  const who = entry.seat === null || entry.seat === undefined ? "" : name(entry.seat);
+  const text = entry.text;
+  if (game === "scout") {
+    if (text === "decided") return t("log.decided", { who });
+    const a = parseScoutAction(text);
+    if (!a) return `${who}: ${text}`;
+    const side = (s) => t(s.end === "L" ? "log.left" : "log.right") + (s.flip ? t("log.turnedSuffix") : "");
+    if (a.type === "flip") return t(a.flip ? "log.flip" : "log.keep", { who });
+    if (a.type === "show") return tn("log.show", a.end - a.start + 1, { who });
+    if (a.type === "scout") return t("log.scout", { who, side: side(a) });
+    return tn("log.scoutShow", a.end2 - a.start + 1, { who, side: side(a) });
+  }
+  const [verb, ...args] = text.split(" ");
+  if (verb === "play") {
+    if (args[0] === "?") return t("log.layHidden", { who });
+    if (args[0] === "-" || !args.length) return t("log.layNothing", { who });
+    return t("log.lay", { who, cards: args.map(schmausName).join(", ") });
+  }
+  if (verb === "target") return args[0] === "?" ? t("log.choiceHidden", { who }) : t("log.target", { who, target: name(Number(args[0])) });
+  if (verb === "x5") return args[0] === "?" ? t("log.choiceHidden", { who }) : t("log.x5", { who, card: schmausName(args[0]) });
+  if (verb === "discard") {
+    return args[0] === "?" ? t("log.discardHidden", { who }) : t("log.discard", { who, cards: args.map(schmausName).join(", ") });
+  }
+  return `${who}: ${text}`;
+}
+
+export function logPanel(game, log, name) {
+  const list = h("ol.log", { "data-testid": "log", "data-scroll": "log" });
+  for (const entry of log) {
+    list.append(h("li", { value: entry.n }, logText(game, entry, name)));
+  }
+  return list;
+}
+
+// -- round summaries ----------------------------------------------------------
+
+export function scoutRound(r, players, name) {
+  const two = players === 2;
+  const rows = [];
+  for (let s = 0; s < players; s += 1) {
+    const exempt = r.exempt === s;
+    const bonus = two ? r.chips[s] : r.tokens[s];
+    rows.push(
+      h(
+        "tr",
+        null,
+        h("th", { scope: "row" }, name(s)),
+        h("td", null, String(r.collected[s])),
+        h("td", null, String(bonus)),
+        h("td", null, exempt ? t("summary.exempt") : `−${r.hand_sizes[s]}`),
+        h("td.strong", null, signed(r.points[s])),
+        h("td", null, String(r.totals[s])),
+      ),
+    );
+  }
+  const ended = t(`summary.ended.${r.ended_by}`, { name: r.exempt !== null && r.exempt !== undefined ? name(r.exempt) : "" });
+  return h(
+    "div.summary",
+    { "data-testid": "round-summary" },
+    h("h3", null, t("summary.round", { n: r.round })),
+    h("p", null, ended),
+    h(
+      "div.table-wrap",
+      null,
+      h(
+        "table",
+        null,
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            h("th", null, t("summary.player")),
+            h("th", null, t("summary.captured")),
+            h("th", null, two ? t("summary.chips") : t("summary.tokens")),
+            h("th", null, t("summary.handPenalty")),
+            h("th", null, t("summary.points")),
+            h("th", null, t("summary.total")),
+          ),
+        ),
+        h("tbody", null, rows),
+      ),
+    ),
+    r.hands
+      ? h(
+          "div.revealed",
+          null,
+          r.hands.map((cards, s) =>
+            cards.length ? h("div", null, h("span.muted", null, `${name(s)}: `), h("span.mini-hand", null, cards.map((c) => scoutCard(c, { extraClass: "mini" })))) : null,
+          ),
+        )
+      : null,
+  );
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+/** The engine's effect lines (English, with ruling ids) in the UI language. */
+export function effectText(line, name) {
+  let m;
+  if (/^W-7 /.test(line)) return t("effect.guardian");
+  if (/^W-8 /.test(line)) return t("effect.hunter");
+  if ((m = /^W-9 grocer of seat (\d+): food of seat (\d+)/.exec(line))) {
+    return t("effect.grocer", { who: name(+m[1]), target: name(+m[2]) });
+  }
+  if ((m = /^W-10 garbage ×(\d+): food is worth 1\/(\d+)/.exec(line))) return t("effect.garbage", { n: m[1], d: m[2] });
+  if ((m = /^W-11 ×5 of seat (\d+) on (\w+)/.exec(line))) return t("effect.x5", { who: name(+m[1]), card: schmausName(m[2]) });
+  if ((m = /^W-11 ×3 of seat (\d+)/.exec(line))) return t("effect.x3", { who: name(+m[1]) });
+  if ((m = /^W-11 ×2 raccoons?: food ×(\d+)/.exec(line))) return t("effect.x2", { m: m[1] });
+  return line;
+}
+
+export function schmausRound(r, players, name) {
+  const rows = [];
+  for (let s = 0; s < players; s += 1) {
+    const drawn = r.drawn?.[s] || 0;
+    const notes = [];
+    if (r.winners.includes(s)) notes.push(t("summary.takesPot"));
+    if (r.lowest.includes(s)) notes.push(t("summary.lowestDraws"));
+    if (drawn) notes.push(tn("summary.drew", drawn));
+    if (r.empty_hand_draws?.[s]) notes.push(tn("summary.emptyDraw", r.empty_hand_draws[s]));
+    if (r.short_hand_draws?.[s]) notes.push(tn("summary.shortDraw", r.short_hand_draws[s]));
+    if (r.hand_limit_discards?.[s]) notes.push(tn("summary.limitDiscard", r.hand_limit_discards[s]));
+    if (r.zeroed?.includes(s)) notes.push(t("summary.zeroed"));
+    rows.push(
+      h(
+        "tr",
+        { class: r.winners.includes(s) ? "winner" : "" },
+        h("th", { scope: "row" }, name(s)),
+        h("td", null, h("span.mini-hand", null, r.plays[s].map((c) => schmausCard(c, { extraClass: "mini" })))),
+        h("td.strong", null, String(r.individual[s])),
+        h("td", null, r.awarded[s] ? `+${r.awarded[s]}` : "0"),
+        h("td", null, String(r.scores[s])),
+        h("td.notes", null, notes.join(" · ")),
+      ),
+    );
+  }
+  return h(
+    "div.summary",
+    { "data-testid": "round-summary" },
+    h("h3", null, t("summary.round", { n: r.round })),
+    r.effects.length
+      ? h("ol.effects", { "aria-label": t("summary.effects") }, r.effects.map((e) => h("li", null, effectText(e, name))))
+      : h("p.muted", null, t("summary.noEffects")),
+    h("p", null, t("summary.pot", { pot: r.pot, names: r.winners.map(name).join(", ") })),
+    h(
+      "div.table-wrap",
+      null,
+      h(
+        "table",
+        null,
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            h("th", null, t("summary.player")),
+            h("th", null, t("summary.cards")),
+            h("th", null, t("summary.score")),
+            h("th", null, t("summary.awarded")),
+            h("th", null, t("summary.total")),
+            h("th", null, t("summary.notes")),
+          ),
+        ),
+        h("tbody", null, rows),
+      ),
+    ),
+  );
+}
+
+export function roundSummary(game, r, players, name) {
+  return game === "scout" ? scoutRound(r, players, name) : schmausRound(r, players, name);
+}
+
+export function finalResults(outcome, players, name) {
+  const order = [...Array(players).keys()].sort((a, b) => outcome.scores[b] - outcome.scores[a]);
+  return h(
+    "div.final",
+    { "data-testid": "final-results" },
+    h("h2", null, t("final.title")),
+    h("p.winner-line", null, tn("final.winners", outcome.winners.length, { names: outcome.winners.map(name).join(", ") })),
+    h(
+      "ol.ranking",
+      null,
+      order.map((s) => h("li", { class: outcome.winners.includes(s) ? "winner" : "" }, h("span", null, name(s)), h("b", null, String(outcome.scores[s])))),
+    ),
+  );
+}
