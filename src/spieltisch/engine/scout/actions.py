@@ -205,6 +205,9 @@ def action_id(action: ScoutAction) -> int:
 
 def _decode_show(index: int) -> Show:
     start, rest = divmod(index, H)
+    if start + rest + 1 > H:  # ids of shows past position H-1 are unused
+        last = start + rest
+        raise InvalidActionError(f"no Scout action has this id: show {start}-{last} passes position {H - 1}")
     return Show(start, rest + 1)
 
 
