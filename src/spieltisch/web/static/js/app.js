@@ -771,7 +771,14 @@ function roomPage(code) {
     const ctx = makeCtx(view, msg.legal);
     const game = view.game;
     const over = msg.room.status === "over";
-    const wrap = h("div.room", { "data-game": game });
+    const wrap = h("div.room", {
+      "data-game": game,
+      "data-version": String(msg.version),
+      "data-mine": ctx.mine() ? "true" : "false",
+      "data-phase": view.phase,
+      "data-status": msg.room.status,
+      "data-testid": "room",
+    });
     wrap.append(
       h(
         "div.topline",

@@ -124,6 +124,7 @@ function handArea(ctx, opts) {
           type: "button",
           "aria-pressed": selected ? "true" : "false",
           "data-testid": `hand-card-${i}`,
+          "data-card": c,
           "data-focus": `hand-${i}`,
           onclick: () => {
             if (sel.cards.has(i)) sel.cards.delete(i);
@@ -241,6 +242,7 @@ function discardControls(ctx, bar, legal, hand) {
       {
         type: "button",
         "data-testid": "btn-discard",
+        "data-need": String(need),
         "data-focus": "btn-discard",
         onclick: () => {
           const ids = [...sel.cards].map((i) => hand[i]);

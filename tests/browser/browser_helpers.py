@@ -1,0 +1,237 @@
+"""Drive the web table through its UI like a player would.
+
+The helpers read the legal moves from the page's accessible "list of legal
+moves" and then carry the chosen move out with the ordinary controls (clicking
+cards, table ends, gaps and buttons), so the real interaction paths are tested.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import socket
+import threading
+import time
+
+import uvicorn
+from playwright.sync_api import Page
+
+from spieltisch.server.app import create_app
+
+ROOM = "[data-testid=room]"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LiveServer:
+    """uvicorn serving the web table in a background thread."""
+
+    def __init__(self, database: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            create_app(database, bot_delay=0.0), host="127.0.0.1", port=self.port, log_level="warning"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the web table did not start within 20 s")
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def create_room(
+    page: Page,
+    base: str,
+    game: str,
+    players: int,
+    seats: list[str],
+    name: str,
+    options: dict[str, str] | None = None,
+) -> str:
+    """Fill in the start page; ``seats`` gives seats 2.. as 'human' or 'bot:LEVEL'.
+    Returns the invite link shown in the lobby or at the table."""
+    page.goto(base + "/")
+    page.get_by_test_id(f"game-{game}").check()
+    page.get_by_test_id("players").select_option(str(players))
+    for i, kind in enumerate(seats, start=1):
+        page.get_by_test_id(f"seat-kind-{i}").select_option(kind)
+    for option, value in (options or {}).items():
+        control = page.get_by_test_id(f"opt-{option}")
+        if control.evaluate("e => e.tagName") == "SELECT":
+            values: list[str] = control.locator("option").evaluate_all("os => os.map(o => o.value)")
+            if value in values:
+                control.select_option(value)
+            else:  # a choice-or-number option: pick "a number" and type it
+                control.select_option("__n")
+                page.get_by_test_id(f"opt-{option}-number").fill(value)
+        else:
+            control.fill(value)
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id("create-room").click()
+    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
+    return page.url
+
+
+def version(page: Page) -> int:
+    return int(page.locator(ROOM).get_attribute("data-version") or "-1")
+
+
+def is_mine(page: Page) -> bool:
+    room = page.locator(ROOM)
+    return room.count() == 1 and room.get_attribute("data-mine") == "true"
+
+
+def is_over(page: Page) -> bool:
+    room = page.locator(ROOM)
+    return room.count() == 1 and room.get_attribute("data-status") == "over"
+
+
+def legal_moves(page: Page) -> list[str]:
+    toggle = page.get_by_test_id("legal-toggle")
+    if page.get_by_test_id("legal-select").count() == 0:
+        toggle.click()
+    select = page.get_by_test_id("legal-select")
+    select.wait_for()
+    texts: list[str] = select.locator("option").evaluate_all("os => os.map(o => o.textContent)")
+    return [t.split(" — ")[0] for t in texts]
+
+
+def wait_for_change(page: Page, before: int, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if version(page) != before:
+            return
+        notice = page.get_by_test_id("notice")
+        if notice.count() and "Table:" in (notice.text_content() or ""):
+            raise AssertionError(f"the table refused a move: {notice.text_content()}")
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the table did not move on from version {before}")
+
+
+def _click_cards(page: Page, start: int, end: int) -> None:
+    for i in range(start, end + 1):
+        page.get_by_test_id(f"hand-card-{i}").click()
+
+
+def scout_move(page: Page, rng: random.Random) -> str:
+    """Make one Scout decision through the UI; returns the notation played."""
+    before = version(page)
+    if page.get_by_test_id("btn-keep").count():
+        choice = rng.choice(["keep", "flip"])
+        page.get_by_test_id(f"btn-{choice}").click()
+        wait_for_change(page, before)
+        return choice
+    moves = legal_moves(page)
+    shows = [m for m in moves if m.startswith("show")]
+    scout_shows = [m for m in moves if " show " in m]
+    scouts = [m for m in moves if m.startswith("scout") and " show " not in m]
+    roll = rng.random()
+    if scout_shows and roll < 0.25:
+        move = rng.choice(scout_shows)
+    elif shows and roll < 0.85:
+        move = max(shows, key=lambda m: (m.count("-"), rng.random()))
+    elif scouts:
+        move = rng.choice(scouts)
+    else:
+        move = rng.choice(moves)
+    m = re.fullmatch(r"show (\d+)(?:-(\d+))?", move)
+    if m:
+        start = int(m.group(1))
+        _click_cards(page, start, int(m.group(2) or start))
+        page.get_by_test_id("btn-show").click()
+    else:
+        m = re.fullmatch(r"scout ([LR])( flip)? @(\d+)(?: show (\d+)(?:-(\d+))?)?", move)
+        assert m, move
+        end = page.get_by_test_id(f"table-end-{m.group(1)}")
+        if not end.count():  # a single card on the table is both ends; the UI offers it once
+            end = page.get_by_test_id("table-end-L")
+        end.click()
+        if m.group(2):
+            page.get_by_test_id("btn-turn").click()
+        page.get_by_test_id(f"gap-{m.group(3)}").click()
+        if m.group(4) is None:
+            page.get_by_test_id("btn-scout").click()
+        else:
+            start = int(m.group(4))
+            _click_cards(page, start, int(m.group(5) or start))
+            page.get_by_test_id("btn-scout-show").click()
+    wait_for_change(page, before)
+    return move
+
+
+def schmaus_move(page: Page, rng: random.Random) -> str:
+    """Make one Waschbär-Schmaus decision through the UI."""
+    before = version(page)
+    targets = page.locator("[data-testid^=btn-target-]")
+    x5 = page.locator("[data-testid^=btn-x5-]")
+    if targets.count():
+        targets.nth(rng.randrange(targets.count())).click()
+        wait_for_change(page, before)
+        return "target"
+    if x5.count():
+        x5.nth(rng.randrange(x5.count())).click()
+        wait_for_change(page, before)
+        return "x5"
+    moves = legal_moves(page)
+    if page.get_by_test_id("btn-discard").count():
+        need = int(page.get_by_test_id("btn-discard").get_attribute("data-need") or "1")
+        allowed = {m.split()[1] for m in moves}
+        cards = page.locator("[data-testid^=hand-card-]")
+        chosen = [i for i in range(cards.count()) if cards.nth(i).get_attribute("data-card") in allowed][
+            :need
+        ]
+        for i in chosen:
+            cards.nth(i).click()
+        page.get_by_test_id("btn-discard").click()
+        wait_for_change(page, before)
+        return "discard"
+    plays = [m for m in moves if m.startswith("play")]
+    move = rng.choice(plays)
+    cards = page.locator("[data-testid^=hand-card-]")
+    if cards.count():
+        wanted = move.split()[1:]
+        used: set[int] = set()
+        for card in wanted:
+            for i in range(cards.count()):
+                if i not in used and cards.nth(i).get_attribute("data-card") == card:
+                    used.add(i)
+                    cards.nth(i).click()
+                    break
+    page.get_by_test_id("btn-lay").click()
+    wait_for_change(page, before)
+    return move
+
+
+def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 120.0) -> int:
+    """Let every page make its decisions until the game is over; returns the
+    number of moves the people made."""
+    rng = random.Random(seed)
+    move = scout_move if game == "scout" else schmaus_move
+    made = 0
+    deadline = time.monotonic() + limit
+    while not all(is_over(p) for p in pages):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the game did not end within {limit} s ({made} moves made)")
+        acted = False
+        for page in pages:
+            if is_mine(page) and not is_over(page):
+                move(page, rng)
+                made += 1
+                acted = True
+        if not acted:
+            pages[0].wait_for_timeout(40)
+    return made

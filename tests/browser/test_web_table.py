@@ -1,0 +1,140 @@
+"""The web table in a real browser: people create, join and play whole games."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+import pytest
+from browser_helpers import LiveServer, create_room, is_mine, is_over, play_until_over, scout_move, version
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+NewPage = Callable[..., Page]
+
+
+def join_by_invite(page: Page, invite: str, name: str) -> None:
+    page.goto(invite)
+    page.get_by_test_id("name-input").fill(name)
+    page.locator("[data-testid^=join-seat-]").first.click()
+    expect(page.get_by_test_id("room")).to_be_visible()
+
+
+def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, new_page: NewPage) -> None:
+    alice, bob = new_page(), new_page()
+    invite = create_room(alice, live_server.url, "scout", 3, ["human", "bot:easy"], "Alice")
+    expect(alice.get_by_test_id("lobby")).to_be_visible()
+    shown = alice.get_by_test_id("invite-link").input_value()
+    assert shown == invite
+    join_by_invite(bob, shown, "Bob")
+    expect(alice.get_by_test_id("room")).to_be_visible()
+    # The flip decision shows the hand both ways (S-5).
+    expect(alice.get_by_test_id("btn-flip")).to_be_visible()
+    expect(alice.get_by_role("heading", name="Turned round")).to_be_visible()
+    moves = play_until_over([alice, bob], "scout", seed=3)
+    assert moves > 6
+    for page in (alice, bob):
+        expect(page.get_by_test_id("final-results")).to_be_visible()
+        expect(page.get_by_test_id("round-summary")).to_have_count(3)  # S-2: 3 rounds with 3 players
+    # Everybody's names are on the table; the log has one line per action, and
+    # after the game even the secret flip decisions are revealed (S-5).
+    expect(bob.get_by_test_id("player-0")).to_contain_text("Alice")
+    expect(bob.get_by_test_id("log").locator("li")).to_have_count(version(bob))
+    expect(bob.get_by_test_id("log").locator("li").first).to_have_text(re.compile(r"(turns|keeps) the hand"))
+
+
+def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    alice, bob = new_page(), new_page()
+    invite = create_room(
+        alice, live_server.url, "schmaus", 3, ["human", "bot:easy"], "Alice", options={"rounds": "2"}
+    )
+    join_by_invite(bob, invite, "Bob")
+    # The sealed lay: after Alice lays, she waits for Bob, whose cards stay hidden.
+    expect(alice.get_by_test_id("btn-lay")).to_be_visible()
+    alice.get_by_test_id("btn-lay").click()
+    expect(alice.get_by_test_id("notice")).to_contain_text("exactly 3 cards")
+    play_until_over([alice, bob], "schmaus", seed=5)
+    expect(alice.get_by_test_id("final-results")).to_be_visible()
+    expect(alice.get_by_test_id("round-summary")).to_have_count(2)
+    expect(alice.get_by_test_id("round-summary").first).to_contain_text("Pot")
+    # Replay: step through the stored record.
+    alice.get_by_test_id("open-replay").click()
+    expect(alice.get_by_test_id("replay")).to_be_visible()
+    expect(alice.get_by_test_id("replay-caption")).to_have_text("The deal.")
+    alice.get_by_test_id("replay-next").click()
+    expect(alice.get_by_test_id("replay-pos")).to_contain_text("Step 1 of")
+    slider = alice.get_by_test_id("replay-slider")
+    last = int(slider.get_attribute("max") or "0")
+    slider.fill(str(last))
+    expect(alice.get_by_test_id("final-results")).to_be_visible()
+    alice.get_by_test_id("replay-close").click()
+    # Rematch: same seats, a new room, both people seated again.
+    old = alice.url
+    alice.get_by_test_id("rematch").click()
+    alice.wait_for_url(lambda url: url != old)
+    assert re.search(r"/r/[A-Z0-9]{6}$", alice.url)
+    expect(alice.get_by_test_id("room")).to_have_attribute("data-status", "playing")
+    expect(bob.get_by_test_id("rematch")).to_have_text("Join the rematch")
+    bob.get_by_test_id("rematch").click()
+    bob.wait_for_url(alice.url)
+    expect(bob.get_by_test_id("player-1")).to_have_class(re.compile(r"\bme\b"))
+
+
+def test_reload_and_device_link_land_back_in_the_game(live_server: LiveServer, new_page: NewPage) -> None:
+    alice = new_page()
+    create_room(alice, live_server.url, "scout", 2, ["bot:random"], "Alice")
+    rng = random.Random(7)
+    while not is_mine(alice):
+        alice.wait_for_timeout(30)
+    scout_move(alice, rng)
+    seen = version(alice)
+    alice.reload()
+    expect(alice.get_by_test_id("room")).to_be_visible()
+    assert version(alice) >= seen
+    expect(alice.get_by_test_id("player-0")).to_have_class(re.compile(r"\bme\b"))
+    # The 2-player game shows scout chips (S-13).
+    expect(alice.get_by_test_id("player-0")).to_contain_text("scout chips")
+    # The device link carries the seat secret in the fragment: another device takes the seat.
+    link = alice.get_by_test_id("device-link").input_value()
+    assert "#seat=0&secret=" in link
+    phone = new_page(width=390, height=844)
+    phone.goto(link)
+    expect(phone.get_by_test_id("room")).to_be_visible()
+    expect(phone.get_by_test_id("player-0")).to_have_class(re.compile(r"\bme\b"))
+    assert "#" not in phone.url  # the secret is moved into localStorage, not left in the address bar
+    while not is_over(phone):
+        if is_mine(phone):
+            scout_move(phone, rng)
+        else:
+            phone.wait_for_timeout(30)
+    expect(alice.get_by_test_id("final-results")).to_be_visible()
+
+
+def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page: NewPage) -> None:
+    page = new_page(locale="de-DE")
+    page.goto(live_server.url + "/")
+    expect(page.get_by_test_id("create-room")).to_have_text("Tisch eröffnen")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    create_room(page, live_server.url, "scout", 3, ["bot:random", "bot:random"], "Anna")
+    expect(page.get_by_test_id("btn-keep")).to_have_text("So behalten")
+    page.get_by_test_id("btn-keep").click()
+    while not is_mine(page):
+        page.wait_for_timeout(30)
+    # Two cards that are not neighbours: explained, never silently ignored.
+    page.get_by_test_id("hand-card-0").click()
+    page.get_by_test_id("hand-card-2").click()
+    page.get_by_test_id("btn-show").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("nicht nebeneinander")
+    # A card is labelled for screen readers.
+    label = page.get_by_test_id("hand-card-0").get_attribute("aria-label") or ""
+    assert re.fullmatch(r"Karte \d+ über \d+", label)
+    # Switch to English: remembered after a reload.
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("btn-show")).to_contain_text("Show")
+    page.reload()
+    expect(page.get_by_test_id("room")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
