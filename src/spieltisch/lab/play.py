@@ -14,7 +14,7 @@ from typing import Any
 
 from spieltisch.bots import Bot, Budget
 from spieltisch.engine import State, get_game
-from spieltisch.lab.bots import make_lab_bot
+from spieltisch.lab.bots import AvoidCardBot, make_lab_bot
 from spieltisch.lab.config import derive_seed, seating
 from spieltisch.match import decide
 
@@ -93,6 +93,28 @@ class GameResult:
             "bot_stats": self.bot_stats,
             "detail": self.detail,
         }
+
+
+@dataclass(frozen=True)
+class AvoidEntrant:
+    """A custom line-up entry that may never lay ``card`` (see :class:`AvoidCardBot`)."""
+
+    card: str
+    inner: BotFactory
+
+    def __call__(self, game: str, seat: int, seed: int, budget: Budget | None) -> Bot:
+        return AvoidCardBot(self.inner(game, seat, seed, budget), self.card)
+
+    @property
+    def __name__(self) -> str:
+        return f"avoid={self.card}:{getattr(self.inner, '__name__', 'custom')}"
+
+
+def avoiding(card: str, entrant: Entrant) -> Entrant:
+    """``entrant`` forbidden to lay ``card``: an ``avoid=`` spec or an :class:`AvoidEntrant`."""
+    if isinstance(entrant, str):
+        return f"avoid={card}:{entrant}"
+    return AvoidEntrant(card, entrant)
 
 
 def build_bot(task: GameTask, entrant: Entrant, seat: int, seed: int) -> Bot:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from spieltisch.engine import get_game
 from spieltisch.lab.play import RULINGS
+from spieltisch.lab.stats import entrant_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -573,7 +574,8 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Summary"],
             t["intro_summary"],
             [
-                f"{t['lineup']}: {', '.join(study.lineup)} · {t['games']}: {study.games} · "
+                f"{t['lineup']}: {', '.join(map(entrant_name, study.lineup))} · "
+                f"{t['games']}: {study.games} · "
                 f"{t['seed']}: {study.seed}",
             ],
             tables=[
@@ -596,8 +598,8 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Skill"],
             t["intro_skill"],
             [
-                t["headline_gap"].format(gap="–" if s["skill_gap"] is None else pct(s["skill_gap"]))
-                + f" ({n})"
+                f"{n}: "
+                + t["headline_gap"].format(gap="–" if s["skill_gap"] is None else pct(s["skill_gap"]))
                 for n, s in zip(names, sums, strict=True)
             ],
             images=[
@@ -784,7 +786,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 t["Card impact"],
                 t["intro_impact"],
                 [
-                    f"{t['bot']}: {study.lineup[0]} · {t['games']}: {study.impact_games}",
+                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {study.impact_games}",
                 ],
                 images=[
                     grouped_bars(

@@ -33,9 +33,9 @@ from spieltisch.lab.config import (
     round_up_games,
     validate_options,
 )
-from spieltisch.lab.play import RULINGS, GameResult, GameTask
+from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding
 from spieltisch.lab.runner import run_tasks
-from spieltisch.lab.stats import rate, spread, summarize
+from spieltisch.lab.stats import entrant_name, rate, spread, summarize
 from spieltisch.lab.tournament import ci_text, pct, summary_table, write_csv, write_text
 
 GAME = "schmaus"
@@ -94,7 +94,7 @@ def default_lineup(players: int) -> list[str]:
 
 @dataclass
 class VariantStudy:
-    lineup: tuple[str, ...]
+    lineup: tuple[Entrant, ...]
     variants: tuple[Variant, ...]
     games: int
     seed: int = 1
@@ -108,7 +108,7 @@ class VariantStudy:
     @classmethod
     def create(
         cls,
-        lineup: Sequence[str],
+        lineup: Sequence[Entrant],
         variants: Sequence[Variant],
         games: int,
         seed: int = 1,
@@ -130,6 +130,8 @@ class VariantStudy:
         if doubled:
             raise LabError(f"variant name(s) used twice: {', '.join(doubled)}")
         for spec in lineup:
+            if not isinstance(spec, str):
+                continue
             if spec.startswith(AVOID_PREFIX):
                 raise LabError(
                     "use the card-impact options (--impact-games) instead of avoid= in the line-up"
@@ -166,7 +168,7 @@ class VariantStudy:
     def players(self) -> int:
         return len(self.lineup)
 
-    def _tasks(self, variant: Variant, lineup: tuple[str, ...], games: int, group: str) -> list[GameTask]:
+    def _tasks(self, variant: Variant, lineup: tuple[Entrant, ...], games: int, group: str) -> list[GameTask]:
         return [
             GameTask(
                 game=GAME,
@@ -188,7 +190,7 @@ class VariantStudy:
         for v in self.variants:
             out += self._tasks(v, self.lineup, self.games, v.name)
             for card in self.impact_cards:
-                avoid = (f"{AVOID_PREFIX}{card}:{self.lineup[0]}", *self.lineup[1:])
+                avoid = (avoiding(card, self.lineup[0]), *self.lineup[1:])
                 out += self._tasks(v, avoid, self.impact_games, f"{v.name}/{AVOID_PREFIX}{card}")
         return out
 
@@ -196,7 +198,7 @@ class VariantStudy:
         return {
             "game": GAME,
             "players": self.players,
-            "lineup": list(self.lineup),
+            "lineup": [entrant_name(e) for e in self.lineup],
             "games": self.games,
             "seed": self.seed,
             "duplicate_deals": self.duplicate,
