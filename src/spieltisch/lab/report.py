@@ -232,7 +232,8 @@ def rate_bars(
         ax.legend(loc="upper right")
     ax.set_xticks(range(len(labels)), labels, rotation=20 if len(labels) > 4 else 0)
     ax.set_ylabel(t["win_rate"])
-    ax.set_ylim(0, min(1.0, max([*values, fair or 0]) * 1.4 + 0.05))
+    top = max([*(r["ci95"][1] for r in rates), fair or 0.0])
+    ax.set_ylim(0, min(1.0, top * 1.1 + 0.05))
     ax.yaxis.set_major_formatter(lambda v, _p: f"{100 * v:.0f}%")
     return png(fig)
 

@@ -36,7 +36,7 @@ from spieltisch.lab.config import (
 from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding
 from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import entrant_name, rate, spread, summarize
-from spieltisch.lab.tournament import ci_text, pct, summary_table, write_csv, write_text
+from spieltisch.lab.tournament import pct, summary_table, write_csv, write_text
 
 GAME = "schmaus"
 _PAIR_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
@@ -350,7 +350,7 @@ class VariantsResult:
             console.print(
                 summary_table(self.summaries[v.name], title=f"Variant {v.name}: {json.dumps(v.options)}")
             )
-        table = Table(title="Side by side")
+        table = Table(title="Side by side (95% intervals in the tables above)")
         table.add_column("measure")
         for v in self.study.variants:
             table.add_column(v.name, justify="right")
@@ -360,22 +360,15 @@ class VariantsResult:
             rows.append(
                 (
                     f"win rate {bot['bot']}",
-                    [
-                        f"{pct(b['rate'])} ({ci_text(b['ci95'])})"
-                        for s in sums
-                        for b in s["bots"]
-                        if b["bot"] == bot["bot"]
-                    ],
+                    [pct(b["rate"]) for s in sums for b in s["bots"] if b["bot"] == bot["bot"]],
                 )
             )
         rows.append(("skill gap", ["–" if s["skill_gap"] is None else pct(s["skill_gap"]) for s in sums]))
         rows.append(("seat 0 win rate", [pct(s["seats"][0]["rate"]) for s in sums]))
         rows.append(("score sd in a game", [f"{s['score_spread_in_game']['mean']:.1f}" for s in sums]))
         rows.append(("rounds", [f"{s['length']['rounds']['mean']:.1f}" for s in sums]))
-        for i, (rule, meaning) in enumerate(RULINGS):
-            rows.append(
-                (f"{rule} {meaning}", [pct(s["rulings"][i]["round_share"]) + " of rounds" for s in sums])
-            )
+        for i, (rule, _meaning) in enumerate(RULINGS):
+            rows.append((f"{rule} % of rounds", [pct(s["rulings"][i]["round_share"]) for s in sums]))
         for i, card in enumerate(self.study.impact_cards):
             rows.append(
                 (
