@@ -476,3 +476,23 @@ def test_bench_bots_measures_the_random_level() -> None:
     assert "random" in ok and set(ok) | set(missing) == {"random", "easy", "medium", "hard"}
     speed = measure_speed("schmaus", "random", 0.05, seed=1)
     assert speed.decisions > 0 and speed.per_second > 0
+
+
+def test_external_protocol_bots_play_in_tournaments() -> None:
+    import shlex
+    import sys
+
+    command = f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'examples' / 'random_bot.py'))}"
+    result = Tournament.create("schmaus", ["random", command], 2, seed=3).run(workers=1)
+    assert result.summary["faults"]["total"] == 0
+    assert result.summary["bots"][1]["bot"] == command
+    assert sum(g.decisions[g.entry_seat(1)] for g in result.games) > 0
+
+
+def test_ray_backend_missing_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)
+    t = Tournament.create("scout", ["random"] * 2, 2)
+    with pytest.raises(LabError, match=re.escape("pip install 'spieltisch[ray]'")):
+        t.run(ray_address="local")
