@@ -7,7 +7,16 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, create_room, is_mine, is_over, play_until_over, scout_move, version
+from browser_helpers import (
+    LiveServer,
+    create_room,
+    is_mine,
+    is_over,
+    legal_moves,
+    play_until_over,
+    scout_move,
+    version,
+)
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -129,6 +138,22 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     page.get_by_test_id("hand-card-2").click()
     page.get_by_test_id("btn-show").click()
     expect(page.get_by_test_id("notice")).to_contain_text("nicht nebeneinander")
+    # A set that does not beat the table: plain words plus the table's ruling (S-6/S-7).
+    page.get_by_role("button", name="Auswahl aufheben").click()
+    rng = random.Random(5)
+    while True:
+        while not is_mine(page):
+            page.wait_for_timeout(30)
+        shows = {m for m in legal_moves(page) if m.startswith("show ")}
+        cards = page.locator("[data-testid^=hand-card-]").count()
+        weak = [i for i in range(cards) if f"show {i}" not in shows]
+        if weak:
+            break
+        scout_move(page, rng)
+    page.get_by_test_id(f"hand-card-{weak[0]}").click()
+    page.get_by_test_id("btn-show").click()
+    expect(page.get_by_test_id("notice")).to_contain_text("Hier nicht erlaubt")
+    expect(page.get_by_test_id("notice")).to_contain_text(re.compile(r"Tisch: S-[67]:"))
     # A card is labelled for screen readers.
     label = page.get_by_test_id("hand-card-0").get_attribute("aria-label") or ""
     assert re.fullmatch(r"Karte \d+ über \d+", label)

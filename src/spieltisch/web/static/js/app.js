@@ -469,7 +469,7 @@ function roomPage(code) {
     if (!seat) return t("seat.n", { n: s + 1 });
     const base = seat.name || t("seat.n", { n: s + 1 });
     const bot = seat.kind === "bot" ? t(`level.${seat.level}`) : null;
-    const label = seat.kind === "bot" && seat.name?.startsWith("Bot") ? t("seat.bot", { level: bot }) : base;
+    const label = seat.kind === "bot" && seat.name?.startsWith("Bot") ? t("seat.bot", { n: s + 1, level: bot }) : base;
     return st.seat && s === st.seat.seat && !st.spectator ? `${label} (${t("seat.you")})` : label;
   };
 
@@ -595,7 +595,7 @@ function roomPage(code) {
     );
     const list = h("ul.seat-list");
     for (const s of info.seats) {
-      const label = s.kind === "bot" ? t("seat.bot", { level: t(`level.${s.level}`) }) : s.taken ? s.name : t("seat.free");
+      const label = s.kind === "bot" ? t("seat.bot", { n: s.seat + 1, level: t(`level.${s.level}`) }) : s.taken ? s.name : t("seat.free");
       list.append(
         h(
           "li",
@@ -625,7 +625,7 @@ function roomPage(code) {
     panel.append(h("p", null, t("lobby.code"), " ", h("b.code", { "data-testid": "room-code" }, code)));
     const list = h("ul.seat-list");
     for (const s of info.seats) {
-      const label = s.kind === "bot" ? t("seat.bot", { level: t(`level.${s.level}`) }) : s.taken ? s.name : t("lobby.free");
+      const label = s.kind === "bot" ? t("seat.bot", { n: s.seat + 1, level: t(`level.${s.level}`) }) : s.taken ? s.name : t("lobby.free");
       list.append(h("li", { class: s.taken ? "taken" : "free" }, h("span.seat-no", null, t("seat.n", { n: s.seat + 1 })), h("span", null, label), s.taken ? h("span.ok", { "aria-hidden": "true" }, "✓") : null));
     }
     panel.append(list);
