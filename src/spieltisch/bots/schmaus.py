@@ -4,7 +4,7 @@ Every bot decides from a seat's view only (``state.view(seat)``) and the
 legal action ids; every random choice comes from ``self.rng`` (seeded by
 :class:`~spieltisch.bots.base.Bot`), so a bot is reproducible from its seed.
 
-* **easy** lays its strongest cards about half of the time and something
+* **easy** lays its strongest cards a third of the time and something
   random otherwise; it targets the opponent who laid the most food face value,
   puts the ×5 on its best card and discards its lowest cards.
 * **medium** maximises its expected pot share this round against a simple
@@ -343,12 +343,13 @@ class _SchmausBot(Bot):
 
 
 class EasyBot(_SchmausBot):
-    """Sensible but beatable: strongest lay half of the time, else random."""
+    """Sensible but beatable: its strongest lay a third of the time, else a random one."""
 
     level = "easy"
+    greed = 0.35
 
     def lay(self, view: View, lays: list[int]) -> int:
-        if self.rng.random() < 0.5:
+        if self.rng.random() < self.greed:
             return max(lays, key=lambda i: (SOLO[i], -i))
         return lays[self.rng.randrange(len(lays))]
 
