@@ -279,7 +279,13 @@ class GameRecord:
             actions = [(int(seat), str(text)) for seat, text in data.get("actions", [])]
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"broken game record: {exc!r}") from exc
-        if not isinstance(game, str) or not isinstance(players, int) or not isinstance(seed, int):
+        if (
+            not isinstance(game, str)
+            or not isinstance(players, int)
+            or not isinstance(seed, int)
+            or isinstance(players, bool)
+            or isinstance(seed, bool)
+        ):
             raise RecordError("broken game record: game, players and seed must be str, int, int")
         if not isinstance(options, dict):
             raise RecordError("broken game record: options must be an object")
@@ -289,7 +295,10 @@ class GameRecord:
         """Rebuild the state by replaying every action (each one validated)."""
         from spieltisch.engine import get_game
 
-        state = get_game(self.game).new_state(self.players, self.seed, self.options)
+        try:
+            state = get_game(self.game).new_state(self.players, self.seed, self.options)
+        except RulesError as exc:
+            raise RecordError(f"broken game record: {exc}") from exc
         for number, (seat, text) in enumerate(self.actions, 1):
             try:
                 state.apply(seat, text)

@@ -536,11 +536,53 @@ class SchmausState(State):
             s.history = [(int(a), int(b)) for a, b in data["history"]]
         except (KeyError, TypeError, ValueError, RulesError) as exc:
             raise RecordError(f"broken Waschbär-Schmaus state: {exc}") from exc
-        if not 2 <= s.players <= 5 or s.phase not in (PLAY, TARGET, DISCARD, OVER):
-            raise RecordError("broken Waschbär-Schmaus state: bad player count or phase")
-        if not all(len(x) == s.players for x in (s.hands, s.plays, s.scores, s.targets, s.x5)):
-            raise RecordError("broken Waschbär-Schmaus state: lists do not match the player count")
+        problem = s._broken(data)
+        if problem:
+            raise RecordError(f"broken Waschbär-Schmaus state: {problem}")
         return s
+
+    def _broken(self, data: Mapping[str, JSON]) -> str | None:
+        """What makes a state read from JSON impossible, or ``None``."""
+        n = self.players
+        if not 2 <= n <= 5:
+            return f"Waschbär-Schmaus is for 2 to 5 players, not {n} (W-1)"
+        if self.phase not in (PLAY, TARGET, DISCARD, OVER):
+            return f"unknown phase {self.phase!r}"
+        lists: dict[str, Sequence[Any]] = {
+            "hands": self.hands,
+            "plays": self.plays,
+            "scores": self.scores,
+            "targets": self.targets,
+            "x5": self.x5,
+            "choosing": self.choosing,
+            "must_discard": self.must_discard,
+            "sealed_discards": self.sealed_discards,
+            "short_draws": self.short_draws,
+            "empty_draws": self.empty_draws,
+        }
+        for name, values in lists.items():
+            if len(values) != n:
+                return f"{name!r} needs one entry per seat ({n}), got {len(values)}"
+        if not 1 <= self.round <= self.rounds:
+            return f"round {self.round} of {self.rounds} is impossible"
+        if any(p is not None and p not in A.PLAY_ID for p in self.plays):
+            return "a lay breaks W-4"
+        if any(t is not None and not 0 <= t < n for t in self.targets):
+            return "a grocer's target is not a seat"
+        if any(m < 0 for m in self.must_discard):
+            return "'must_discard' cannot be negative"
+        counts = [0] * 12
+        for c in self.card_locations():
+            counts[c] += 1
+        deck = deck_counts(self.options)
+        extra = [IDS[k] for k in range(12) if counts[k] > deck[k]]
+        if extra:
+            return f"more {', '.join(extra)} cards than the deck holds"
+        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
+            return "'results' must be a list of round summaries"
+        if any(not 0 <= seat < n or not 0 <= a < A.NUM_ACTIONS for seat, a in self.history):
+            return "'history' names an unknown seat or action id"
+        return None
 
     def clone(self) -> Self:
         s = type(self).__new__(type(self))

@@ -539,11 +539,55 @@ class ScoutState(State):
             s.dealt = bool(data.get("dealt", True))
         except (KeyError, TypeError, ValueError, InvalidActionError) as exc:
             raise RecordError(f"broken Scout state: {exc}") from exc
-        if s.players not in DEALT or s.phase not in (FLIP, PLAY, OVER):
-            raise RecordError("broken Scout state: bad player count or phase")
-        if len(s.hands) != s.players or any(len(h) != len(k) for h, k in zip(s.hands, s.known, strict=False)):
-            raise RecordError("broken Scout state: hands do not match the player count")
+        problem = s._broken(data)
+        if problem:
+            raise RecordError(f"broken Scout state: {problem}")
         return s
+
+    def _broken(self, data: Mapping[str, JSON]) -> str | None:
+        """What makes a state read from JSON impossible, or ``None``."""
+        n = self.players
+        if n not in DEALT:
+            return f"Scout is for 2 to 5 players, not {n}"
+        if self.phase not in (FLIP, PLAY, OVER):
+            return f"unknown phase {self.phase!r}"
+        lists: dict[str, Sequence[Any]] = {
+            "hands": self.hands,
+            "known": self.known,
+            "pending": self.pending,
+            "chips": self.chips,
+            "collected": self.collected,
+            "tokens": self.tokens,
+            "totals": self.totals,
+        }
+        for name, values in lists.items():
+            if len(values) != n:
+                return f"{name!r} needs one entry per seat ({n}), got {len(values)}"
+        if any(len(h) != len(k) for h, k in zip(self.hands, self.known, strict=True)):
+            return "'known' does not match the hands"
+        if any(len(h) > H for h in self.hands):
+            return f"a hand cannot hold more than {H} cards"
+        if not 0 <= self.current < n or not 0 <= self.first_start < n:
+            return "'current' and 'first_start' must be seats"
+        if not 1 <= self.rounds <= 5 or not 0 <= self.round < self.rounds:
+            return f"round {self.round} of {self.rounds} is impossible"
+        owner = self.owner
+        if bool(self.table) != (owner is not None) or (owner is not None and not 0 <= owner < n):
+            return "an active set needs an owner seat, and only an active set has one"
+        if self.table and self.table_key < 0:
+            return "the table cards are neither a match nor a run (S-6)"
+        cards = self.card_locations()
+        if len(set(cards)) != len(cards):
+            return "a card is in two places (S-1)"
+        if self.dealt and not set(cards) <= {c for c in ALL_CARDS if c not in REMOVED[n]}:
+            return f"a card removed for {n} players is in play (S-2)"
+        if any(c < 0 for c in self.chips + self.collected + self.tokens):
+            return "chips, captured cards and tokens cannot be negative"
+        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
+            return "'results' must be a list of round summaries"
+        if any(not 0 <= seat < n or not 0 <= a < A.NUM_ACTIONS for seat, a in self.history):
+            return "'history' names an unknown seat or action id"
+        return None
 
     def clone(self) -> Self:
         s = type(self).__new__(type(self))
