@@ -185,7 +185,7 @@ function startPage() {
       const deck = value || {};
       return h(
         "details.field.deck",
-        null,
+        { "data-keep": "deck" },
         h("summary", null, label),
         h(
           "div.deck-grid",
@@ -637,7 +637,7 @@ function roomPage(code) {
   function deviceLink() {
     if (!st.seat || st.spectator) return null;
     const link = `${location.origin}/r/${code}#seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}`;
-    return h("details.device", null, h("summary", null, t("device.title")), h("p.hint", null, t("device.hint")), copyField(link, "device-link"));
+    return h("details.device", { "data-keep": "device" }, h("summary", null, t("device.title")), h("p.hint", null, t("device.hint")), copyField(link, "device-link"));
   }
 
   function playersStrip(view) {
@@ -676,16 +676,25 @@ function roomPage(code) {
   }
 
   function legalFallback(msg) {
-    const details = h("details.side-panel", {
-      open: st.legalOpen,
-      ontoggle: (e) => {
-        if (e.target.open !== st.legalOpen) {
-          st.legalOpen = e.target.open;
-          render();
-        }
-      },
-    });
-    details.append(h("summary", { "data-testid": "legal-toggle" }, tn("legal.title", msg.legal.length)));
+    // A button rather than <details>: the table re-renders on every state,
+    // and the open/closed choice must survive that.
+    const details = h("section.side-panel.legal");
+    details.append(
+      h(
+        "button.disclosure",
+        {
+          type: "button",
+          "aria-expanded": st.legalOpen ? "true" : "false",
+          "data-testid": "legal-toggle",
+          "data-focus": "legal-toggle",
+          onclick: () => {
+            st.legalOpen = !st.legalOpen;
+            render();
+          },
+        },
+        tn("legal.title", msg.legal.length),
+      ),
+    );
     if (st.legalOpen && msg.legal.length) {
       const select = h(
         "select",
@@ -823,18 +832,18 @@ function roomPage(code) {
     }
     const side = h("div.side");
     if (!over && msg.legal.length) side.append(legalFallback(msg));
-    side.append(h("details.side-panel", { open: true }, h("summary", null, t("log.title")), logPanel(game, msg.log, name)));
+    side.append(h("details.side-panel", { open: true, "data-keep": "log" }, h("summary", null, t("log.title")), logPanel(game, msg.log, name)));
     if (view.round_results.length) {
       side.append(
         h(
           "details.side-panel",
-          { open: over },
+          { open: over, "data-keep": over ? "rounds-over" : "rounds" },
           h("summary", null, t("summary.all")),
           [...view.round_results].reverse().map((r) => roundSummary(game, r, view.players, name)),
         ),
       );
     }
-    if (!over) side.append(h("details.side-panel", null, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link"), deviceLink()));
+    if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link"), deviceLink()));
     wrap.append(side);
     return wrap;
   }

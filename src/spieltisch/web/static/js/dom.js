@@ -42,13 +42,18 @@ export function clear(el) {
 }
 
 /** Re-render `root` with `build()`, keeping the keyboard focus on the element
- * with the same data-focus key (the DOM is rebuilt on every state). */
+ * with the same data-focus key, the scroll positions ([data-scroll]) and
+ * which <details data-keep> are open (the DOM is rebuilt on every state). */
 export function rerender(root, build) {
   const active = document.activeElement;
   const key = active && root.contains(active) ? active.dataset.focus : null;
   const scrolls = [...root.querySelectorAll("[data-scroll]")].map((el) => [el.dataset.scroll, el.scrollLeft, el.scrollTop]);
+  const opened = new Map([...root.querySelectorAll("details[data-keep]")].map((el) => [el.dataset.keep, el.open]));
   clear(root);
   append(root, [build()]);
+  for (const el of root.querySelectorAll("details[data-keep]")) {
+    if (opened.has(el.dataset.keep)) el.open = opened.get(el.dataset.keep);
+  }
   for (const [name, left, top] of scrolls) {
     const el = root.querySelector(`[data-scroll="${name}"]`);
     if (el) {
