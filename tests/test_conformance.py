@@ -280,7 +280,7 @@ def check_view_hides(state: State, seat: int | None) -> None:
                 assert [c is not None for c in shown] == state.known[o]
     else:
         assert view["hands"] is None
-        if state.phase != "target":
+        if view["phase"] != "target":
             assert view["revealed"] is None
     assert ("hand" in view) and (view["hand"] is None) == (seat is None)
     assert json.loads(json.dumps(view)) == view

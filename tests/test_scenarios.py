@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def test_project_scenarios_pass() -> None:
     assert _failures(OWN) == []
 
 
-PAIR = {
+PAIR: dict[str, Any] = {
     "game": "scout",
     "name": "a pair beats a single",
     "rule": "S-7",
@@ -108,7 +109,7 @@ def test_every_ruling_is_pinned_by_a_project_scenario() -> None:
     assert [r for r in RULINGS if r not in pinned] == []
 
 
-SEEDED = {
+SEEDED: dict[str, Any] = {
     "game": "scout",
     "name": "a seeded deal",
     "rule": "S-2",
@@ -134,7 +135,11 @@ def test_skip_rounds_plays_whole_rounds_first() -> None:
 
 
 def test_setup_error_needs_the_refusal_text() -> None:
-    base = {"game": "schmaus", "name": "bad option", "setup": {"players": 3, "seed": 1, "options": {"x": 1}}}
+    base: dict[str, Any] = {
+        "game": "schmaus",
+        "name": "bad option",
+        "setup": {"players": 3, "seed": 1, "options": {"x": 1}},
+    }
     assert run_scenario({**base, "expect": {"setup_error": "unknown rule option"}}).ok
     other = run_scenario({**base, "expect": {"setup_error": "something else"}})
     assert not other.ok and "expected 'something else'" in other.problems[0]

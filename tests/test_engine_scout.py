@@ -1,0 +1,307 @@
+"""Scout rulings that the scenario files cannot express: dealing per player
+count (S-1, S-2), the start player (S-3, S-4), the 2-player round 2 (S-16),
+error messages naming rulings, views and option errors."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from spieltisch.engine import GameOverError, IllegalActionError, OptionsError, WrongSeatError, get_game
+from spieltisch.engine.scout import ScoutState
+from spieltisch.engine.scout.cards import ALL_CARDS, BOTTOM, TOP, identity, parse_card
+
+SCOUT = get_game("scout")
+SEEDS = range(12)
+
+
+def c(text: str) -> int:
+    return parse_card(text)
+
+
+def ident(cards: list[int]) -> list[int]:
+    return sorted(identity(x) for x in cards)
+
+
+def flip_all(state: ScoutState) -> None:
+    for seat in state.to_move():
+        state.apply(seat, "keep")
+
+
+def play_round(state: ScoutState, rng: random.Random) -> None:
+    """Play the current round to its end with random legal actions."""
+    rounds_done = len(state.results)
+    while len(state.results) == rounds_done:
+        seat = state.to_move()[0]
+        state.apply_id(seat, rng.choice(state.legal_action_ids(seat)))
+
+
+# -- S-1, S-2: the deck and the deal ------------------------------------------------------
+
+
+def test_the_deck_has_one_card_per_pair_of_numbers() -> None:  # S-1
+    pairs = {(TOP[x], BOTTOM[x]) for x in ALL_CARDS}
+    assert len(ALL_CARDS) == 45
+    assert pairs == {(a, b) for a in range(1, 11) for b in range(a + 1, 11)}
+
+
+def test_shuffling_randomises_the_orientation() -> None:  # S-1
+    upside = Counter[bool]()
+    for seed in SEEDS:
+        for hand in ScoutState.new(5, seed).hands:
+            upside.update(TOP[x] > BOTTOM[x] for x in hand)
+    assert upside[True] > 150 and upside[False] > 150  # 540 cards dealt, about half each way
+
+
+@pytest.mark.parametrize(
+    ("players", "dealt", "removed", "rounds"),
+    [
+        (2, 11, ["9/10"], 2),
+        (3, 12, [f"{a}/10" for a in range(1, 10)], 3),
+        (4, 11, ["9/10"], 4),
+        (5, 9, [], 5),
+    ],
+)
+def test_the_deal_by_player_count(players: int, dealt: int, removed: list[str], rounds: int) -> None:  # S-2
+    gone = {identity(c(x)) for x in removed}
+    for seed in SEEDS:
+        state = ScoutState.new(players, seed)
+        assert [len(h) for h in state.hands] == [dealt] * players
+        assert state.rounds == rounds
+        in_play = ident([x for h in state.hands for x in h] + state.set_aside)
+        assert in_play == sorted(x for x in ALL_CARDS if x not in gone)
+        assert len(state.set_aside) == (22 if players == 2 else 0)
+        assert state.to_move() == tuple(range(players))  # S-5: everybody decides first
+
+
+def test_different_seeds_deal_differently_and_the_same_seed_the_same() -> None:
+    assert ScoutState.new(4, 1) == ScoutState.new(4, 1)
+    assert len({tuple(ScoutState.new(4, seed).hands[0]) for seed in SEEDS}) == len(SEEDS)
+
+
+# -- S-3, S-4: who starts -------------------------------------------------------------------
+
+
+def holder(state: ScoutState, text: str) -> int | None:
+    card = identity(c(text))
+    return next((s for s, h in enumerate(state.hands) if card in ident(h)), None)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_the_holder_of_1_2_starts_round_one(players: int) -> None:  # S-3
+    for seed in SEEDS:
+        state = ScoutState.new(players, seed)
+        flip_all(state)
+        assert state.to_move() == (holder(state, "1/2"),)
+
+
+def test_two_players_the_lowest_card_starts_when_1_2_is_set_aside() -> None:  # S-3
+    set_aside_seen = dealt_seen = 0
+    for seed in range(40):
+        state = ScoutState.new(2, seed)
+        lowest = min(
+            (min(TOP[x], BOTTOM[x]), max(TOP[x], BOTTOM[x]), s) for s, h in enumerate(state.hands) for x in h
+        )
+        if holder(state, "1/2") is None:
+            set_aside_seen += 1
+        else:
+            dealt_seen += 1
+            assert lowest[:2] == (1, 2)
+        flip_all(state)
+        assert state.to_move() == (lowest[2],)
+    assert set_aside_seen and dealt_seen
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_start_marker_passes_clockwise_every_round(players: int) -> None:  # S-4, S-16
+    state = ScoutState.new(players, 3)
+    rng = random.Random(3)
+    starts = []
+    for _ in range(players):
+        assert state.phase == "flip"
+        flip_all(state)
+        starts.append(state.to_move()[0])
+        play_round(state, rng)
+    assert state.is_over()
+    assert starts == [(starts[0] + r) % players for r in range(players)]
+
+
+def test_play_goes_clockwise() -> None:  # S-4
+    state = ScoutState.from_position(4, [[c("1/2"), c("3/4")], [c("5/6"), c("7/8")], [c("2/9")], [c("3/10")]])
+    order = []
+    for _ in range(3):
+        seat = state.to_move()[0]
+        order.append(seat)
+        state.apply(seat, state.legal_actions(seat)[0])
+    assert order == [0, 1, 2] and state.to_move() == (3,)
+
+
+# -- S-16: the 2-player round 2 -------------------------------------------------------------
+
+
+def test_two_player_round_two_deals_the_set_aside_cards() -> None:  # S-16
+    for seed in range(6):
+        state = ScoutState.new(2, seed)
+        set_aside = ident(state.set_aside)
+        first = state.hands[0] + state.hands[1]
+        flip_all(state)
+        starter = state.to_move()[0]
+        state.apply(starter, state.legal_actions(starter)[0])
+        assert state.chips != [3, 3] or state.table  # something happened
+        play_round(state, random.Random(seed))
+        assert state.round == 1 and state.phase == "flip"
+        assert ident(state.hands[0] + state.hands[1]) == set_aside
+        assert not set(ident(first)) & set(set_aside)
+        assert [len(h) for h in state.hands] == [11, 11] and state.set_aside == []
+        assert state.chips == [3, 3]  # three new chips each
+        flip_all(state)
+        assert state.to_move() == (1 - starter,)  # the other player starts
+
+
+def test_two_player_round_points_count_unspent_chips() -> None:  # S-16
+    state = ScoutState.from_position(2, [[c("6/5")], [c("7/8"), c("1/7")]], [c("2/3")], owner=1, chips=[2, 1])
+    state.apply(0, "show 0")
+    assert state.results[-1]["points"] == [1 + 2, 1 - 2]
+
+
+# -- errors name the ruling ----------------------------------------------------------------
+
+
+def position(**kw: object) -> ScoutState:
+    base: dict[str, object] = {
+        "players": 3,
+        "hands": [[c("5/2"), c("5/3"), c("8/9")], [c("2/3")], [c("7/2")]],
+        "table": [c("4/1"), c("5/1"), c("6/1")],
+        "owner": 2,
+    }
+    base.update(kw)
+    return ScoutState.from_position(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("state", "action", "ruling"),
+    [
+        (position(), "show 0-2", "S-6: 5-5-8 is neither a match"),
+        (
+            position(),
+            "show 0-1",
+            "S-7: the 2-card match 5-5 does not beat the active set the 3-card run 4-5-6",
+        ),
+        (position(), "show 2-4", "S-6: show 2-4 names cards your hand does not have"),
+        (position(table=[], owner=None), "scout L @0", "S-8: there is no active set"),
+        (position(), "scout L @4", "S-8: insert position 4 is outside your hand (0..3)"),
+        (
+            position(),
+            "scout R @0 show 3",
+            "S-7: the single 8 does not beat the active set the 2-card run 4-5",
+        ),
+        (
+            position(chips=[0, 1, 1]),
+            "scout R @0 show 1-2",
+            "S-9: the scout & show chip has already been used",
+        ),
+        (position(), "flip", "S-5: the hand can only be flipped once"),
+        (position(phase="flip"), "show 0", "S-5: before the first turn every player first decides"),
+        (
+            position(players=2, hands=[[c("5/2")], [c("2/3")]], owner=1),
+            "scout R @0 show 0-1",
+            "S-13: there is no scout & show in the 2-player game",
+        ),
+        (
+            position(players=2, hands=[[c("5/2")], [c("2/3")]], owner=1, chips=[0, 3]),
+            "scout L @0",
+            "S-14: you have no scout chips left",
+        ),
+    ],
+)
+def test_illegal_actions_name_the_ruling(state: ScoutState, action: str, ruling: str) -> None:
+    before = state.to_json()
+    with pytest.raises(IllegalActionError) as info:
+        state.apply(0, action)
+    assert str(info.value).startswith(ruling)
+    assert state.to_json() == before
+
+
+def test_wrong_seat_and_game_over() -> None:
+    state = position()
+    with pytest.raises(WrongSeatError, match="not seat 1's decision"):
+        state.apply(1, "show 0")
+    state = position(hands=[[c("7/2"), c("8/3"), c("9/4")], [c("2/3")], [c("1/2")]])
+    state.apply(0, "show 0-2")  # the hand is empty: the (only) round ends
+    assert state.is_over()
+    with pytest.raises(GameOverError):
+        state.apply(1, "show 0")
+
+
+# -- views ------------------------------------------------------------------------------
+
+
+def test_spectator_and_seat_views_hide_hands_and_flip_decisions() -> None:
+    state = ScoutState.new(3, 4)
+    state.apply(0, "flip")
+    own, other, spectator = state.view(0), state.view(1), state.view(None)
+    assert own["hand"] == [f"{TOP[x]}/{BOTTOM[x]}" for x in state.hands[0]]
+    assert other["hands"][0] == [None] * 12 and spectator["hands"][1] == [None] * 12
+    assert spectator["hand"] is None and spectator["seat"] is None
+    assert own["log"] == [{"seat": 0, "action": "flip"}]
+    assert other["log"] == spectator["log"] == [{"seat": 0, "action": "decided"}]  # S-5: secret
+    assert spectator["flip_decided"] == [True, False, False]
+    assert spectator["hand_sizes"] == [12, 12, 12]  # S-11: sizes are public
+
+
+def test_a_scouted_card_is_known_to_everybody_at_its_position() -> None:  # S-8
+    state = position()
+    state.apply(0, "scout R flip @1")
+    for seat in (1, 2, None):
+        assert state.view(seat)["hands"][0] == [None, "1/6", None, None]
+
+
+def test_after_the_game_every_hand_is_revealed() -> None:
+    state = position(hands=[[c("7/2"), c("8/3"), c("9/4")], [c("2/3")], [c("1/2")]])
+    state.apply(0, "show 0-2")
+    view = state.view(None)
+    assert view["hands"] == [[], ["2/3"], ["1/2"]]
+    assert view["round_results"][0]["hands"] == [[], ["2/3"], ["1/2"]]
+    assert view["outcome"] == {"scores": [3, -1, -1], "winners": [0]}
+
+
+# -- setup errors ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [0, 1, 6])
+def test_player_count_errors(players: int) -> None:
+    with pytest.raises(OptionsError, match=rf"Scout is for 2 to 5 players, not {players} \(S-2\)"):
+        SCOUT.new_state(players, 1)
+
+
+def test_scout_has_no_rule_options() -> None:
+    with pytest.raises(OptionsError, match=r"Scout has no rule options; got \['rounds'\]"):
+        SCOUT.new_state(3, 1, {"rounds": 2})
+    assert SCOUT.normalize_options(None) == {} and SCOUT.normalize_options({}) == {}
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"hands": [[c("1/2")], [c("2/1")], []]}, r"card 1/2 appears twice \(S-1\)"),
+        ({"hands": [[c("1/2")], []]}, "3 players need 3 hands, got 2"),
+        ({"table": [c("1/2"), c("4/9")], "owner": 1}, r"neither a match nor a run \(S-6\)"),
+        ({"table": [c("1/2")], "owner": None}, "an active set needs an owner seat"),
+        ({"to_move": 3}, "to_move must be a seat 0..2"),
+        ({"phase": "scoring"}, "phase must be 'play' or 'flip'"),
+        ({"tokens": [0, -1, 0]}, "tokens needs one non-negative value per seat"),
+    ],
+)
+def test_position_errors(kw: dict[str, object], message: str) -> None:
+    base: dict[str, object] = {"players": 3, "hands": [[c("3/4")], [c("5/6")], [c("7/8")]]}
+    base.update(kw)
+    with pytest.raises(OptionsError, match=message):
+        ScoutState.from_position(**base)  # type: ignore[arg-type]
+
+
+def test_describe_is_one_line_with_the_position() -> None:
+    text = position().describe()
+    assert "\n" not in text
+    assert "scout 3p round 1/1 play to-move 0" in text and "table [4/1 5/1 6/1] owner 2" in text
