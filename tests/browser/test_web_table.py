@@ -14,6 +14,7 @@ from browser_helpers import (
     is_over,
     legal_moves,
     play_until_over,
+    schmaus_move,
     scout_move,
     version,
 )
@@ -66,6 +67,25 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(alice.get_by_test_id("btn-lay")).to_be_visible()
     alice.get_by_test_id("btn-lay").click()
     expect(alice.get_by_test_id("notice")).to_contain_text("exactly 3 cards")
+    # A spectator sees the public table only: no hand, no controls.
+    watcher = new_page()
+    watcher.goto(invite)
+    watcher.get_by_test_id("spectate").click()
+    expect(watcher.get_by_test_id("room")).to_be_visible()
+    expect(watcher.locator("[data-testid^=hand-card-]")).to_have_count(0)
+    expect(watcher.get_by_test_id("lay-0")).to_contain_text("Alice")
+    # Keyboard: Tab to a card, Space selects it (and the focus survives updates).
+    alice.get_by_test_id("hand-card-0").focus()
+    alice.keyboard.press("Space")
+    expect(alice.get_by_test_id("hand-card-0")).to_have_attribute("aria-pressed", "true")
+    alice.keyboard.press("Tab")
+    alice.keyboard.press("Enter")
+    expect(alice.get_by_test_id("hand-card-1")).to_have_attribute("aria-pressed", "true")
+    alice.get_by_role("button", name="Clear selection").click()
+    # The sealed lay: once Alice has laid she sees whom the table waits for.
+    schmaus_move(alice, random.Random(1))
+    expect(alice.get_by_test_id("status")).to_have_text("Waiting for Bob.")
+    expect(watcher.get_by_test_id("lay-0")).to_contain_text("laid")
     play_until_over([alice, bob], "schmaus", seed=5)
     expect(alice.get_by_test_id("final-results")).to_be_visible()
     expect(alice.get_by_test_id("round-summary")).to_have_count(2)
