@@ -31,8 +31,8 @@ def _free_port() -> int:
 class LiveServer:
     """uvicorn serving the web table in a background thread."""
 
-    def __init__(self, database: str) -> None:
-        self.port = _free_port()
+    def __init__(self, database: str, port: int | None = None) -> None:
+        self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
             create_app(database, bot_delay=0.0), host="127.0.0.1", port=self.port, log_level="warning"

@@ -183,3 +183,29 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     page.reload()
     expect(page.get_by_test_id("room")).to_be_visible()
     expect(page.locator("html")).to_have_attribute("lang", "en")
+
+
+def test_the_page_reconnects_by_itself_after_a_server_restart(
+    new_page: NewPage, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    database = f"sqlite:///{tmp_path_factory.mktemp('restart') / 'table.db'}"
+    server = LiveServer(database)
+    server.start()
+    alice = new_page()
+    try:
+        create_room(alice, server.url, "scout", 3, ["bot:random", "bot:random"], "Alice")
+        while not is_mine(alice):
+            alice.wait_for_timeout(30)
+        scout_move(alice, random.Random(2))
+        seen = version(alice)
+    finally:
+        server.stop()
+    expect(alice.get_by_test_id("conn")).to_be_visible()  # "reconnecting…"
+    again = LiveServer(database, port=server.port)
+    again.start()
+    try:
+        expect(alice.get_by_test_id("conn")).to_have_count(0, timeout=20_000)
+        assert version(alice) >= seen
+        expect(alice.get_by_test_id("player-0")).to_have_class(re.compile(r"\bme\b"))
+    finally:
+        again.stop()
