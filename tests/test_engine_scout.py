@@ -290,6 +290,7 @@ def test_scout_has_no_rule_options() -> None:
         ({"table": [c("1/2"), c("4/9")], "owner": 1}, r"neither a match nor a run \(S-6\)"),
         ({"table": [c("1/2")], "owner": None}, "an active set needs an owner seat"),
         ({"to_move": 3}, "to_move must be a seat 0..2"),
+        ({"table": [c("1/2")], "owner": 0}, "S-10: play never comes back to the owner of the active set"),
         ({"phase": "scoring"}, "phase must be 'play' or 'flip'"),
         ({"tokens": [0, -1, 0]}, "tokens needs one non-negative value per seat"),
     ],

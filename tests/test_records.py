@@ -124,6 +124,14 @@ def test_scout_state_with_an_ownerless_table_is_refused() -> None:
         ScoutState.from_json(data)
 
 
+def test_scout_state_with_the_owner_to_move_is_refused() -> None:  # S-10
+    state = ScoutState.from_position(3, [[parse_card("1/2")], [], []], [parse_card("5/6")], owner=1)
+    data = state.to_json()
+    data["current"] = 1
+    with pytest.raises(RecordError, match="owner of the active set is to move"):
+        ScoutState.from_json(data)
+
+
 def test_schmaus_state_with_too_many_cards_is_refused() -> None:
     data = midgame("schmaus").to_json()
     data["hands"][0] += ["F5"] * 4  # the deck has three

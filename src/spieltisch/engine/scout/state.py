@@ -134,6 +134,11 @@ class ScoutState(State):
             raise OptionsError("an active set needs an owner seat")
         if table and set_key([TOP[c] for c in table]) < 0:
             raise OptionsError("the table cards are neither a match nor a run (S-6)")
+        if table and owner == to_move and phase == PLAY:
+            raise OptionsError(
+                "S-10: play never comes back to the owner of the active set while their cards "
+                "lie on the table (the round would have ended); nobody scouts their own set (S-8)"
+            )
         if phase not in (PLAY, FLIP):
             raise OptionsError(f"phase must be 'play' or 'flip', not {phase!r}")
         s = cls()
@@ -576,6 +581,8 @@ class ScoutState(State):
             return "an active set needs an owner seat, and only an active set has one"
         if self.table and self.table_key < 0:
             return "the table cards are neither a match nor a run (S-6)"
+        if self.phase == PLAY and owner is not None and owner == self.current:
+            return "the owner of the active set is to move (S-10 would have ended the round)"
         cards = self.card_locations()
         if len(set(cards)) != len(cards):
             return "a card is in two places (S-1)"
