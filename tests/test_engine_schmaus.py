@@ -4,13 +4,17 @@ messages naming rulings, and what views show."""
 
 from __future__ import annotations
 
+import math
 import random
+from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spieltisch.engine import GameOverError, IllegalActionError, OptionsError, State, get_game
-from spieltisch.engine.schmaus import SchmausState
+from spieltisch.engine.schmaus import SchmausState, resolve
 from spieltisch.engine.schmaus.cards import DECK, KIND
 
 SCHMAUS = get_game("schmaus")
@@ -265,3 +269,80 @@ def test_reshuffles_are_seeded() -> None:  # W-17, no global randomness
         assert state.reshuffles > 0  # type: ignore[attr-defined]
         games.append(state.to_json())
     assert games[0] == games[1]
+
+
+# -- the round resolution against a plain reference (W-7 .. W-15) ---------------------------
+
+FOOD_IDS = ["F1", "F2", "F3", "F4", "F5"]
+EFFECT_IDS = ["X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN"]
+PLAY = st.one_of(
+    st.lists(st.sampled_from(FOOD_IDS), min_size=3, max_size=3),
+    st.tuples(st.sampled_from(FOOD_IDS), st.sampled_from(FOOD_IDS), st.sampled_from(EFFECT_IDS)).map(list),
+)
+
+
+def reference_round(
+    plays: list[list[str]], targets: list[int | None], x5: list[str | None], hunter_draw: str
+) -> dict[str, Any]:
+    """W-7 .. W-15 written out with exact fractions, card by card."""
+    laid = [card for play in plays for card in play]
+    guardian = "GUARDIAN" in laid
+    hunter = "HUNTER" in laid and not guardian
+    n = len(plays)
+    if hunter:
+        individual = [0] * n
+    else:
+        zeroed = set() if guardian else {targets[s] for s in range(n) if "GROCER" in plays[s]}
+        garbage = 0 if guardian else laid.count("GARBAGE")
+        individual = []
+        for seat, play in enumerate(plays):
+            food = Fraction(0)
+            chosen = x5[seat]
+            for card in play:
+                if card not in FOOD_IDS or seat in zeroed:
+                    continue
+                value = Fraction(int(card[1]))
+                if "X5" in play and card == chosen:
+                    value *= 5
+                    chosen = None  # one card only
+                if "X3" in play:
+                    value *= 3
+                value *= 2 ** laid.count("X2")
+                value /= 2**garbage
+                food += value
+            base = sum(3 for card in play if card in ("X3", "X2", "X5", "GUARDIAN"))
+            individual.append(math.floor(food) + base)
+    pot = sum(individual)
+    winners = [s for s in range(n) if individual[s] == max(individual)]
+    awarded = [pot // len(winners) if s in winners else 0 for s in range(n)]
+    lowest = [s for s in range(n) if individual[s] == min(individual)]
+    if hunter and hunter_draw == "nobody":
+        lowest = []
+    return {"individual": individual, "pot": pot, "awarded": awarded, "lowest": lowest}
+
+
+@given(
+    plays=st.integers(2, 5).flatmap(lambda n: st.lists(PLAY, min_size=n, max_size=n)),
+    data=st.data(),
+    hunter_draw=st.sampled_from(["everybody", "nobody"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_round_resolution_matches_a_plain_reference(
+    plays: list[list[str]], data: st.DataObject, hunter_draw: str
+) -> None:
+    n = len(plays)
+    targets: list[int | None] = [
+        data.draw(st.sampled_from([o for o in range(n) if o != s])) if "GROCER" in p else None
+        for s, p in enumerate(plays)
+    ]
+    x5: list[str | None] = [
+        data.draw(st.sampled_from([c for c in p if c in FOOD_IDS])) if "X5" in p else None for p in plays
+    ]
+    result = resolve(
+        [tuple(sorted(KIND[c] for c in p)) for p in plays],
+        targets,
+        [None if c is None else KIND[c] for c in x5],
+        hunter_draw,
+    ).to_json()
+    expected = reference_round(plays, targets, x5, hunter_draw)
+    assert {key: result[key] for key in expected} == expected

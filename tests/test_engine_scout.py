@@ -4,10 +4,13 @@ error messages naming rulings, views and option errors."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spieltisch.engine import GameOverError, IllegalActionError, OptionsError, WrongSeatError, get_game
 from spieltisch.engine.scout import ScoutState
@@ -306,3 +309,72 @@ def test_describe_is_one_line_with_the_position() -> None:
     text = position().describe()
     assert "\n" not in text
     assert "scout 3p round 1/1 play to-move 0" in text and "table [4/1 5/1 6/1] owner 2" in text
+
+
+# -- the move generator against a plain reference (S-6 .. S-9) ---------------------------------
+
+
+def reference_strength(values: list[int]) -> tuple[int, int, int] | None:
+    """S-6/S-7 written out directly: (cards, match over run, smallest number), or None."""
+    n = len(values)
+    if n == 1:
+        return (1, 1, values[0])
+    if all(v == values[0] for v in values):
+        return (n, 1, values[0])
+    steps = {b - a for a, b in itertools.pairwise(values)}
+    if steps in ({1}, {-1}):
+        return (n, 0, min(values))
+    return None
+
+
+def reference_shows(values: list[int], table: list[int]) -> list[tuple[int, int]]:
+    beat = reference_strength(table) if table else None
+    out = []
+    for start in range(len(values)):
+        for count in range(1, len(values) - start + 1):
+            strength = reference_strength(values[start : start + count])
+            if strength is not None and (beat is None or strength > beat):
+                out.append((start, count))
+    return out
+
+
+def reference_legal(state: ScoutState, seat: int) -> set[str]:
+    hand = state.hands[seat]
+    values = [TOP[x] for x in hand]
+    table_values = [TOP[x] for x in state.table]
+    legal = {
+        f"show {s}" if n == 1 else f"show {s}-{s + n - 1}" for s, n in reference_shows(values, table_values)
+    }
+    if not state.table or (state.players == 2 and state.chips[seat] == 0):
+        return legal
+    for end in ("L", "R"):
+        card = state.table[0] if end == "L" else state.table[-1]
+        reduced = table_values[1:] if end == "L" else table_values[:-1]
+        for turn in (False, True):
+            live = BOTTOM[card] if turn else TOP[card]
+            for at in range(len(hand) + 1):
+                scout = f"scout {end}{' flip' if turn else ''} @{at}"
+                legal.add(scout)
+                if state.players == 2 or not state.chips[seat]:
+                    continue
+                new = [*values[:at], live, *values[at:]]
+                for s, n in reference_shows(new, reduced):
+                    legal.add(f"{scout} {'show ' + str(s) if n == 1 else f'show {s}-{s + n - 1}'}")
+    return legal
+
+
+@given(seed=st.integers(0, 10**9), players=st.integers(2, 5), steps=st.integers(0, 60))
+@settings(max_examples=80, deadline=None)
+def test_legal_actions_match_a_plain_reference(seed: int, players: int, steps: int) -> None:
+    state = ScoutState.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_over():
+            return
+        seat = state.to_move()[0]
+        state.apply_id(seat, rng.choice(state.legal_action_ids(seat)))
+    if state.phase != "play":
+        return
+    seat = state.to_move()[0]
+    engine = {a.to_text() for a in state.legal_actions(seat)}
+    assert engine == reference_legal(state, seat)
