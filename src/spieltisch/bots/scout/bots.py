@@ -1,0 +1,247 @@
+"""The three built-in Scout levels.
+
+* :class:`EasyBot` shows the largest set it can, otherwise scouts a card where
+  it fits, with some noise - sensible but beatable.
+* :class:`MediumBot` scores every legal action one move ahead by the hand it
+  leaves (sets kept, cards left, cards captured, tokens or chips given away)
+  and plays the best; it flips its hand (S-5) by the same measure.
+* :class:`HardBot` runs determinized Monte-Carlo search: it samples worlds
+  consistent with its view, plays each of the medium policy's best candidates
+  out to the end of the round with the medium policy for every seat and picks
+  the candidate with the best mean score relative to the opponents.
+
+All decide from the seat's view only and draw every random choice from
+``self.rng`` (seeded from the bot's seed and seat).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+from spieltisch.bots.base import Bot, Budget, View
+from spieltisch.bots.scout import policy
+from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
+from spieltisch.engine.scout import ScoutState
+from spieltisch.engine.scout.actions import SCOUT_BASE, SHOW_BASE, SS_BASE, Scout, ScoutShow, Show, from_id
+from spieltisch.engine.scout.cards import BOTTOM, TOP, card
+
+FLIP_ID, KEEP_ID = 1, 0
+H = policy.H
+
+
+class EasyBot(Bot):
+    """Largest set it can show, else a scouted card where it fits; 15% noise."""
+
+    level = "easy"
+    noise = 0.15
+
+    def choose(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        pos = Position.from_view(view)
+        if pos.phase == "flip":
+            return FLIP_ID if self.rng.random() < 0.5 else KEEP_ID
+        allowed = set(legal)
+        vals = [TOP[c] for c in pos.hand]
+        key = policy.set_key([TOP[c] for c in pos.table]) if pos.table else -1
+        shows = policy.beating_sets(vals, key)
+        scouts = [a for a in legal if SCOUT_BASE <= a < SS_BASE]
+        if self.rng.random() < self.noise:
+            plain = [a for a in legal if a < SS_BASE]
+            return plain[self.rng.randrange(len(plain))]
+        if shows:
+            s, n, _ = max(shows, key=lambda t: (t[1], t[2]))
+            return SHOW_BASE + s * H + n - 1
+        if scouts:
+            return self._fitting_scout(vals, pos.table, allowed)
+        return legal[self.rng.randrange(len(legal))]
+
+    def _fitting_scout(self, vals: list[int], table: list[int], allowed: set[int]) -> int:
+        options: list[int] = []
+        for end in (0, 1):
+            c = table[0] if end == 0 else table[-1]
+            for turn in (0, 1):
+                v = BOTTOM[c] if turn else TOP[c]
+                for at in policy.fit_positions(vals, v):
+                    touches = (at > 0 and abs(vals[at - 1] - v) <= 1) or (
+                        at < len(vals) and abs(vals[at] - v) <= 1
+                    )
+                    a = SCOUT_BASE + (end * 2 + turn) * (H + 1) + at
+                    if touches and a in allowed:
+                        options.append(a)
+        if not options:
+            options = [a for a in allowed if SCOUT_BASE <= a < SS_BASE]
+        options.sort()
+        return options[self.rng.randrange(len(options))]
+
+
+class MediumBot(Bot):
+    """One move of lookahead over every legal action (see :mod:`policy`)."""
+
+    level = "medium"
+
+    def choose(self, view: View, legal: Sequence[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        pos = Position.from_view(view)
+        if pos.phase == "flip":
+            return FLIP_ID if policy.wants_flip(pos.hand) else KEEP_ID
+        ranked = ranked_actions(pos, legal)
+        return ranked[0][1] if ranked else legal[self.rng.randrange(len(legal))]
+
+
+def distinct_candidates(pos: Position, ranked: Sequence[tuple[float, int]], k: int) -> list[int]:
+    """The ``k`` best actions that lead to different positions: actions that
+    leave the same live numbers in hand and the same table are one candidate
+    (a hand is never turned after the flip decision, S-5)."""
+    out: list[int] = []
+    seen: set[tuple[tuple[int, ...], tuple[int, ...]]] = set()
+    for _, action in ranked:
+        sig = _signature(pos.hand, pos.table, action)
+        if sig not in seen:
+            seen.add(sig)
+            out.append(action)
+            if len(out) == k:
+                break
+    return out
+
+
+def _signature(
+    hand: Sequence[int], table: Sequence[int], action: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    vals = [TOP[c] for c in hand]
+    rest = list(table)
+    act = from_id(action)
+    scout = act.scout if isinstance(act, ScoutShow) else act if isinstance(act, Scout) else None
+    show = act.show if isinstance(act, ScoutShow) else act if isinstance(act, Show) else None
+    if scout is not None:
+        c = rest.pop(0 if scout.end == "left" else -1)
+        vals.insert(scout.insert, BOTTOM[c] if scout.turn else TOP[c])
+    if show is not None:
+        rest = [card(v, 0) for v in vals[show.start : show.start + show.count]]
+        del vals[show.start : show.start + show.count]
+    return tuple(vals), tuple(rest)
+
+
+def ranked_actions(pos: Position, legal: Sequence[int]) -> list[tuple[float, int]]:
+    """The legal actions with their medium scores, best first (ties: lower id)."""
+    allowed = set(legal)
+    me = pos.seat
+    scored = policy.score_actions(pos.hand, pos.table, pos.players, pos.chips[me], full=True)
+    scored = [(s, a) for s, a in scored if a in allowed]
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return scored
+
+
+class HardBot(Bot):
+    """Determinized Monte-Carlo search with medium playouts to the round end.
+
+    Budget: ``seconds`` (default 0.2) and ``iterations`` (playouts, default
+    4000) per decision, whichever runs out first. Round horizon: each sampled
+    world is a standalone last-round position (``ScoutState.from_position``).
+    """
+
+    level = "hard"
+    default_seconds = 0.2
+    default_iterations = 4000
+    candidates = 6
+
+    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
+        super().__init__(game, seat, seed, budget)
+        self.knowledge = Knowledge()
+
+    def choose(self, view: View, legal: Sequence[int]) -> int:
+        started = time.perf_counter()
+        pos = Position.from_view(view)
+        self.knowledge.update(view, pos)
+        if len(legal) == 1:
+            return legal[0]
+        if pos.phase == "flip":
+            cands = [KEEP_ID, FLIP_ID] if not policy.wants_flip(pos.hand) else [FLIP_ID, KEEP_ID]
+        else:
+            cands = distinct_candidates(pos, ranked_actions(pos, legal), self.candidates)
+            if not cands:
+                return legal[self.rng.randrange(len(legal))]
+        if len(cands) == 1:
+            return cands[0]
+        seconds = self.budget.seconds if self.budget.seconds is not None else self.default_seconds
+        limit = self.budget.iterations if self.budget.iterations is not None else self.default_iterations
+        return cands[self._search(pos, cands, started + seconds, limit)]
+
+    def _search(self, pos: Position, cands: list[int], deadline: float, limit: int) -> int:
+        """Index of the candidate with the best mean over sampled worlds.
+
+        Every world is played out once per live candidate (common random
+        numbers); a candidate whose paired difference to the leader is
+        clearly negative (mean + 2 standard errors < 0) stops being played.
+        """
+        pool = self.knowledge.unseen(pos)
+        scores: list[list[float]] = [[] for _ in cands]
+        live = list(range(len(cands)))
+        playouts = 0
+        worlds = 0
+        while playouts < limit and len(live) > 1:
+            world = sample_world(pos, pool, self.rng)
+            done = []
+            for i in live:
+                w = world.clone()
+                w.apply_id(pos.seat, cands[i])
+                scores[i].append(self._playout(w, pos))
+                done.append(i)
+                playouts += 1
+                if playouts >= limit or time.perf_counter() >= deadline:
+                    break
+            if len(done) < len(live):
+                for i in done:  # keep the worlds aligned across live candidates
+                    scores[i].pop()
+                break
+            worlds += 1
+            if worlds >= 8 and worlds % 4 == 0:
+                live = _prune(scores, live, worlds)
+        means = [sum(x) / len(x) if x else -1e9 for x in scores]
+        return max(live, key=lambda i: (means[i], -i))
+
+    def _playout(self, w: ScoutState, pos: Position) -> float:
+        """Play the sampled round out with the medium policy; score relative."""
+        while not w.is_over():
+            movers = w.to_move()
+            if w.phase == "flip":
+                for s in movers:
+                    w.apply_id(s, FLIP_ID if policy.wants_flip(w.hands[s]) else KEEP_ID)
+                continue
+            s = movers[0]
+            action = policy.best_action(w.hands[s], w.table, w.players, w.chips[s], full=False)
+            w.apply_id(s, action)
+        points = w.results[-1]["points"]
+        return self._utility(points, pos)
+
+    @staticmethod
+    def _utility(points: Sequence[int], pos: Position) -> float:
+        me = pos.seat
+        others = [p for s, p in enumerate(points) if s != me]
+        if pos.round >= pos.rounds:
+            # The last round decides the game (S-12): winning counts, the margin a little.
+            totals = [pos.scores[s] + points[s] for s in range(pos.players)]
+            best_other = max(t for s, t in enumerate(totals) if s != me)
+            margin = totals[me] - best_other
+            return (1.0 if margin >= 0 else 0.0) * 10.0 + margin * 0.5
+        return points[me] - 0.5 * (max(others) + sum(others) / len(others))
+
+
+def _prune(scores: Sequence[list[float]], live: list[int], worlds: int) -> list[int]:
+    """Drop the live candidates that are clearly worse than the leader."""
+    means = {i: sum(scores[i][-worlds:]) / worlds for i in live}
+    leader = max(live, key=lambda i: (means[i], -i))
+    keep = []
+    for i in live:
+        if i == leader:
+            keep.append(i)
+            continue
+        d = [a - b for a, b in zip(scores[i][-worlds:], scores[leader][-worlds:], strict=True)]
+        mean = sum(d) / worlds
+        var = sum((x - mean) ** 2 for x in d) / (worlds - 1)
+        if mean + 2.0 * math.sqrt(var / worlds) >= 0:
+            keep.append(i)
+    return keep

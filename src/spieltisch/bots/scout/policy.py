@@ -1,0 +1,256 @@
+"""The hand evaluation and one-move lookahead shared by the Scout bots.
+
+Everything here works on plain ints (oriented cards ``top * 11 + bottom`` and
+their live numbers), so the hard bot's playouts stay fast. Action ids follow
+the engine's fixed numbering (``engine/scout/actions.py``); the generator
+below produces exactly the ids the engine lists as legal (S-6 .. S-9, S-13,
+S-14), each with a score: what the action gains now plus the value of the
+hand it leaves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from spieltisch.engine.scout.actions import MAX_HAND, SCOUT_BASE, SHOW_BASE, SS_BASE
+from spieltisch.engine.scout.cards import BOTTOM, TOP
+
+H = MAX_HAND
+HH = H * H
+
+# -- weights ------------------------------------------------------------------
+CARD = 0.5
+"""Value lost per card held (S-11: -1 per card left in hand at the round end)."""
+TOKEN = 0.6
+"""A scout hands the active set's owner a token (S-8); relative to the table
+that costs a little less than a full point."""
+CHIP_2P = 1.0
+"""S-14/S-16: a 2-player scout spends a chip worth a point at the round end."""
+SS_CHIP = 0.7
+"""S-9: the once-per-round scout & show chip has option value."""
+EMPTY_BONUS = 3.0
+"""S-10 (a): emptying the hand ends the round while everybody else still holds cards."""
+
+
+def _segment_table(match: bool) -> list[float]:
+    # Value of a set of n cards kept together: it costs one turn to shed and
+    # longer sets beat more (S-7), so each extra card is worth more than the last.
+    per = 0.95 if match else 0.85
+    return [0.0, -1.0] + [-1.0 + per * (n - 1) + 0.1 * (n - 2) ** 2 for n in range(2, H + 2)]
+
+
+SEG_MATCH = _segment_table(True)
+SEG_RUN = _segment_table(False)
+
+
+_CACHE: dict[tuple[int, ...], float] = {}
+_CACHE_LIMIT = 500_000
+
+
+def hand_value(vals: Sequence[int]) -> float:
+    """The best split of the hand into adjacent sets (S-6), minus the cards held.
+
+    A pure function of the live numbers, memoised (playouts meet the same
+    hands again and again).
+    """
+    key = tuple(vals)
+    found = _CACHE.get(key)
+    if found is None:
+        if len(_CACHE) >= _CACHE_LIMIT:
+            _CACHE.clear()
+        found = _CACHE[key] = _hand_value(key)
+    return found
+
+
+def _hand_value(vals: Sequence[int]) -> float:
+    """Dynamic programming over positions: ``f[i]`` is the best value of the
+    first ``i`` cards; a set ending at ``i`` is a match or run reaching back."""
+    h = len(vals)
+    f = [0.0] * (h + 1)
+    for i in range(h):
+        v = vals[i]
+        best = f[i] - 1.0 + 0.03 * v
+        if i:
+            d = v - vals[i - 1]
+            if -1 <= d <= 1:
+                table = SEG_MATCH if d == 0 else SEG_RUN
+                j = i - 1
+                lo = v if v < vals[j] else vals[j]
+                n = 2
+                while True:
+                    cand = f[j] + table[n] + 0.02 * lo
+                    if cand > best:
+                        best = cand
+                    if j == 0 or vals[j] - vals[j - 1] != d:
+                        break
+                    j -= 1
+                    n += 1
+                    if vals[j] < lo:
+                        lo = vals[j]
+        f[i + 1] = best
+    return f[h] - CARD * h
+
+
+def set_key(vals: Sequence[int]) -> int:
+    """S-7 strength of a set of live numbers (same encoding as the engine), -1 if none."""
+    n = len(vals)
+    if n == 0:
+        return -1
+    if n == 1:
+        return 80 + vals[0]
+    step = vals[1] - vals[0]
+    if step not in (-1, 0, 1):
+        return -1
+    for i in range(2, n):
+        if vals[i] - vals[i - 1] != step:
+            return -1
+    return n * 64 + (16 if step == 0 else 0) + min(vals[0], vals[-1])
+
+
+def beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
+    """Every set ``(start, count, key)`` of the hand stronger than ``key`` (S-6, S-7)."""
+    out: list[tuple[int, int, int]] = []
+    h = len(vals)
+    for s in range(h):
+        v0 = vals[s]
+        if 80 + v0 > key:
+            out.append((s, 1, 80 + v0))
+        if s + 1 >= h:
+            break
+        step = vals[s + 1] - v0
+        if step < -1 or step > 1:
+            continue
+        kind = 16 if step == 0 else 0
+        lo = v0
+        e = s + 1
+        while e < h and vals[e] - vals[e - 1] == step:
+            if vals[e] < lo:
+                lo = vals[e]
+            k = (e - s + 1) * 64 + kind + lo
+            if k > key:
+                out.append((s, e - s + 1, k))
+            e += 1
+    return out
+
+
+def _sets_through(vals: Sequence[int], at: int, key: int) -> list[tuple[int, int, int]]:
+    """Sets of ``vals`` that contain position ``at`` and beat ``key``."""
+    return [(s, n, k) for s, n, k in beating_sets(vals, key) if s <= at < s + n]
+
+
+def exposure(n: int, key: int) -> float:
+    """Expected points handed to the next owner who beats this set (S-6)."""
+    lo = key % 16
+    if n == 1:
+        p = 0.95 - 0.06 * lo
+    elif n == 2:
+        p = (0.55 if key % 64 >= 16 else 0.65) - 0.03 * lo
+    elif n == 3:
+        p = 0.3 - 0.01 * lo
+    else:
+        p = 0.1
+    return 0.8 * n * p
+
+
+def show_score(rest: Sequence[int], n: int, key: int, captured: int) -> float:
+    if not rest:
+        return captured + EMPTY_BONUS  # S-10 (a): the round ends at once
+    return captured + hand_value(rest) - exposure(n, key)
+
+
+def fit_positions(vals: Sequence[int], v: int) -> list[int]:
+    """Insert positions where the card ``v`` touches a neighbour it could form a
+    set with, plus both ends (an insert that joins nothing is as good there)."""
+    h = len(vals)
+    out = [0]
+    for at in range(1, h + 1):
+        left = vals[at - 1] - v
+        if -1 <= left <= 1 or (at < h and -1 <= vals[at] - v <= 1):
+            out.append(at)
+    if out[-1] != h:
+        out.append(h)
+    return out
+
+
+def score_actions(
+    hand: Sequence[int],
+    table: Sequence[int],
+    players: int,
+    chips: int,
+    full: bool = True,
+) -> list[tuple[float, int]]:
+    """Every action of the seat to move with its one-move-lookahead score.
+
+    ``full``: every legal action id (what the medium bot scores); otherwise a
+    pruned list for playouts (scouts only where the card touches a fitting
+    neighbour or at the ends; scout & show only with a set through the
+    scouted card).
+    """
+    vals = [TOP[c] for c in hand]
+    h = len(vals)
+    m = len(table)
+    table_key = set_key([TOP[c] for c in table]) if table else -1
+    out: list[tuple[float, int]] = []
+    for s, n, k in beating_sets(vals, table_key):
+        rest = vals[:s] + vals[s + n :]
+        out.append((show_score(rest, n, k, m), SHOW_BASE + s * H + n - 1))
+    if not table:
+        return out
+    two = players == 2
+    if two and chips == 0:
+        return out  # S-14: no chips, no scouting
+    cost = CHIP_2P if two else TOKEN
+    with_ss = not two and chips > 0 and h + 1 <= H  # S-9, S-13
+    for end in (0, 1):
+        c = table[0] if end == 0 else table[-1]
+        reduced = table[1:] if end == 0 else table[:-1]
+        rkey = set_key([TOP[x] for x in reduced]) if reduced else -1
+        rm = len(reduced)
+        for turn in (0, 1):
+            v = BOTTOM[c] if turn else TOP[c]
+            positions: Sequence[int] = range(h + 1) if full else fit_positions(vals, v)
+            for at in positions:
+                index = (end * 2 + turn) * (H + 1) + at
+                nv = [*vals[:at], v, *vals[at:]]
+                out.append((hand_value(nv) - cost, SCOUT_BASE + index))
+                if not with_ss:
+                    continue
+                base = SS_BASE + index * HH
+                sets = beating_sets(nv, rkey) if full else _sets_through(nv, at, rkey)
+                for s, n, k in sets:
+                    rest = nv[:s] + nv[s + n :]
+                    out.append((show_score(rest, n, k, rm) - TOKEN - SS_CHIP, base + s * H + n - 1))
+    return out
+
+
+_BEST: dict[tuple[tuple[int, ...], tuple[int, ...], int, int, bool], int] = {}
+
+
+def best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int, full: bool) -> int:
+    """The highest-scoring action id (first one on ties); memoised like :func:`hand_value`."""
+    key = (tuple(hand), tuple(table), players, chips, full)
+    found = _BEST.get(key)
+    if found is None:
+        if len(_BEST) >= _CACHE_LIMIT:
+            _BEST.clear()
+        found = _BEST[key] = _best_action(hand, table, players, chips, full)
+    return found
+
+
+def _best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int, full: bool) -> int:
+    best_score = -1e9
+    best = -1
+    for score, action in score_actions(hand, table, players, chips, full):
+        if score > best_score:
+            best_score, best = score, action
+    return best
+
+
+def flipped(hand: Sequence[int]) -> list[int]:
+    """S-5: the hand turned like real cards (mirrored, other number live)."""
+    return [BOTTOM[c] * 11 + TOP[c] for c in reversed(hand)]
+
+
+def wants_flip(hand: Sequence[int]) -> bool:
+    """S-5: turn the hand if that gives the better hand."""
+    return hand_value([TOP[c] for c in flipped(hand)]) > hand_value([TOP[c] for c in hand])

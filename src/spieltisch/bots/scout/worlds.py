@@ -1,0 +1,177 @@
+"""What a Scout seat knows, read from its view, and worlds consistent with it.
+
+A view (``ScoutState.view(seat)``) holds the seat's own hand, the table, every
+hand's size with the cards other players scouted openly at their positions
+(``None`` elsewhere), chips, tokens, captured counts, scores and the public
+log. :class:`Knowledge` turns that into card ids and remembers, across the
+calls of one game, every card the seat has seen this round: a card that was
+public once (shown or scouted openly) is never hidden again, so it cannot be
+in an opponent's unknown slot (S-8 keeps scouted cards visible).
+
+The view has no list of the cards captured this round and the log does not
+name the cards of a show, so cards shown and captured between two of the
+seat's turns stay in the unseen pool: sampled worlds may then give an
+opponent a card that is already in a score pile (slightly wrong worlds).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from spieltisch.engine.scout import ScoutState, parse_card
+from spieltisch.engine.scout.cards import ALL_CARDS, BOTTOM, TOP, TURNED, identity
+from spieltisch.engine.scout.state import REMOVED
+
+FLIP_WORDS = ("flip", "keep", "decided")
+
+
+def cards_of(texts: Sequence[str | None]) -> list[int | None]:
+    return [None if t is None else parse_card(t) for t in texts]
+
+
+@dataclass
+class Position:
+    """One decision point as the seat sees it, in card ids."""
+
+    seat: int
+    players: int
+    phase: str
+    round: int
+    rounds: int
+    hand: list[int]
+    hands: list[list[int | None]]
+    table: list[int]
+    owner: int | None
+    chips: list[int]
+    collected: list[int]
+    tokens: list[int]
+    scores: list[int]
+    start: int | None
+    """The seat that starts this round, when the view tells it."""
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Position:
+        seat = view["seat"]
+        if not isinstance(seat, int):
+            raise ValueError("a Scout bot needs a seat's view, not a spectator's")
+        players = int(view["players"])
+        table = view["table"]
+        round_no = int(view["round"])
+        return cls(
+            seat=seat,
+            players=players,
+            phase=str(view["phase"]),
+            round=round_no,
+            rounds=int(view["rounds"]),
+            hand=[parse_card(t) for t in view["hand"]],
+            hands=[cards_of(h) for h in view["hands"]],
+            table=[parse_card(t) for t in table["cards"]] if table else [],
+            owner=table["owner"] if table else None,
+            chips=list(view["chips"]),
+            collected=list(view["collected"]),
+            tokens=list(view["tokens"]),
+            scores=list(view["scores"]),
+            start=_round_start(view["log"], players, round_no),
+        )
+
+
+def _round_start(log: Sequence[Mapping[str, Any]], players: int, round_no: int) -> int | None:
+    """S-3, S-4: the first non-flip move of the log was round 1's start player;
+    the start passes clockwise each round. ``None`` before round 1's first turn."""
+    for entry in log:
+        if entry["action"] not in FLIP_WORDS:
+            return (int(entry["seat"]) + round_no - 1) % players
+    return None
+
+
+@dataclass
+class Knowledge:
+    """Cards seen per round, remembered across the calls of one game."""
+
+    log: list[Any] = field(default_factory=list)
+    seen: dict[int, set[int]] = field(default_factory=dict)
+
+    def update(self, view: Mapping[str, Any], pos: Position) -> None:
+        log = list(view["log"])
+        if len(log) < len(self.log) or log[: len(self.log)] != self.log:
+            self.seen = {}  # another game (or a jump back): start over
+        self.log = log
+        seen = self.seen.setdefault(pos.round, set())
+        seen.update(identity(c) for c in pos.hand)
+        seen.update(identity(c) for c in pos.table)
+        for h in pos.hands:
+            seen.update(identity(c) for c in h if c is not None)
+        for r in view["round_results"]:
+            table = r.get("table")
+            if table:
+                self.seen.setdefault(int(r["round"]), set()).update(
+                    identity(parse_card(t)) for t in table["cards"]
+                )
+
+    def unseen(self, pos: Position) -> list[int]:
+        """Cards (smaller number on top) that may be in an opponent's unknown slot."""
+        removed = set(REMOVED[pos.players])
+        if pos.players == 2 and pos.round == 2:
+            # S-16: round 2 plays the 22 cards set aside in round 1.
+            removed |= self.seen.get(1, set())
+        seen = self.seen.get(pos.round, set())
+        return [c for c in ALL_CARDS if c not in removed and c not in seen]
+
+
+def sample_hands(pos: Position, pool: Sequence[int], rng: random.Random) -> list[list[int]]:
+    """Fill every unknown slot of the opponents' hands with a random unseen card
+    in a random orientation (S-1); openly scouted cards stay where they are."""
+    deck = list(pool)
+    rng.shuffle(deck)
+    hands: list[list[int]] = []
+    k = 0
+    for s, h in enumerate(pos.hands):
+        if s == pos.seat:
+            hands.append(list(pos.hand))
+            continue
+        filled: list[int] = []
+        for c in h:
+            if c is None:
+                d = deck[k]
+                k += 1
+                filled.append(TURNED[d] if rng.random() < 0.5 else d)
+            else:
+                filled.append(c)
+        hands.append(filled)
+    return hands
+
+
+def _first_holder(hands: Sequence[Sequence[int]]) -> int:
+    """S-3: who holds the lowest card (the 1/2 card whenever it is dealt)."""
+    best = (99, 99, 0)
+    for seat, hand in enumerate(hands):
+        for c in hand:
+            lo, hi = sorted((TOP[c], BOTTOM[c]))
+            if (lo, hi, seat) < best:
+                best = (lo, hi, seat)
+    return best[2]
+
+
+def sample_world(pos: Position, pool: Sequence[int], rng: random.Random) -> ScoutState:
+    """A standalone position of this round with the unseen cards dealt at random."""
+    hands = sample_hands(pos, pool, rng)
+    if pos.phase == "flip":
+        start = pos.start if pos.start is not None else _first_holder(hands)
+        return ScoutState.from_position(
+            pos.players, hands, to_move=start, phase="flip", chips=pos.chips,
+            collected=pos.collected, tokens=pos.tokens,
+        )  # fmt: skip
+    return ScoutState.from_position(
+        pos.players,
+        hands,
+        table=pos.table,
+        owner=pos.owner,
+        to_move=pos.seat,
+        phase="play",
+        chips=pos.chips,
+        collected=pos.collected,
+        tokens=pos.tokens,
+    )

@@ -1,0 +1,219 @@
+"""The built-in Scout bots: views only, legal play, budgets, seeds, judgement."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spieltisch.bots import Budget, make_bot
+from spieltisch.bots.base import Bot
+from spieltisch.bots.scout import EasyBot, HardBot, MediumBot
+from spieltisch.bots.scout.policy import score_actions
+from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
+from spieltisch.engine.scout import ScoutState, parse_card
+from spieltisch.engine.scout.cards import ALL_CARDS, identity
+from spieltisch.match import play_match
+
+SMALL = Budget(seconds=5.0, iterations=12)
+"""Hard bot budget for tests: the iteration limit always binds first, so its
+decisions do not depend on the machine's speed."""
+
+
+def cards(text: str) -> list[int]:
+    return [parse_card(t) for t in text.split()]
+
+
+def bot(level: str, seat: int, seed: int = 3) -> Bot:
+    budget = SMALL if level == "hard" else None
+    return make_bot("scout", level, seat, seed, budget)
+
+
+def test_levels_are_registered() -> None:
+    assert isinstance(make_bot("scout", "easy", 0, 1), EasyBot)
+    assert isinstance(make_bot("scout", "medium", 0, 1), MediumBot)
+    assert isinstance(make_bot("scout", "hard", 0, 1), HardBot)
+
+
+# -- bots only ever see views ---------------------------------------------------
+
+TABLE = cards("5/2 5/6")
+
+
+def deal(players: int, size: int, seed: int) -> list[list[int]]:
+    """Hands of ``size`` cards from a seeded deck without the table's cards."""
+    deck = [c for c in ALL_CARDS if c not in {identity(t) for t in TABLE}]
+    random.Random(seed).shuffle(deck)
+    return [deck[i * size : (i + 1) * size] for i in range(players)]
+
+
+def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
+    """Two positions that differ only in cards seat 0 cannot see (the hidden
+    hands of seats 1 and 2 are swapped; both hold 8 cards)."""
+    table = TABLE if phase == "play" else []
+    owner = 3 if phase == "play" else None
+    h = deal(4, 8, 1)
+    a = ScoutState.from_position(4, [h[0], h[1], h[2], h[3]], table, owner, 0, phase)
+    b = ScoutState.from_position(4, [h[0], h[2], h[1], h[3]], table, owner, 0, phase)
+    assert a.view(0) == b.view(0)
+    assert a.hands != b.hands
+    return a, b
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("phase", ["play", "flip"])
+def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
+    a, b = twin_positions(phase)
+    for seed in range(3):
+        first = bot(level, 0, seed).choose(a.view(0), a.legal_action_ids(0))
+        second = bot(level, 0, seed).choose(b.view(0), b.legal_action_ids(0))
+        assert first == second
+
+
+def test_sampled_worlds_keep_what_the_seat_has_seen() -> None:
+    # Seat 1 scouts the 5/6 openly (S-8): every world the hard bot samples
+    # for seat 0 keeps it at that position, deals seat 0's own hand unchanged
+    # and gives every opponent the right number of cards.
+    state = ScoutState.from_position(3, deal(3, 9, 2), TABLE, 0, 1, "play")
+    state.apply(1, "scout R @0")
+    shows = [a for a in state.legal_action_ids(2) if state.action_from_id(a).to_text().startswith("show")]
+    state.apply_id(2, shows[0])
+    assert state.to_move() == (0,)
+    view = state.view(0)
+    assert view["hands"][1][0] == "5/6"
+    pos = Position.from_view(view)
+    knowledge = Knowledge()
+    knowledge.update(view, pos)
+    rng = random.Random(0)
+    worlds = [sample_world(pos, knowledge.unseen(pos), rng) for _ in range(20)]
+    for world in worlds:
+        assert world.hands[0] == state.hands[0]
+        assert world.hands[1][0] == parse_card("5/6")
+        assert [len(h) for h in world.hands] == [len(h) for h in state.hands]
+        assert world.table == state.table
+    assert len({tuple(w.hands[2]) for w in worlds}) > 1
+    hard = HardBot("scout", 0, 1, SMALL)
+    assert hard.choose(view, state.legal_action_ids(0)) in state.legal_action_ids(0)
+
+
+# -- legal over whole games ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_whole_games_are_legal(level: str, players: int) -> None:
+    # The hard bot (slow by design) plays one seat, rotating with the seed.
+    for seed in (0, 1, 2):
+        bots = [
+            bot(level if level != "hard" or s == seed % players else "medium", s, seed)
+            for s in range(players)
+        ]
+        result = play_match("scout", bots, seed)
+        assert result.state.is_over()
+        assert result.faults == [0] * players, result.fault_messages
+
+
+def test_two_player_bots_use_chips_and_no_scout_and_show() -> None:
+    # S-13, S-14: in the 2-player variant scouting costs a chip and there is
+    # no scout & show; the bots play it without a fault.
+    bots = [bot("hard", 0, 5), bot("medium", 1, 5)]
+    result = play_match("scout", bots, 5)
+    texts = [result.state.action_from_id(a).to_text() for _, a in result.state.history]
+    assert result.faults == [0, 0]
+    assert not any(t.startswith("scout") and "show" in t for t in texts)
+    assert any(t.startswith("scout") for t in texts)
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 40))
+def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps: int) -> None:
+    state = ScoutState.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_over():
+            return
+        seat = state.to_move()[0]
+        legal = state.legal_action_ids(seat)
+        state.apply_id(seat, legal[rng.randrange(len(legal))])
+    if state.is_over() or state.phase != "play":
+        return
+    seat = state.current
+    scored = score_actions(state.hands[seat], state.table, players, state.chips[seat])
+    ids = [a for _, a in scored]
+    assert sorted(ids) == sorted(state.legal_action_ids(seat))
+
+
+# -- budget and seeds ---------------------------------------------------------------
+
+
+def test_hard_respects_a_time_budget() -> None:
+    state = ScoutState.new(5, 11)
+    for seat in range(5):
+        state.apply_id(seat, 0)
+    medium = MediumBot("scout", 0, 1)
+    while state.table == [] or len(state.legal_action_ids(state.current)) < 10:
+        seat = state.current
+        state.apply_id(seat, medium.choose(state.view(seat), state.legal_action_ids(seat)))
+    seat = state.current
+    hard = HardBot("scout", seat, 1, Budget(seconds=0.05))
+    start = time.perf_counter()
+    choice = hard.choose(state.view(seat), state.legal_action_ids(seat))
+    assert time.perf_counter() - start < 0.25
+    assert choice in state.legal_action_ids(seat)
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_same_seed_same_decisions(level: str) -> None:
+    histories = []
+    for disturbance in (1, 2):
+        random.seed(disturbance)  # the global generator must not matter
+        bots = [bot(level, 0, 9), bot(level, 1, 9), bot("medium" if level == "hard" else level, 2, 9)]
+        histories.append(play_match("scout", bots, 4).state.history)
+    assert histories[0] == histories[1]
+
+
+def test_easy_is_noisy_across_seeds() -> None:
+    # Easy is sensible but not deterministic: different seeds play differently.
+    histories = {tuple(play_match("scout", [bot("easy", s, seed) for s in range(4)], 2).state.history)
+                 for seed in range(4)}  # fmt: skip
+    assert len(histories) > 1
+
+
+# -- judgement ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+def test_shows_the_run_that_ends_the_round(level: str) -> None:
+    # Seat 0 holds 3-4-5 and can beat the pair on the table, emptying its hand
+    # (S-7: more cards beat fewer; S-10 (a): the round ends at once). Scouting
+    # instead would only hand seat 1 a token.
+    hands = [cards("3/9 4/1 5/7"), cards("1/2 2/3 6/8 7/8"), cards("1/3 2/4 6/9 7/9"), cards("1/5 2/5 6/10")]
+    state = ScoutState.from_position(4, hands, cards("8/10 8/2"), 1, 0, "play")
+    choice = bot(level, 0).choose(state.view(0), state.legal_action_ids(0))
+    assert state.action_from_id(choice).to_text() == "show 0-2"
+
+
+def test_medium_prefers_keeping_a_run_to_breaking_it() -> None:
+    # The table holds a single 6; seat 0 can beat it with the single 7 (which
+    # would break its 7-8-9 run) or with the separate single 10.
+    # Seat 0 has used its scout & show chip (S-9), so it shows or scouts.
+    hands = [cards("7/1 8/2 9/3 4/1 10/5"), cards("1/2 2/3 3/4"), cards("1/5 2/6 3/5")]
+    state = ScoutState.from_position(3, hands, cards("6/4"), 1, 0, "play", chips=[0, 1, 1])
+    choice = bot("medium", 0).choose(state.view(0), state.legal_action_ids(0))
+    assert state.action_from_id(choice).to_text() != "show 0"
+    assert state.action_from_id(choice).to_text() in ("show 0-2", "show 4")
+
+
+def test_medium_flips_a_hand_that_is_better_upside_down() -> None:
+    # Live numbers 1 9 4 7 2 are junk; turned (S-5: mirrored, other number up)
+    # the hand reads 2 3 4 5 6, one long run.
+    hand = cards("1/6 9/5 10/4 7/3 3/2")
+    hands = [hand, cards("1/2 2/5 3/4 4/5 5/6"), cards("1/3 2/6 3/5 4/6 5/7")]
+    state = ScoutState.from_position(3, hands, to_move=0, phase="flip")
+    medium = bot("medium", 0)
+    assert medium.choose(state.view(0), state.legal_action_ids(0)) == 1
+    state.apply(0, "flip")
+    assert [c.split("/")[0] for c in state.view(0)["hand"]] == ["2", "3", "4", "5", "6"]
