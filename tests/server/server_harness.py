@@ -8,7 +8,6 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -64,6 +63,9 @@ class Player:
                 self.messages.append(msg)
                 if msg["type"] == "error":
                     self.errors.append(msg)
+                    if msg["code"] == "rate_limited":  # faster than 20/s: wait, then resync
+                        await asyncio.sleep(0.2)
+                        await ws.send(json.dumps({"type": "sync"}))
                     continue
                 if msg["type"] != "state":
                     continue
@@ -85,7 +87,7 @@ def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | 
     return f"{srv.ws}/ws/{room}?seat={seat}&secret={secret}"
 
 
-def play(players: list[Player], timeout: float = 60) -> None:
+def play(players: list[Player], timeout: float = 120) -> None:
     async def main() -> None:
         await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), timeout)
 
@@ -96,7 +98,14 @@ def open_room(
     client: httpx.Client, game: str, seats: list[dict[str, Any]], seed: int, **extra: Any
 ) -> tuple[str, dict[int, str]]:
     """Create a room and fill every human seat; returns the code and the seats' secrets."""
-    body = {"game": game, "players": len(seats), "seats": seats, "name": "Alice", "seed": seed, "bot_delay": 0}
+    body = {
+        "game": game,
+        "players": len(seats),
+        "seats": seats,
+        "name": "Alice",
+        "seed": seed,
+        "bot_delay": 0,
+    }
     body.update(extra)
     r = client.post("/api/rooms", json=body)
     assert r.status_code == 200, r.text

@@ -7,9 +7,9 @@ import random
 from typing import Any
 
 import pytest
+from server_harness import Player, ServerThread, open_room, play, ws_url
 
 from spieltisch.engine import GameRecord, get_game
-from server_harness import Player, ServerThread, open_room, play, ws_url
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -81,7 +81,7 @@ def assert_no_leak(game: str, seat: int | None, msg: dict[str, Any], full: dict[
 @pytest.mark.parametrize(
     ("game", "seats", "seed"),
     [
-        ("scout", [HUMAN, HUMAN, BOT, BOT], 11),
+        ("scout", [HUMAN, HUMAN, BOT], 11),
         ("schmaus", [HUMAN, BOT, HUMAN], 12),
     ],
 )
@@ -89,7 +89,9 @@ def test_whole_game_over_websockets_without_leaks(
     server: ServerThread, game: str, seats: list[dict[str, Any]], seed: int
 ) -> None:
     with server.client() as client:
-        room, secrets = open_room(client, game, seats, seed, options={"rounds": 2} if game == "schmaus" else {})
+        room, secrets = open_room(
+            client, game, seats, seed, options={"rounds": 2} if game == "schmaus" else {}
+        )
         assert client.get(f"/api/rooms/{room}").json()["status"] == "playing"
         players = [Player(ws_url(server, room, s, secrets[s]), s, random.Random(s)) for s in sorted(secrets)]
         spectator = Player(ws_url(server, room), None, random.Random(0))
@@ -109,7 +111,7 @@ def test_whole_game_over_websockets_without_leaks(
         for msg in p.messages:
             if msg["type"] == "state":
                 assert_no_leak(game, p.seat, msg, states[msg["version"]])
-        assert all(e["code"] == "stale" for e in p.errors), p.errors
+        assert all(e["code"] in ("stale", "rate_limited") for e in p.errors), p.errors
     # Both humans and bots acted through the same path.
     acted = {seat for seat, _ in record["actions"]}
     assert acted == set(range(len(seats)))
@@ -123,7 +125,7 @@ def test_whole_game_over_websockets_without_leaks(
 
 def test_replay_only_after_the_game(server: ServerThread) -> None:
     with server.client() as client:
-        room, secrets = open_room(client, "scout", [HUMAN, BOT], 3)
+        room, _secrets = open_room(client, "scout", [HUMAN, BOT], 3)
         r = client.get(f"/api/rooms/{room}/replay")
         assert r.status_code == 409
         assert "not over" in r.json()["detail"]
@@ -142,7 +144,9 @@ def test_rematch_keeps_seats_with_new_secrets(server: ServerThread) -> None:
         r = client.post(f"/api/rooms/{room}/rematch", json={"seat": 1, "secret": "forged"})
         assert r.status_code == 403
         new = client.post(f"/api/rooms/{room}/rematch", json={"seat": 1, "secret": secrets[1]}).json()["room"]
-        again = client.post(f"/api/rooms/{room}/rematch", json={"seat": 0, "secret": secrets[0]}).json()["room"]
+        again = client.post(f"/api/rooms/{room}/rematch", json={"seat": 0, "secret": secrets[0]}).json()[
+            "room"
+        ]
         assert again == new != room
         info = client.get(f"/api/rooms/{new}").json()
         old = client.get(f"/api/rooms/{room}").json()
@@ -156,8 +160,12 @@ def test_rematch_keeps_seats_with_new_secrets(server: ServerThread) -> None:
         assert bad.status_code == 403
         claims = {}
         for seat in (0, 1):
-            c1 = client.get(f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]})
-            c2 = client.get(f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]})
+            c1 = client.get(
+                f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]}
+            )
+            c2 = client.get(
+                f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]}
+            )
             assert c1.status_code == 200 and c1.json() == c2.json()
             claims[seat] = c1.json()["secret"]
             assert claims[seat] != secrets[seat]

@@ -156,7 +156,9 @@ def create_app(
                 await _refuse(websocket, "forbidden", f"seat must be a seat number, not {seat_text!r}", 4403)
                 return
             if not room.check_seat(seat, secret):
-                await _refuse(websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403)
+                await _refuse(
+                    websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403
+                )
                 return
         await _serve(websocket, room, seat)
 
@@ -240,7 +242,9 @@ async def _serve(websocket: WebSocket, room: Room, seat: int | None) -> None:
                 conn.error("rate_limited", f"more than {RATE:g} messages per second: this one was ignored")
                 continue
             if len(raw) > MAX_MESSAGE or len(raw.encode()) > MAX_MESSAGE:
-                conn.error("too_large", f"messages are limited to {MAX_MESSAGE} bytes, got {len(raw.encode())}")
+                conn.error(
+                    "too_large", f"messages are limited to {MAX_MESSAGE} bytes, got {len(raw.encode())}"
+                )
                 continue
             await _handle(room, conn, raw)
     except WebSocketDisconnect:

@@ -33,7 +33,11 @@ _SCHMAUS_RANGES: dict[str, tuple[int, int]] = {
 def _schmaus_options() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for name, default in schmaus_cards.DEFAULTS.items():
-        opt: dict[str, Any] = {"name": name, "default": default, "label": _LABELS.get(name, {"en": name, "de": name})}
+        opt: dict[str, Any] = {
+            "name": name,
+            "default": default,
+            "label": _LABELS.get(name, {"en": name, "de": name}),
+        }
         if name == "rounds":
             low, high = _SCHMAUS_RANGES[name]
             opt.update(type="choice_or_int", choices=["3x-players", "draw"], min=low, max=high)

@@ -130,6 +130,10 @@ class Connection:
         self.send_json(msg)
 
 
+_ACTION_TEXTS: dict[str, dict[int, str]] = {}
+"""Notation per game and action id (the numbering is fixed, so the text is too)."""
+
+
 def _verb(text: str) -> str:
     return text.split(" ", 1)[0]
 
@@ -255,10 +259,16 @@ class Room:
             cache.texts = {}
         text = cache.texts.get(seat)
         if text is None:
-            legal = []
+            legal: list[list[Any]] = []
             if seat is not None:
                 state = self.state
-                legal = [[a, state.action_from_id(a).to_text()] for a in self.legal_ids(seat)]
+                texts = _ACTION_TEXTS.setdefault(self.game.name, {})
+                legal = []
+                for a in self.legal_ids(seat):
+                    t = texts.get(a)
+                    if t is None:
+                        t = texts[a] = state.action_from_id(a).to_text()
+                    legal.append([a, t])
             msg = {
                 "type": "state",
                 "version": self.version,
@@ -325,12 +335,16 @@ class Room:
                 )
             if seat not in to_move:
                 waiting = ", ".join(f"seat {s}" for s in to_move)
-                raise CommandError("not_your_turn", f"it is not seat {seat}'s decision (waiting for {waiting})")
+                raise CommandError(
+                    "not_your_turn", f"it is not seat {seat}'s decision (waiting for {waiting})"
+                )
             new = state.clone()
             try:
                 if action_id is not None:
                     if action_id not in self.legal_ids(seat):
-                        raise CommandError("illegal", f"action id {action_id} is not one of your legal actions")
+                        raise CommandError(
+                            "illegal", f"action id {action_id} is not one of your legal actions"
+                        )
                     new.apply(seat, state.action_from_id(action_id))
                 elif action is not None:
                     new.apply(seat, action)
@@ -341,10 +355,17 @@ class Room:
             added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             try:
-                await anyio.to_thread.run_sync(self.store.append_actions, self.code, self.version, added, new_status)
+                if self.store.sqlite:  # an embedded write is shorter than a thread hand-off
+                    self.store.append_actions(self.code, self.version, added, new_status)
+                else:
+                    await anyio.to_thread.run_sync(
+                        self.store.append_actions, self.code, self.version, added, new_status
+                    )
             except Exception as exc:  # nothing was applied: the sender may retry
                 log.exception("room %s: storing %s failed", self.code, added)
-                raise CommandError("internal", f"the move could not be stored, nothing changed: {exc}") from exc
+                raise CommandError(
+                    "internal", f"the move could not be stored, nothing changed: {exc}"
+                ) from exc
             self._commit(seat, new, added, new_status)
             self.broadcast(conn, ref)
         self.wake.set()
@@ -366,7 +387,12 @@ class Room:
     def start_bots(self) -> None:
         if self.bots and self.bot_task is None and self.row.status != "over":
             self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
+            self.bot_task.add_done_callback(self._bot_loop_ended)
             self.wake.set()
+
+    def _bot_loop_ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("room %s: the bots stopped", self.code, exc_info=task.exception())
 
     async def stop_bots(self) -> None:
         task, self.bot_task = self.bot_task, None
@@ -480,7 +506,9 @@ class Tables:
         except RulesError as exc:
             raise RoomError(422, str(exc)) from exc
         if not g.min_players <= players <= g.max_players:
-            raise RoomError(422, f"players: {g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+            raise RoomError(
+                422, f"players: {g.title} is for {g.min_players} to {g.max_players} players, not {players}"
+            )
         specs = seats if seats is not None else [SeatSpec("human") for _ in range(players)]
         if len(specs) != players:
             raise RoomError(422, f"seats: need exactly {players} seats, got {len(specs)}")
@@ -490,7 +518,9 @@ class Tables:
         levels = bot_levels(g.name)
         for i, s in enumerate(specs):
             if s.kind == "bot" and s.level not in levels:
-                raise RoomError(422, f"seats: seat {i}: bot level must be one of {', '.join(levels)}, not {s.level!r}")
+                raise RoomError(
+                    422, f"seats: seat {i}: bot level must be one of {', '.join(levels)}, not {s.level!r}"
+                )
         seed = seed if seed is not None else secrets.randbits(62)
         try:
             g.new_state(players, seed, options)
@@ -563,7 +593,11 @@ class Tables:
                 raise RoomError(409, f"seat {seat} is taken")
             secret = new_secret()
             updated = SeatRow(
-                seat=seat, kind="human", name=clean_name(name, seat), secret_hash=hash_secret(secret), taken=True
+                seat=seat,
+                kind="human",
+                name=clean_name(name, seat),
+                secret_hash=hash_secret(secret),
+                taken=True,
             )
             all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
             status = "playing" if all_taken and room.row.status == "waiting" else None
@@ -601,7 +635,13 @@ class Tables:
             ]
             row = room.row
             new = await self._insert(
-                row.game, row.players, dict(row.options), secrets.randbits(62), row.bot_delay, "playing", seats,
+                row.game,
+                row.players,
+                dict(row.options),
+                secrets.randbits(62),
+                row.bot_delay,
+                "playing",
+                seats,
                 rematch_of=room.code,
             )
             row.rematch = new.code
@@ -612,7 +652,9 @@ class Tables:
         room = await self.room(code)
         old_room = await self.room(old)
         if not 0 <= seat < room.row.players or room.row.seats[seat].claim_from != old_room.code:
-            raise RoomError(404, f"seat {seat} of room {room.code} is not a rematch seat of room {old_room.code}")
+            raise RoomError(
+                404, f"seat {seat} of room {room.code} is not a rematch seat of room {old_room.code}"
+            )
         if not old_room.check_seat(seat, secret):
             raise RoomError(403, f"seat {seat} of room {old_room.code}: wrong or missing secret")
         new_secret_ = rematch_secret(secret, room.code, seat)

