@@ -216,21 +216,20 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
     return move
 
 
-def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 120.0) -> int:
+def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 120.0) -> list[str]:
     """Let every page make its decisions until the game is over; returns the
-    number of moves the people made."""
+    moves the people made (notation, or 'target' / 'x5' / 'discard')."""
     rng = random.Random(seed)
     move = scout_move if game == "scout" else schmaus_move
-    made = 0
+    made: list[str] = []
     deadline = time.monotonic() + limit
     while not all(is_over(p) for p in pages):
         if time.monotonic() > deadline:
-            raise AssertionError(f"the game did not end within {limit} s ({made} moves made)")
+            raise AssertionError(f"the game did not end within {limit} s ({len(made)} moves made)")
         acted = False
         for page in pages:
             if is_mine(page) and not is_over(page):
-                move(page, rng)
-                made += 1
+                made.append(move(page, rng))
                 acted = True
         if not acted:
             pages[0].wait_for_timeout(40)

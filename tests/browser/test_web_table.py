@@ -44,7 +44,8 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     expect(alice.get_by_test_id("btn-flip")).to_be_visible()
     expect(alice.get_by_role("heading", name="Turned round")).to_be_visible()
     moves = play_until_over([alice, bob], "scout", seed=3)
-    assert moves > 6
+    assert any(m.startswith("show") for m in moves)
+    assert any(m.startswith("scout") for m in moves)
     for page in (alice, bob):
         expect(page.get_by_test_id("final-results")).to_be_visible()
         expect(page.get_by_test_id("round-summary")).to_have_count(3)  # S-2: 3 rounds with 3 players
@@ -209,3 +210,18 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(
         expect(alice.get_by_test_id("player-0")).to_have_class(re.compile(r"\bme\b"))
     finally:
         again.stop()
+
+
+def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    # Hands of 3 and a hand limit of 3 (W-16): everybody lays the whole hand,
+    # draws 2 for the empty hand (W-6) and the lowest draws 2 more (W-15), so
+    # at least one of the two people must discard before round 2.
+    alice, bob = new_page(), new_page()
+    options = {"rounds": "2", "hand_size": "3", "hand_limit": "3"}
+    invite = create_room(alice, live_server.url, "schmaus", 2, ["human"], "Alice", options=options)
+    join_by_invite(bob, invite, "Bob")
+    moves = play_until_over([alice, bob], "schmaus", seed=9)
+    assert "discard" in moves
+    expect(alice.get_by_test_id("log")).to_contain_text("discards")
