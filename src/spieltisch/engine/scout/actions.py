@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from spieltisch.engine.core import Action, InvalidActionError
@@ -228,3 +229,9 @@ def from_id(action_id: int) -> ScoutAction:
         return _decode_scout(action_id - SCOUT_BASE)
     scout_index, show_index = divmod(action_id - SS_BASE, H * H)
     return ScoutShow(_decode_scout(scout_index), _decode_show(show_index))
+
+
+@lru_cache(maxsize=1 << 16)
+def text_of(action_id: int) -> str:
+    """The notation of an action id (cached: views list every action of the game)."""
+    return from_id(action_id).to_text()

@@ -458,7 +458,7 @@ class ScoutState(State):
                 )
         log = []
         for who, a in self.history:
-            text = A.from_id(a).to_text()
+            text = A.text_of(a)
             if a < SHOW_BASE and who != seat and not over:
                 text = "decided"  # S-5: the flip decision is secret
             log.append({"seat": who, "action": text})
