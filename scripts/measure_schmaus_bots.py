@@ -43,7 +43,6 @@ class TimedBot(Bot):
     def __init__(self, inner: Bot) -> None:
         super().__init__(inner.game_name, inner.seat, inner.seed, inner.budget)
         self.inner = inner
-        self.level = inner.level
         self.seconds = 0.0
         self.moves = 0
 

@@ -388,6 +388,8 @@ class HardBot(_SchmausBot):
     """Points per unit of :data:`KEEP_VALUE` a card spent now would earn later."""
     draw_weight = 0.6
     """Points per unit of keep value of a card drawn for being lowest (W-15)."""
+    blur = 2.5
+    """Scale of the spread the remaining rounds add to score differences."""
     infer = True
     """Sample the cards an opponent kept unplayed last round among those a
     greedy player could have kept (see :func:`carried`)."""
@@ -418,8 +420,7 @@ class HardBot(_SchmausBot):
         mean = (sum(pots) + 3 * 8.4 * n) / (len(pots) + 3)
         return float(mean * math.sqrt(3.4 / n))
 
-    @staticmethod
-    def _win_chance(view: View, individual: Sequence[int], draw: float, bonus: float, spread: float) -> float:
+    def _win_chance(self, view: View, individual: Sequence[int], draw: float, bonus: float, spread: float) -> float:
         """The chance to win the game (W-18, a tie counts) after this round:
         pot shares (W-14) and the worth of drawing for the lowest (W-15) are
         added to the totals, and the remaining rounds blur the differences."""
@@ -435,7 +436,7 @@ class HardBot(_SchmausBot):
         if left <= 0:
             best = max(totals)
             return 1.0 if totals[me] >= best else 0.0
-        scale = spread * math.sqrt(left) * math.sqrt(2)
+        scale = spread * math.sqrt(left) * math.sqrt(2) * self.blur
         for j, t in enumerate(totals):
             if j != me:
                 chance *= 0.5 * (1.0 + math.erf((totals[me] - t + 0.5) / scale))
