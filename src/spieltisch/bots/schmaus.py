@@ -420,7 +420,9 @@ class HardBot(_SchmausBot):
         mean = (sum(pots) + 3 * 8.4 * n) / (len(pots) + 3)
         return float(mean * math.sqrt(3.4 / n))
 
-    def _win_chance(self, view: View, individual: Sequence[int], draw: float, bonus: float, spread: float) -> float:
+    def _win_chance(
+        self, view: View, individual: Sequence[int], draw: float, bonus: float, spread: float
+    ) -> float:
         """The chance to win the game (W-18, a tie counts) after this round:
         pot shares (W-14) and the worth of drawing for the lowest (W-15) are
         added to the totals, and the remaining rounds blur the differences."""
