@@ -115,11 +115,14 @@ def bench_server(
     games: Annotated[int, typer.Option(help="Games played at the same time.")] = 50,
     seconds: Annotated[float, typer.Option(help="How long to measure.")] = 30.0,
     game: Annotated[str, typer.Option(help="scout, schmaus or mixed.")] = "mixed",
+    think: Annotated[
+        float, typer.Option(help="Mean seconds a client thinks before it moves (0: saturate the server).")
+    ] = 1.0,
 ) -> None:
     """Moves/s and act-to-state latency (p50/p99) of the web table under many games."""
     from spieltisch.benchmarks.server import run
 
-    run(clients=clients, games=games, seconds=seconds, game=game)
+    run(clients=clients, games=games, seconds=seconds, game=game, think=think)
 
 
 @bench_app.command("bots")

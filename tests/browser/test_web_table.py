@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from browser_helpers import (
@@ -22,8 +21,6 @@ from browser_helpers import (
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
-
-RULES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
 NewPage = Callable[..., Page]
 
@@ -234,16 +231,6 @@ def test_rules_pages_open_from_the_table_in_the_ui_language(
     live_server: LiveServer, new_page: NewPage
 ) -> None:
     page = new_page(locale="de-DE")
-    # The client loads /rules/{file}.{lang}.md; served here from docs/rules so the
-    # test checks the client's dialog and Markdown rendering whatever the server does.
-    page.route(
-        "**/rules/*.md",
-        lambda route: route.fulfill(
-            status=200,
-            content_type="text/markdown; charset=utf-8",
-            body=(RULES / route.request.url.rsplit("/", 1)[1]).read_text(encoding="utf-8"),
-        ),
-    )
     page.goto(live_server.url + "/")
     page.get_by_test_id("rules-button").click()
     dialog = page.get_by_test_id("rules-dialog")

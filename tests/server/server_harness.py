@@ -55,6 +55,8 @@ class Player:
     messages: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     last: dict[str, Any] | None = None
+    log: list[dict[str, Any]] = field(default_factory=list)
+    """The log as a client keeps it: the entries of every state spliced in at ``log_from``."""
 
     async def run(self) -> None:
         async with websockets.connect(self.url, max_size=None) as ws:
@@ -71,6 +73,10 @@ class Player:
                     continue
                 if self.last is not None and msg["version"] < self.last["version"]:
                     raise AssertionError("a state went back in time")
+                start = msg["log_from"]
+                if start > len(self.log):
+                    raise AssertionError(f"log entries from {start} on, but only {len(self.log)} known")
+                self.log = self.log[:start] + msg["log"]
                 self.last = msg
                 if msg["room"]["status"] == "over":
                     return

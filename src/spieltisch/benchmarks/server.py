@@ -55,6 +55,7 @@ def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
     cmd = [
         sys.executable, "-m", "uvicorn", "--factory", "spieltisch.server.app:create_app_from_env",
         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log",
+        "--ws-per-message-deflate", "false",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, env=env)
     base = f"http://127.0.0.1:{port}"
@@ -72,7 +73,7 @@ def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
 
 
 async def _client(
-    url: str, rng: random.Random, stats: Stats, deadline: float, refs: itertools.count[int]
+    url: str, rng: random.Random, stats: Stats, deadline: float, refs: itertools.count[int], think: float
 ) -> None:
     sent: dict[str, float] = {}
     async with websockets.connect(url, max_size=None) as ws:
@@ -94,6 +95,8 @@ async def _client(
             if msg["room"]["status"] == "over" or time.monotonic() > deadline:
                 return
             if msg["legal"] and not sent:
+                if think > 0:  # a person's thinking time, then the move (if still current)
+                    await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
                 action_id = rng.choice(msg["legal"])[0]
                 ref = str(next(refs))
                 sent[ref] = time.perf_counter()
@@ -103,7 +106,7 @@ async def _client(
 
 
 async def _game_loop(
-    base: str, ws_base: str, game: str, humans: int, index: int, stats: Stats, deadline: float
+    base: str, ws_base: str, game: str, humans: int, index: int, stats: Stats, deadline: float, think: float
 ) -> None:
     players = min(5, max(2, humans + 1))
     seats = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "random"}] * (players - humans)
@@ -124,7 +127,14 @@ async def _game_loop(
             stats.games_started += 1
             await asyncio.gather(
                 *(
-                    _client(f"{ws_base}/ws/{room['room']}?seat={s}&secret={sec}", rng, stats, deadline, refs)
+                    _client(
+                        f"{ws_base}/ws/{room['room']}?seat={s}&secret={sec}",
+                        rng,
+                        stats,
+                        deadline,
+                        refs,
+                        think,
+                    )
                     for s, sec in secrets.items()
                 )
             )
@@ -137,14 +147,18 @@ def _percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-async def _drive(base: str, clients: int, games: int, seconds: float, game: str, console: Console) -> Stats:
+async def _drive(
+    base: str, clients: int, games: int, seconds: float, game: str, console: Console, think: float = 0.0
+) -> Stats:
     stats = Stats()
     humans = max(1, min(5, clients // games))
     ws_base = base.replace("http://", "ws://")
     deadline = time.monotonic() + seconds
     names = ["scout", "schmaus"] if game == "mixed" else [game]
     tasks = [
-        asyncio.create_task(_game_loop(base, ws_base, names[i % len(names)], humans, i, stats, deadline))
+        asyncio.create_task(
+            _game_loop(base, ws_base, names[i % len(names)], humans, i, stats, deadline, think)
+        )
         for i in range(games)
     ]
     columns = (
@@ -174,7 +188,9 @@ async def _drive(base: str, clients: int, games: int, seconds: float, game: str,
     return stats
 
 
-def run(clients: int = 200, games: int = 50, seconds: float = 30.0, game: str = "mixed") -> Stats:
+def run(
+    clients: int = 200, games: int = 50, seconds: float = 30.0, game: str = "mixed", think: float = 1.0
+) -> Stats:
     """Start a server, drive it, print the figures."""
     console = Console()
     if game not in ("scout", "schmaus", "mixed"):
@@ -185,7 +201,7 @@ def run(clients: int = 200, games: int = 50, seconds: float = 30.0, game: str = 
         proc, base = _start_server(folder)
         try:
             started = time.monotonic()
-            stats = asyncio.run(_drive(base, clients, games, seconds, game, console))
+            stats = asyncio.run(_drive(base, clients, games, seconds, game, console, think))
             elapsed = time.monotonic() - started
         finally:
             proc.terminate()
@@ -194,7 +210,8 @@ def run(clients: int = 200, games: int = 50, seconds: float = 30.0, game: str = 
     lat = stats.latencies
     console.print(
         f"{games} games at a time ({game}), {humans * games} connected clients, "
-        f"{min(5, max(2, humans + 1)) - humans} random bot(s) per game, {elapsed:.1f} s"
+        f"{min(5, max(2, humans + 1)) - humans} random bot(s) per game (no delay), "
+        f"think time {think:g} s on average (0: every client answers at once), {elapsed:.1f} s"
     )
     if not lat:
         console.print("[red]no moves measured")

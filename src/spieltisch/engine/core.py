@@ -181,8 +181,11 @@ class State(ABC):
 
     # -- information ---------------------------------------------------------
     @abstractmethod
-    def view(self, seat: int | None) -> dict[str, JSON]:
-        """What ``seat`` may see (``None``: a spectator, public information only)."""
+    def view(self, seat: int | None, *, log: bool = True) -> dict[str, JSON]:
+        """What ``seat`` may see (``None``: a spectator, public information only).
+
+        ``log=False`` leaves out the game's action log (for callers that keep
+        their own, like the web table)."""
 
     @abstractmethod
     def to_json(self) -> dict[str, JSON]:

@@ -35,6 +35,11 @@ BURST = 40.0
 """... and at once."""
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+RULES_DIR = Path(__file__).resolve().parent.parent / "web" / "rules"
+"""A link to docs/rules (one source for the docs and the table)."""
+RULES_PAGES = frozenset(
+    f"{game}.{lang}.md" for game in ("scout", "waschbaer-schmaus") for lang in ("en", "de")
+)
 
 
 class SeatIn(BaseModel):
@@ -179,6 +184,13 @@ def create_app(
     @app.get("/r/{code}", include_in_schema=False)
     async def invite(code: str) -> Response:
         return index()
+
+    @app.get("/rules/{page}", include_in_schema=False)
+    async def rules_page(page: str) -> Response:
+        """The players' rules pages (docs/rules/GAME.LANG.md) for the table's rules dialog."""
+        if page not in RULES_PAGES:
+            return JSONResponse({"detail": f"no rules page {page!r}"}, status_code=404)
+        return FileResponse(RULES_DIR / page, media_type="text/markdown; charset=utf-8")
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
     return app

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
+import orjson
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.base import Bot, RandomBot
@@ -141,7 +142,7 @@ def _verb(text: str) -> str:
 @dataclass
 class _Cache:
     rev: int = -1
-    texts: dict[int | None, str] = field(default_factory=dict)
+    texts: dict[tuple[int | None, int], str] = field(default_factory=dict)
     legal: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
 
 
@@ -169,6 +170,8 @@ class Room:
         self.wake = asyncio.Event()
         self.bot_task: asyncio.Task[None] | None = None
         self.rev = 0
+        self._log_mark = len(self.actions)
+        """Log entries every connection has received (the previous broadcast's length)."""
         self._cache = _Cache()
 
     # -- info ------------------------------------------------------------------
@@ -237,11 +240,12 @@ class Room:
         self._cache.legal[seat] = (self.version, ids)
         return ids
 
-    def log_for(self, seat: int | None) -> list[dict[str, Any]]:
+    def log_for(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+        """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
         over = self.state.is_over()
         scout = self.game.name == "scout"
         out: list[dict[str, Any]] = []
-        for n, (who, text) in enumerate(self.actions, 1):
+        for n, (who, text) in enumerate(self.actions[start:], start + 1):
             hidden = False
             if not over and who != seat:
                 if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
@@ -251,13 +255,22 @@ class Room:
             out.append({"n": n, "seat": who, "text": text, "hidden": hidden})
         return out
 
-    def state_text(self, seat: int | None) -> str:
-        """The ``state`` message for a seat (cached per change)."""
+    def state_text(self, seat: int | None, full: bool = True) -> str:
+        """The ``state`` message for a seat (cached per change).
+
+        ``full`` sends the whole log (``log_from`` 0); otherwise only the entries
+        added since the previous broadcast, which every connection has already
+        received (``log_from`` says where they go). Entries never change once
+        sent, except that the end of the game reveals them all: then the log is
+        sent whole again.
+        """
         cache = self._cache
         if cache.rev != self.rev:
             cache.rev = self.rev
             cache.texts = {}
-        text = cache.texts.get(seat)
+        start = 0 if full or self.state.is_over() else self._log_mark
+        key = (seat, start)
+        text = cache.texts.get(key)
         if text is None:
             legal: list[list[Any]] = []
             if seat is not None:
@@ -269,36 +282,43 @@ class Room:
                     if t is None:
                         t = texts[a] = state.action_from_id(a).to_text()
                     legal.append([a, t])
+            view = self.state.view(seat, log=False)
+            view.pop("log", None)  # the message's own log replaces the engine's
             msg = {
                 "type": "state",
                 "version": self.version,
                 "room": self.info(),
-                "view": self.state.view(seat),
+                "view": view,
                 "legal": legal,
-                "log": self.log_for(seat),
+                "log_from": start,
+                "log": self.log_for(seat, start),
             }
-            text = json.dumps(msg, separators=(",", ":"), ensure_ascii=False)
-            cache.texts[seat] = text
+            text = orjson.dumps(msg).decode()
+            cache.texts[key] = text
         return text
 
-    def send_state(self, conn: Connection, ack: str | None = None) -> None:
-        text = self.state_text(conn.seat)
+    def send_state(self, conn: Connection, ack: str | None = None, full: bool = True) -> None:
+        text = self.state_text(conn.seat, full)
         if ack is not None:
             text = text[:-1] + ',"ack":' + json.dumps(ack) + "}"
         conn.send(text)
 
-    def broadcast(self, acting: Connection | None = None, ack: str | None = None) -> None:
-        """Every connection gets its own fresh state (the actor's carries ``ack``)."""
+    def broadcast(
+        self, acting: Connection | None = None, ack: str | None = None, new: Connection | None = None
+    ) -> None:
+        """Every connection gets its own fresh state (the actor's carries ``ack``;
+        a ``new`` connection, which has no log yet, gets the whole log)."""
         self.rev += 1
         for conn in list(self.connections):
-            self.send_state(conn, ack if conn is acting else None)
+            self.send_state(conn, ack if conn is acting else None, full=conn is new)
+        self._log_mark = len(self.actions)
 
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
         if conn.seat is None:
             self.send_state(conn)
         else:
-            self.broadcast()  # "connected" changed for everybody
+            self.broadcast(new=conn)  # "connected" changed for everybody
 
     def detach(self, conn: Connection) -> None:
         if conn in self.connections:
@@ -345,7 +365,7 @@ class Room:
                         raise CommandError(
                             "illegal", f"action id {action_id} is not one of your legal actions"
                         )
-                    new.apply(seat, state.action_from_id(action_id))
+                    new.apply_id(seat, action_id)  # legal: checked just above
                 elif action is not None:
                     new.apply(seat, action)
                 else:
@@ -354,12 +374,13 @@ class Room:
                 raise CommandError("illegal", str(exc)) from exc
             added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
+            changed = new_status if new_status != status else None
             try:
                 if self.store.sqlite:  # an embedded write is shorter than a thread hand-off
-                    self.store.append_actions(self.code, self.version, added, new_status)
+                    self.store.append_actions(self.code, self.version, added, changed)
                 else:
                     await anyio.to_thread.run_sync(
-                        self.store.append_actions, self.code, self.version, added, new_status
+                        self.store.append_actions, self.code, self.version, added, changed
                     )
             except Exception as exc:  # nothing was applied: the sender may retry
                 log.exception("room %s: storing %s failed", self.code, added)

@@ -174,8 +174,11 @@ class Store:
             if status is not None:
                 conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
 
-    def append_actions(self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str) -> None:
-        """Store actions ``start, start+1, ...`` of a room and its new status, atomically.
+    def append_actions(
+        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
+    ) -> None:
+        """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
+        status, atomically.
 
         The primary key ``(room, idx)`` makes a second writer of the same
         index fail instead of forking the log.
@@ -183,7 +186,8 @@ class Store:
         rows = [{"room": code, "idx": start + i, "seat": s, "text": t} for i, (s, t) in enumerate(actions)]
         with self._write(), self.engine.begin() as conn:
             conn.execute(self.actions.insert(), rows)
-            conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
+            if status is not None:
+                conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
 
     # -- reads -----------------------------------------------------------------
     def exists(self, code: str) -> bool:

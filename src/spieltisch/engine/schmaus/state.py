@@ -437,7 +437,7 @@ class SchmausState(State):
             self._next_round()
 
     # -- information ---------------------------------------------------------
-    def view(self, seat: int | None) -> dict[str, JSON]:
+    def view(self, seat: int | None, *, log: bool = True) -> dict[str, JSON]:
         n = self.players
         over = self.phase == OVER
         revealed = self.phase == TARGET

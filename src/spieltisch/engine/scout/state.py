@@ -445,7 +445,7 @@ class ScoutState(State):
             return None
         return {"owner": self.owner, "cards": [card_text(c) for c in self.table]}
 
-    def view(self, seat: int | None) -> dict[str, JSON]:
+    def view(self, seat: int | None, *, log: bool = True) -> dict[str, JSON]:
         n = self.players
         over = self.phase == OVER
         hands: list[list[str | None]] = []
@@ -456,12 +456,12 @@ class ScoutState(State):
                 hands.append(
                     [card_text(c) if k else None for c, k in zip(self.hands[s], self.known[s], strict=True)]
                 )
-        log = []
-        for who, a in self.history:
+        entries = []
+        for who, a in self.history if log else ():
             text = A.text_of(a)
             if a < SHOW_BASE and who != seat and not over:
                 text = "decided"  # S-5: the flip decision is secret
-            log.append({"seat": who, "action": text})
+            entries.append({"seat": who, "action": text})
         results = []
         for r in self.results:
             public = {k: v for k, v in r.items() if k != "hands"}
@@ -486,7 +486,7 @@ class ScoutState(State):
             "tokens": list(self.tokens),
             "scores": list(self.totals),
             "round_results": results,
-            "log": log,
+            "log": entries if log else None,
             "outcome": self.outcome().to_json() if over else None,  # type: ignore[union-attr]
         }
 

@@ -416,6 +416,15 @@ function roomPage(code) {
 
   function onState(msg) {
     const first = st.msg === null;
+    if (msg.log_from > 0) {
+      // Only the entries since the previous state came (docs/protocol.md: log).
+      const known = st.msg ? st.msg.log : [];
+      if (known.length < msg.log_from) {
+        st.conn.send({ type: "sync" });
+        return;
+      }
+      msg.log = known.slice(0, msg.log_from).concat(msg.log);
+    }
     st.msg = msg;
     st.info = msg.room;
     const v = msg.view;
