@@ -16,6 +16,7 @@ import pytest
 from spieltisch.bots import Bot, make_bot
 from spieltisch.bots.external import ExternalBot
 from spieltisch.engine import get_game
+from spieltisch.engine.scout import Show
 from spieltisch.match import BotFault, MatchResult, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -194,7 +195,8 @@ def test_a_bot_that_stops_reading_cannot_block_the_table(tmp_path: Path) -> None
         state.apply(seat, "keep")
     state.apply(state.to_move()[0], "show 0")  # an active set: hundreds of legal moves
     seat = state.to_move()[0]
-    big = list(range(2, 2 + 45 * 45))  # ids of every show: far more than a pipe buffer holds
+    # ids of every show of a 45-card hand: far more than a pipe buffer holds
+    big = [state.action_id(Show(start, n)) for start in range(45) for n in range(1, 46 - start)]
     try:
         with pytest.raises(BotFault, match=r"timed out after 0\.3 s"):
             bot.choose(state.view(seat), big)

@@ -7,14 +7,17 @@ import json
 import random
 import threading
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import uvicorn
 import websockets
 
 from spieltisch.server.app import create_app
+
+T = TypeVar("T")
 
 
 class ServerThread:
@@ -93,11 +96,31 @@ def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | 
     return f"{srv.ws}/ws/{room}?seat={seat}&secret={secret}"
 
 
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: the test process may already run an
+    event loop in this thread (Playwright's sync API does)."""
+    result: list[T] = []
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            result.append(asyncio.run(coro))
+        except BaseException as exc:  # handed to the caller
+            errors.append(exc)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
 def play(players: list[Player], timeout: float = 120) -> None:
     async def main() -> None:
         await asyncio.wait_for(asyncio.gather(*(p.run() for p in players)), timeout)
 
-    asyncio.run(main())
+    run_async(main())
 
 
 def open_room(

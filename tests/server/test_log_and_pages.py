@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
 
 import websockets
-from server_harness import Player, ServerThread, open_room, play, ws_url
+from server_harness import Player, ServerThread, open_room, play, run_async, ws_url
 
 
 async def _first_state(url: str) -> dict[str, Any]:
@@ -39,7 +38,7 @@ def test_each_state_carries_only_new_log_entries_which_add_up_to_the_whole_log(
         assert max(len(m["log"]) for m in states if m["log_from"] > 0) <= 3
         assert sum(len(m["log"]) for m in states) < 2 * len(p.log)
     for p in players:
-        full = asyncio.run(_first_state(ws_url(server, room, p.seat, secrets[p.seat or 0])))
+        full = run_async(_first_state(ws_url(server, room, p.seat, secrets[p.seat or 0])))
         assert full["log_from"] == 0
         assert full["log"][: len(p.log)] == p.log  # same entries, same redaction for that seat
         assert "log" not in full["view"]  # the message's log replaces the engine view's

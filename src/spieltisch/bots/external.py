@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from spieltisch.bots.base import Bot, Budget, View
-from spieltisch.engine import RulesError, State
+from spieltisch.engine import RulesError
 from spieltisch.match import BotFault
 
 PROTOCOL = 1
@@ -80,7 +80,6 @@ class ExternalBot(Bot):
         self._threads: list[threading.Thread] = []
         self._players: int | None = None
         self._options: dict[str, Any] = {}
-        self._decoder: State | None = None
         self._finished = False
 
     # -- public --------------------------------------------------------------
@@ -272,18 +271,10 @@ class ExternalBot(Bot):
                         stream.close()
 
     # -- messages --------------------------------------------------------------
-    def _decoder_state(self) -> State:
-        # Action ids decode the same in every position; a fresh state of this
-        # game does it (the Game protocol has no stand-alone decoder).
-        if self._decoder is None:
-            self._decoder = self.game.new_state(self._players or self.game.min_players, 0)
-        return self._decoder
-
     def _legal_entries(self, legal: Sequence[int]) -> list[dict[str, Any]]:
-        decoder = self._decoder_state()
         entries = []
         for action_id in legal:
-            action = decoder.action_from_id(action_id)
+            action = self.game.action_from_id(action_id)
             entries.append({"id": action_id, "text": action.to_text(), "action": action.to_json()})
         return entries
 

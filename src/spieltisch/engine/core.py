@@ -243,6 +243,10 @@ class Game(Protocol):
         """From notation text, the scenario JSON form, or an action (returned as is)."""
         ...
 
+    def action_from_id(self, action_id: int) -> Action:
+        """The action with this id (the numbering is the same in every position)."""
+        ...
+
     def state_from_json(self, data: Mapping[str, JSON]) -> State: ...
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:

@@ -29,6 +29,9 @@ class SchmausGame:
     def parse_action(self, action: Action | str | Mapping[str, Any]) -> Action:
         return actions.parse(action)
 
+    def action_from_id(self, action_id: int) -> Action:
+        return actions.from_id(action_id)
+
     def state_from_json(self, data: Mapping[str, Any]) -> SchmausState:
         return SchmausState.from_json(data)
 

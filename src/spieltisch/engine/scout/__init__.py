@@ -30,6 +30,9 @@ class ScoutGame:
     def parse_action(self, action: Action | str | Mapping[str, Any]) -> Action:
         return actions.parse(action)
 
+    def action_from_id(self, action_id: int) -> Action:
+        return actions.from_id(action_id)
+
     def state_from_json(self, data: Mapping[str, Any]) -> ScoutState:
         return ScoutState.from_json(data)
 
