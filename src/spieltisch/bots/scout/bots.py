@@ -6,9 +6,10 @@
   leaves (sets kept, cards left, cards captured, tokens or chips given away)
   and plays the best; it flips its hand (S-5) by the same measure.
 * :class:`HardBot` runs determinized Monte-Carlo search: it samples worlds
-  consistent with its view, plays each of the medium policy's best candidates
-  out to the end of the round with the medium policy for every seat and picks
-  the candidate with the best mean score relative to the opponents.
+  consistent with its view (:mod:`.worlds`), plays each of the medium
+  policy's best distinct candidates out to the end of the round with the
+  medium policy for every seat and picks the candidate with the best mean
+  score relative to the opponents (in the last round: winning the game).
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).

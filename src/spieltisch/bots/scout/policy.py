@@ -133,11 +133,6 @@ def beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
     return out
 
 
-def _sets_through(vals: Sequence[int], at: int, key: int) -> list[tuple[int, int, int]]:
-    """Sets of ``vals`` that contain position ``at`` and beat ``key``."""
-    return [(s, n, k) for s, n, k in beating_sets(vals, key) if s <= at < s + n]
-
-
 def exposure(n: int, key: int) -> float:
     """Expected points handed to the next owner who beats this set (S-6)."""
     lo = key % 16
@@ -182,9 +177,10 @@ def score_actions(
     """Every action of the seat to move with its one-move-lookahead score.
 
     ``full``: every legal action id (what the medium bot scores); otherwise a
-    pruned list for playouts (scouts only where the card touches a fitting
-    neighbour or at the ends; scout & show only with a set through the
-    scouted card).
+    pruned list for playouts: a scouted card goes only where it touches a
+    neighbour it could form a set with, or to either end (an insert that joins
+    nothing scores the same there, unless it splits a set, which never helps),
+    so the best action is almost always the same as with ``full``.
     """
     vals = [TOP[c] for c in hand]
     h = len(vals)
@@ -216,7 +212,7 @@ def score_actions(
                 if not with_ss:
                     continue
                 base = SS_BASE + index * HH
-                sets = beating_sets(nv, rkey) if full else _sets_through(nv, at, rkey)
+                sets = beating_sets(nv, rkey)
                 for s, n, k in sets:
                     rest = nv[:s] + nv[s + n :]
                     out.append((show_score(rest, n, k, rm) - TOKEN - SS_CHIP, base + s * H + n - 1))

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from spieltisch.bots.scout.policy import hand_value
 from spieltisch.engine.scout import ScoutState, parse_card
 from spieltisch.engine.scout.cards import ALL_CARDS, BOTTOM, TOP, TURNED, identity
 from spieltisch.engine.scout.state import REMOVED
@@ -122,8 +123,15 @@ class Knowledge:
 
 
 def sample_hands(pos: Position, pool: Sequence[int], rng: random.Random) -> list[list[int]]:
-    """Fill every unknown slot of the opponents' hands with a random unseen card
-    in a random orientation (S-1); openly scouted cards stay where they are."""
+    """Fill every unknown slot of the opponents' hands with a random unseen card;
+    openly scouted cards stay where they are.
+
+    Players choose the better way up for their hand (S-5), so a sampled hand is
+    dealt in a random orientation (S-1) and then kept or turned - its hidden
+    cards mirrored and turned, like a real flip - whichever the medium policy's
+    hand value prefers. (Without this the opponents' sampled hands are weaker
+    than real ones and the search wins no more than the medium bot.)
+    """
     deck = list(pool)
     rng.shuffle(deck)
     hands: list[list[int]] = []
@@ -132,16 +140,24 @@ def sample_hands(pos: Position, pool: Sequence[int], rng: random.Random) -> list
         if s == pos.seat:
             hands.append(list(pos.hand))
             continue
-        filled: list[int] = []
-        for c in h:
-            if c is None:
-                d = deck[k]
-                k += 1
-                filled.append(TURNED[d] if rng.random() < 0.5 else d)
-            else:
-                filled.append(c)
-        hands.append(filled)
+        slots = [i for i, c in enumerate(h) if c is None]
+        drawn = [TURNED[d] if rng.random() < 0.5 else d for d in deck[k : k + len(slots)]]
+        k += len(slots)
+        hands.append(_better_way_up(h, slots, drawn))
     return hands
+
+
+def _better_way_up(h: Sequence[int | None], slots: Sequence[int], drawn: Sequence[int]) -> list[int]:
+    dealt = list(h)
+    turned = list(h)
+    for i, c, t in zip(slots, drawn, reversed(drawn), strict=True):
+        dealt[i] = c
+        turned[i] = TURNED[t]
+    a = [c for c in dealt if c is not None]
+    b = [c for c in turned if c is not None]
+    va = hand_value([TOP[c] for c in a])
+    vb = hand_value([TOP[c] for c in b])
+    return b if vb > va else a
 
 
 def _first_holder(hands: Sequence[Sequence[int]]) -> int:
