@@ -13,7 +13,7 @@ from typing import Any
 from spieltisch.engine import get_game
 
 HUMAN = "human"
-DEFAULT_BOT = "random"
+DEFAULT_BOT = "medium"
 """The seat spec of every seat not named with ``--seat`` (a single constant on purpose)."""
 
 
