@@ -30,7 +30,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from spieltisch.bots import LEVELS, Bot, View, make_bot
+from spieltisch.bots import LEVELS, Bot, Budget, View, make_bot
 from spieltisch.match import play_match
 
 app = typer.Typer(add_completion=False)
@@ -62,10 +62,19 @@ class GameResult:
     faults: int
 
 
-def play_one(bot: str, against: str, players: int, seed: int, options: dict[str, Any] | None) -> GameResult:
-    """One game with the candidate in seat ``seed mod players``."""
+def play_one(
+    bot: str,
+    against: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any] | None,
+    iterations: int | None = None,
+) -> GameResult:
+    """One game with the candidate in seat ``seed mod players`` (its budget's
+    iteration count ``iterations``, or the level's default)."""
     seat = seed % players
-    candidate = TimedBot(make_bot("schmaus", bot, seat, seed))
+    budget = Budget(iterations=iterations) if iterations else None
+    candidate = TimedBot(make_bot("schmaus", bot, seat, seed, budget))
     bots = [candidate if s == seat else make_bot("schmaus", against, s, seed) for s in range(players)]
     result = play_match("schmaus", bots, seed, options)
     outcome = result.state.outcome()
@@ -73,9 +82,11 @@ def play_one(bot: str, against: str, players: int, seed: int, options: dict[str,
     return GameResult(seat in outcome.winners, candidate.seconds, candidate.moves, sum(result.faults))
 
 
-def _play_chunk(args: tuple[str, str, int, list[int], dict[str, Any] | None]) -> list[GameResult]:
-    bot, against, players, seeds, options = args
-    return [play_one(bot, against, players, seed, options) for seed in seeds]
+def _play_chunk(
+    args: tuple[str, str, int, list[int], dict[str, Any] | None, int | None],
+) -> list[GameResult]:
+    bot, against, players, seeds, options, iterations = args
+    return [play_one(bot, against, players, seed, options, iterations) for seed in seeds]
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -98,6 +109,9 @@ def main(
     first_seed: Annotated[int, typer.Option(min=0, help="seed of the first game")] = 0,
     workers: Annotated[int, typer.Option(min=1, max=2, help="processes (the machine is shared)")] = 2,
     options: Annotated[str, typer.Option(help='rule options as JSON, e.g. {"hunter_draw": "nobody"}')] = "",
+    iterations: Annotated[
+        int, typer.Option(min=0, help="the candidate's samples per decision (0: the level's default)")
+    ] = 0,
 ) -> None:
     """Play the match and print the candidate's win rate, its Wilson 95 % interval,
     the game count and its mean seconds per move."""
@@ -112,7 +126,10 @@ def main(
         raise typer.BadParameter("--options must be a JSON object")
     seeds = list(range(first_seed, first_seed + games))
     chunk = max(1, min(25, games // (workers * 8) or 1))
-    jobs = [(bot, against, players, seeds[i : i + chunk], rule_options) for i in range(0, games, chunk)]
+    jobs = [
+        (bot, against, players, seeds[i : i + chunk], rule_options, iterations or None)
+        for i in range(0, games, chunk)
+    ]
     results: list[GameResult] = []
     columns = (
         TextColumn(f"[bold]{bot} vs {players - 1}× {against}"),

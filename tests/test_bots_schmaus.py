@@ -17,6 +17,7 @@ from spieltisch.bots.schmaus import (
     MediumBot,
     legal_lays,
     round_scores,
+    short_draws,
     unseen_counts,
 )
 from spieltisch.engine.schmaus import actions as A
@@ -67,6 +68,30 @@ def test_unseen_cards_are_the_draw_pile_and_the_other_hands() -> None:
     others = sum(size for s, size in enumerate(view["hand_sizes"]) if s != 1)
     assert sum(unseen) == view["draw_pile_size"] + others
     assert unseen[KIND["HUNTER"]] == 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_short_hand_draws_are_read_from_the_view(seed: int) -> None:
+    """W-5: what each seat drew this round for a short hand follows from the
+    public hand sizes and round results, as the engine counted it."""
+    state = SchmausState.new(4, seed)
+    bots = [make_bot("schmaus", "easy", s, seed) for s in range(4)]
+    checked = 0
+    while not state.is_over():
+        if state.phase == "play" and not any(state.view(0)["committed"]):
+            view = state.view(0)
+            for seat in range(4):
+                assert short_draws(view, seat) == state.short_draws[seat]
+                checked += state.short_draws[seat]
+        seat = state.to_move()[0]
+        state.apply_id(seat, bots[seat].choose(state.view(seat), state.legal_action_ids(seat)))
+    assert checked > 0
+
+
+def test_no_short_hand_draws_to_read_under_the_variant() -> None:
+    """W-5 variant: a short hand lays what it can, so nothing is to be inferred."""
+    state = SchmausState.new(4, 1, {"short_hand": "play-what-you-can"})
+    assert short_draws(state.view(0), 1) is None
 
 
 # -- decisions from the view only -------------------------------------------------

@@ -14,10 +14,15 @@ legal action ids; every random choice comes from ``self.rng`` (seeded by
 * **hard** samples the opponents' hands from the unseen cards, lets them lay
   like medium (with some random lays mixed in), and scores every legal lay of
   its own against the samples with the exact round rules (:func:`round_scores`,
-  the same arithmetic as ``engine/schmaus/cards.resolve``). Its objective is
-  its pot share relative to the opponents', plus the worth of drawing when it
-  ends lowest (W-15) and minus the worth of the cards it spends for later
-  rounds. Grocer targets and ×5 cards are chosen knowing every revealed card.
+  the same arithmetic as ``engine/schmaus/cards.resolve``). The samples fit
+  what the view tells about each opponent: the cards it kept at its last lay
+  are ones with which medium would have made that lay again, and a hand that
+  drew for W-5 this round allows a full lay only since its last draw
+  (:func:`short_draws`). Its objective is its chance to win the game: its pot
+  share relative to the opponents', plus the worth of drawing when it ends
+  lowest (W-15), minus the worth of the cards it spends, plus what the rest of
+  its hand can still win in the next rounds. Grocer targets and ×5 cards are
+  chosen knowing every revealed card.
 
 Budgets: ``Budget.iterations`` is the number of samples (medium: opponent
 score samples, default 32; hard: opponent-hand samples, default 64);
@@ -298,6 +303,23 @@ def carried(view: View, seat: int) -> tuple[int, tuple[bool, ...]]:
     return max(0, kept), _could_keep(last)
 
 
+def short_draws(view: View, seat: int) -> int | None:
+    """How many cards ``seat`` drew this round before laying because its hand
+    allowed no full lay (W-5: drawn one at a time until it does), from its
+    hand size now and the round results; None when that rule is off or the
+    piles are empty, so its hand need not allow a full lay."""
+    if view["options"]["short_hand"] != "draw-until-playable" or view["phase"] != "play":
+        return None
+    if not view["draw_pile_size"] and not view["discard"]:
+        return None
+    size: int = view["options"]["hand_size"]
+    for r in view["round_results"]:
+        size += r["short_hand_draws"][seat] - len(r["plays"][seat])
+        size += r["empty_hand_draws"][seat] + r["drawn"][seat] - r["hand_limit_discards"][seat]
+    now: int = view["hand_sizes"][seat] + (3 if view["committed"][seat] else 0)
+    return max(0, now - size)
+
+
 def _opponent_hand_size(view: View) -> int:
     """The opponents' mean hand size before their lay."""
     seat = view["seat"]
@@ -307,6 +329,23 @@ def _opponent_hand_size(view: View) -> int:
         if s != seat
     ]
     return round(sum(sizes) / len(sizes))
+
+
+def _fits(hand: Sequence[int], drawn: Sequence[int], short: int) -> bool:
+    """Whether a sampled hand fits W-5: it allows a full lay, and when its
+    player drew ``short`` > 0 cards for a short hand, it did not before the
+    last of them (one of ``drawn``)."""
+    if not can_play_full(hand):
+        return False
+    if not short:
+        return True
+    before = list(hand)
+    for c in set(drawn):
+        before[c] -= 1
+        if not can_play_full(before):
+            return True
+        before[c] += 1
+    return False
 
 
 class _SchmausBot(Bot):
@@ -393,6 +432,25 @@ class HardBot(_SchmausBot):
     infer = True
     """Sample the cards an opponent kept unplayed last round among those a
     greedy player could have kept (see :func:`carried`)."""
+    late_blur = 2.5
+    """:attr:`blur` in the last :attr:`late_rounds` rounds before the end."""
+    late_rounds = 2
+    their_model = False
+    """Model the opponents' lays with the cards *they* cannot see (the unseen
+    cards plus this seat's hand) instead of this seat's unseen cards."""
+    fit_tries = 8
+    """How many sets of drawn cards :meth:`_deal` tries per opponent and sample
+    to make its hand fit what W-5 tells (0: no such check)."""
+    tries = 6
+    """How many sets of kept cards :meth:`_deal` tries per opponent and sample
+    to make its last lay a medium player's choice (0: no such check)."""
+    plan_weight = 0.3
+    """Points per point of the greedy lays the rest of the hand still allows
+    in the next rounds (see :meth:`_plan_value`)."""
+    plan_rounds = 3
+    """How many later lays :meth:`_plan_value` plans from the rest of the hand."""
+    plan_decay = 0.8
+    """Discount of each further planned lay (draws and the game's end)."""
 
     def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
         super().__init__(game, seat, seed, budget)
@@ -438,11 +496,101 @@ class HardBot(_SchmausBot):
         if left <= 0:
             best = max(totals)
             return 1.0 if totals[me] >= best else 0.0
-        scale = spread * math.sqrt(left) * math.sqrt(2) * self.blur
+        blur = self.late_blur if left <= self.late_rounds else self.blur
+        scale = spread * math.sqrt(left) * math.sqrt(2) * blur
         for j, t in enumerate(totals):
             if j != me:
                 chance *= 0.5 * (1.0 + math.erf((totals[me] - t + 0.5) / scale))
         return chance
+
+    def _plan_value(
+        self, counts: Sequence[int], model: OpponentModel, rounds: int, gains: dict[int, float]
+    ) -> float:
+        """What the rest of a hand is worth in later rounds: the expected pot
+        shares (:meth:`OpponentModel.gain`) of the lays it still allows,
+        each the best of what is left, discounted by :attr:`plan_decay`.
+        A hand that cannot make a full lay plans nothing (W-5 draws refill it)."""
+        hand = list(counts)
+        total = 0.0
+        weight = 1.0
+        for _ in range(rounds):
+            if not can_play_full(hand):
+                break
+            best, value = -1, -1.0
+            for i in legal_lays(tuple(hand)):
+                g = gains.get(i)
+                if g is None:
+                    g = gains[i] = model.gain(i)
+                if g > value:
+                    best, value = i, g
+            total += weight * value
+            weight *= self.plan_decay
+            for k in A.PLAYS[best]:
+                hand[k] -= 1
+        return total
+
+    def _deal(
+        self,
+        rest: Sequence[int],
+        sizes: Mapping[int, int],
+        history: Mapping[int, tuple[int, tuple[bool, ...]]],
+        last: Mapping[int, int],
+        medium: Any,
+        short: Mapping[int, int | None],
+    ) -> dict[int, list[int]]:
+        """The opponents' hands of one sample, dealt from the shuffled unseen
+        cards ``rest``. First the cards each kept unplayed at its last lay
+        (:func:`carried`): up to :attr:`tries` disjoint random sets of the
+        kinds it could have kept are tried, and the first with which a medium
+        player would have chosen that lay (``last``) again is taken; then the
+        rest of its hand, as drawn since: up to :attr:`fit_tries` random sets
+        are tried until the hand fits its W-5 draws (see :func:`_fits`)."""
+        used = [False] * len(rest)
+        hands = {}
+        for s, k in sizes.items():
+            counts = [0] * 12
+            old, allowed = history[s]
+            old = min(old, k)
+            if old:
+                free = [i for i, c in enumerate(rest) if not used[i] and allowed[c]]
+                chosen = free[:old]
+                if s in last:
+                    lay = last[s]
+                    for t in range(self.tries):
+                        window = free[t * old : (t + 1) * old]
+                        if len(window) < old:
+                            break
+                        before = [0] * 12
+                        for i in window:
+                            before[rest[i]] += 1
+                        for c in A.PLAYS[lay]:
+                            before[c] += 1
+                        if medium(before) == lay:
+                            chosen = window
+                            break
+                for i in chosen:
+                    used[i] = True
+                    counts[rest[i]] += 1
+            need = k - sum(counts)
+            free = [i for i in range(len(rest)) if not used[i]]
+            pick = free[:need]
+            drew = short.get(s)
+            if drew is not None and need > 0:
+                for t in range(self.fit_tries):
+                    window = free[t * need : (t + 1) * need]
+                    if len(window) < need:
+                        break
+                    hand = list(counts)
+                    for i in window:
+                        hand[rest[i]] += 1
+                    if _fits(hand, [rest[i] for i in window], drew):
+                        pick = window
+                        break
+            for i in pick:
+                used[i] = True
+                counts[rest[i]] += 1
+            hands[s] = counts
+        return hands
 
     # -- lay -----------------------------------------------------------------
     def lay(self, view: View, lays: list[int]) -> int:
@@ -453,47 +601,58 @@ class HardBot(_SchmausBot):
         pool = [k for k in range(12) for _ in range(unseen[k])]
         sizes = {s: view["hand_sizes"][s] + (3 if view["committed"][s] else 0) for s in range(n) if s != me}
         history = {s: carried(view, s) if self.infer else (0, (True,) * 12) for s in sizes}
-        model = OpponentModel(unseen, _opponent_hand_size(view), n, 24, self.rng)
+        model_pool = unseen
+        if self.their_model:
+            model_pool = [u + h for u, h in zip(unseen, counts_of(view["hand"]), strict=True)]
+        model = OpponentModel(model_pool, _opponent_hand_size(view), n, 24, self.rng)
         no_hunter_draw = view["options"]["hunter_draw"] == "nobody"
         avg_keep = sum(KEEP_VALUE[k] for k in pool) / len(pool) if pool else 0.0
         spread = self._spread(view)
         bonus = {}
         draws = {}
+        hand = counts_of(view["hand"])
+        left = view["rounds"] - view["round"]
+        gains: dict[int, float] = {}
         for lay in lays:
             card, draw = self._weights(view, size - len(A.PLAYS[lay]))
             bonus[lay] = -card * _cost(lay)
+            if self.plan_weight and left > 0:
+                after = list(hand)
+                for k in A.PLAYS[lay]:
+                    after[k] -= 1
+                plan = self._plan_value(after, model, min(left, self.plan_rounds), gains)
+                bonus[lay] += self.plan_weight * plan
             draws[lay] = draw * avg_keep
+        keys: dict[int, tuple[float, float, int]] = {}
+
+        def medium(counts: Sequence[int]) -> int:
+            """Medium's lay from a hand, its gains remembered (see :func:`medium_lay`)."""
+            best, top = -1, (-math.inf, 0.0, 0)
+            for i in legal_lays(tuple(counts)):
+                key = keys.get(i)
+                if key is None:
+                    key = keys[i] = (model.gain(i), -_cost(i), -i)
+                if key > top:
+                    best, top = i, key
+            return best
+
+        last = {}
+        if self.tries and view["round_results"]:
+            plays = view["round_results"][-1]["plays"]
+            last = {s: A.PLAY_ID[tuple(sorted(KIND[c] for c in plays[s]))] for s in sizes if plays[s]}
+        short = {s: short_draws(view, s) for s in sizes} if self.fit_tries else {}
         totals = dict.fromkeys(lays, 0.0)
         done = 0
         rest = list(pool)
         while done < self.samples and (done == 0 or time.perf_counter() - start < self.seconds):
             self.rng.shuffle(rest)
             table = [0] * n
-            used = [False] * len(rest)
-            for s, k in sizes.items():
-                counts = [0] * 12
-                got = 0
-                old, allowed = history[s]
-                if old:
-                    for i, c in enumerate(rest):
-                        if got >= min(old, k):
-                            break
-                        if not used[i] and allowed[c]:
-                            used[i] = True
-                            counts[c] += 1
-                            got += 1
-                for i, c in enumerate(rest):
-                    if got >= k:
-                        break
-                    if not used[i]:
-                        used[i] = True
-                        counts[c] += 1
-                        got += 1
-                options = legal_lays(tuple(counts))
+            for s, counts in self._deal(rest, sizes, history, last, medium, short).items():
                 if self.rng.random() < self.noise:
+                    options = legal_lays(tuple(counts))
                     table[s] = options[self.rng.randrange(len(options))]
                 else:
-                    table[s] = medium_lay(counts, model, options)
+                    table[s] = medium(counts)
             for lay in lays:
                 table[me] = lay
                 effects = [_EFFECT[i] for i in table]
