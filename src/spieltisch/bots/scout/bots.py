@@ -139,13 +139,13 @@ def ranked_actions(pos: Position, legal: Sequence[int]) -> list[tuple[float, int
 class HardBot(Bot):
     """Determinized Monte-Carlo search with medium playouts to the round end.
 
-    Budget: ``seconds`` (default 0.2) and ``iterations`` (playouts, default
+    Budget: ``seconds`` (default 0.3) and ``iterations`` (playouts, default
     4000) per decision, whichever runs out first. Round horizon: each sampled
     world is a standalone last-round position (``ScoutState.from_position``).
     """
 
     level = "hard"
-    default_seconds = 0.2
+    default_seconds = 0.3
     default_iterations = 4000
     candidates = 6
 
@@ -176,7 +176,7 @@ class HardBot(Bot):
 
         Every world is played out once per live candidate (common random
         numbers); a candidate whose paired difference to the leader is
-        clearly negative (mean + 2 standard errors < 0) stops being played.
+        clearly negative (mean + 2.5 standard errors < 0) stops being played.
         """
         pool = self.knowledge.unseen(pos)
         scores: list[list[float]] = [[] for _ in cands]
@@ -199,7 +199,7 @@ class HardBot(Bot):
                     scores[i].pop()
                 break
             worlds += 1
-            if worlds >= 8 and worlds % 4 == 0:
+            if worlds >= 12 and worlds % 4 == 0:
                 live = _prune(scores, live, worlds)
         means = [sum(x) / len(x) if x else -1e9 for x in scores]
         return max(live, key=lambda i: (means[i], -i))
@@ -243,6 +243,6 @@ def _prune(scores: Sequence[list[float]], live: list[int], worlds: int) -> list[
         d = [a - b for a, b in zip(scores[i][-worlds:], scores[leader][-worlds:], strict=True)]
         mean = sum(d) / worlds
         var = sum((x - mean) ** 2 for x in d) / (worlds - 1)
-        if mean + 2.0 * math.sqrt(var / worlds) >= 0:
+        if mean + 2.5 * math.sqrt(var / worlds) >= 0:
             keep.append(i)
     return keep
