@@ -444,7 +444,7 @@ class HardBot(_SchmausBot):
     tries = 6
     """How many sets of kept cards :meth:`_deal` tries per opponent and sample
     to make its last lay a medium player's choice (0: no such check)."""
-    plan_weight = 0.3
+    plan_weight = 0.6
     """Points per point of the greedy lays the rest of the hand still allows
     in the next rounds (see :meth:`_plan_value`)."""
     plan_rounds = 3
