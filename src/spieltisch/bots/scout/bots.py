@@ -23,13 +23,29 @@ from collections.abc import Sequence
 
 from spieltisch.bots.base import Bot, Budget, View
 from spieltisch.bots.scout import policy
-from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
+from spieltisch.bots.scout.worlds import FLIP_WORDS, Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.actions import SCOUT_BASE, SHOW_BASE, SS_BASE, Scout, ScoutShow, Show, from_id
 from spieltisch.engine.scout.cards import BOTTOM, TOP, card
 
 FLIP_ID, KEEP_ID = 1, 0
 H = policy.H
+LONG_ROUND = 150
+"""Turns after which a round looks like a cycle: single cards shown and scouted
+back forever (nothing in S-10 ends that); the bots then play at random half
+of the time."""
+PLAYOUT_LIMIT = 150
+"""Turns after which a playout stops and is scored as if the round ended."""
+
+
+def round_length(view: View) -> int:
+    """Turns played in this round (the log since the last flip decision, S-5)."""
+    n = 0
+    for entry in reversed(view["log"]):
+        if entry["action"] in FLIP_WORDS:
+            break
+        n += 1
+    return n
 
 
 class EasyBot(Bot):
@@ -89,6 +105,8 @@ class MediumBot(Bot):
         pos = Position.from_view(view)
         if pos.phase == "flip":
             return FLIP_ID if policy.wants_flip(pos.hand) else KEEP_ID
+        if round_length(view) > LONG_ROUND and self.rng.random() < 0.5:
+            return legal[self.rng.randrange(len(legal))]  # break a show/scout cycle
         ranked = ranked_actions(pos, legal)
         return ranked[0][1] if ranked else legal[self.rng.randrange(len(legal))]
 
@@ -159,6 +177,8 @@ class HardBot(Bot):
         self.knowledge.update(view, pos)
         if len(legal) == 1:
             return legal[0]
+        if pos.phase != "flip" and round_length(view) > LONG_ROUND and self.rng.random() < 0.5:
+            return legal[self.rng.randrange(len(legal))]  # break a show/scout cycle
         if pos.phase == "flip":
             cands = [KEEP_ID, FLIP_ID] if not policy.wants_flip(pos.hand) else [FLIP_ID, KEEP_ID]
         else:
@@ -206,7 +226,13 @@ class HardBot(Bot):
 
     def _playout(self, w: ScoutState, pos: Position) -> float:
         """Play the sampled round out with the medium policy; score relative."""
+        turns = 0
         while not w.is_over():
+            turns += 1
+            if turns > PLAYOUT_LIMIT:  # a show/scout cycle: score the hands as they are (S-11)
+                bonus = w.chips if w.players == 2 else w.tokens
+                points = [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
+                return self._utility(points, pos)
             movers = w.to_move()
             if w.phase == "flip":
                 for s in movers:
