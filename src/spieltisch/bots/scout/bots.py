@@ -26,7 +26,7 @@ from spieltisch.bots.scout import policy
 from spieltisch.bots.scout.worlds import FLIP_WORDS, Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.actions import SCOUT_BASE, SHOW_BASE, SS_BASE, Scout, ScoutShow, Show, from_id
-from spieltisch.engine.scout.cards import BOTTOM, TOP, card
+from spieltisch.engine.scout.cards import BOTTOM, TOP, beating_sets, card, set_key
 
 FLIP_ID, KEEP_ID = 1, 0
 H = policy.H
@@ -62,8 +62,8 @@ class EasyBot(Bot):
             return FLIP_ID if self.rng.random() < 0.5 else KEEP_ID
         allowed = set(legal)
         vals = [TOP[c] for c in pos.hand]
-        key = policy.set_key([TOP[c] for c in pos.table]) if pos.table else -1
-        shows = policy.beating_sets(vals, key)
+        key = set_key([TOP[c] for c in pos.table]) if pos.table else -1
+        shows = beating_sets(vals, key)
         scouts = [a for a in legal if SCOUT_BASE <= a < SS_BASE]
         if self.rng.random() < self.noise:
             plain = [a for a in legal if a < SS_BASE]

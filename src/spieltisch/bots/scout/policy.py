@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from spieltisch.engine.scout.actions import MAX_HAND, SCOUT_BASE, SHOW_BASE, SS_BASE
-from spieltisch.engine.scout.cards import BOTTOM, TOP
+from spieltisch.engine.scout.cards import BOTTOM, TOP, beating_sets, set_key
 
 H = MAX_HAND
 HH = H * H
@@ -89,48 +89,6 @@ def _hand_value(vals: Sequence[int]) -> float:
                         lo = vals[j]
         f[i + 1] = best
     return f[h] - CARD * h
-
-
-def set_key(vals: Sequence[int]) -> int:
-    """S-7 strength of a set of live numbers (same encoding as the engine), -1 if none."""
-    n = len(vals)
-    if n == 0:
-        return -1
-    if n == 1:
-        return 80 + vals[0]
-    step = vals[1] - vals[0]
-    if step not in (-1, 0, 1):
-        return -1
-    for i in range(2, n):
-        if vals[i] - vals[i - 1] != step:
-            return -1
-    return n * 64 + (16 if step == 0 else 0) + min(vals[0], vals[-1])
-
-
-def beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
-    """Every set ``(start, count, key)`` of the hand stronger than ``key`` (S-6, S-7)."""
-    out: list[tuple[int, int, int]] = []
-    h = len(vals)
-    for s in range(h):
-        v0 = vals[s]
-        if 80 + v0 > key:
-            out.append((s, 1, 80 + v0))
-        if s + 1 >= h:
-            break
-        step = vals[s + 1] - v0
-        if step < -1 or step > 1:
-            continue
-        kind = 16 if step == 0 else 0
-        lo = v0
-        e = s + 1
-        while e < h and vals[e] - vals[e - 1] == step:
-            if vals[e] < lo:
-                lo = vals[e]
-            k = (e - s + 1) * 64 + kind + lo
-            if k > key:
-                out.append((s, e - s + 1, k))
-            e += 1
-    return out
 
 
 def exposure(n: int, key: int) -> float:

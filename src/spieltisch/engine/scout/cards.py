@@ -79,3 +79,31 @@ def describe_set(values: Sequence[int]) -> str:
         return f"{nums} (no set)"
     kind = "match" if key % 64 >= 16 else "run"
     return f"the {n}-card {kind} {nums}"
+
+
+def beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
+    """Every valid set ``(start, count, key)`` of the hand stronger than ``key``."""
+    out: list[tuple[int, int, int]] = []
+    h = len(vals)
+    for s in range(h):
+        v0 = vals[s]
+        k = 80 + v0
+        if k > key:
+            out.append((s, 1, k))
+        if s + 1 >= h:
+            break
+        step = vals[s + 1] - v0
+        if step not in (-1, 0, 1):
+            continue
+        kind = 16 if step == 0 else 0
+        lo = v0
+        e = s + 1
+        while e < h and vals[e] - vals[e - 1] == step:
+            if vals[e] < lo:
+                lo = vals[e]
+            n = e - s + 1
+            k = n * 64 + kind + lo
+            if k > key:
+                out.append((s, n, k))
+            e += 1
+    return out

@@ -23,6 +23,7 @@ from spieltisch.engine.scout.cards import (
     BOTTOM,
     TOP,
     TURNED,
+    beating_sets,
     card,
     card_text,
     describe_set,
@@ -225,7 +226,7 @@ class ScoutState(State):
             return []
         hand = self.hands[seat]
         vals = [TOP[c] for c in hand]
-        out = [SHOW_BASE + s * H + n - 1 for s, n, _ in _beating_sets(vals, self.table_key)]
+        out = [SHOW_BASE + s * H + n - 1 for s, n, _ in beating_sets(vals, self.table_key)]
         table = self.table
         if not table:
             return out
@@ -244,7 +245,7 @@ class ScoutState(State):
             c = table[0] if end == 0 else table[-1]
             reduced = table[1:] if end == 0 else table[:-1]
             rkey = set_key([TOP[x] for x in reduced])
-            old = _beating_sets(vals, rkey)
+            old = beating_sets(vals, rkey)
             for turn in (0, 1):
                 v = BOTTOM[c] if turn else TOP[c]
                 for at in range(h + 1):
@@ -409,7 +410,7 @@ class ScoutState(State):
     def _can_act(self, seat: int) -> bool:
         if self.table and self.chips[seat] > 0:
             return True
-        return bool(_beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
+        return bool(beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
 
     def _end_round(self, ended_by: str) -> None:
         n = self.players
@@ -630,34 +631,6 @@ class ScoutState(State):
         """Every physical card of the game, wherever it is (for conservation checks)."""
         cards = [c for h in self.hands for c in h] + self.table + self.beaten + self.set_aside
         return sorted(identity(c) for c in cards)
-
-
-def _beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:
-    """Every valid set ``(start, count, key)`` of the hand stronger than ``key``."""
-    out: list[tuple[int, int, int]] = []
-    h = len(vals)
-    for s in range(h):
-        v0 = vals[s]
-        k = 80 + v0
-        if k > key:
-            out.append((s, 1, k))
-        if s + 1 >= h:
-            break
-        step = vals[s + 1] - v0
-        if step not in (-1, 0, 1):
-            continue
-        kind = 16 if step == 0 else 0
-        lo = v0
-        e = s + 1
-        while e < h and vals[e] - vals[e - 1] == step:
-            if vals[e] < lo:
-                lo = vals[e]
-            n = e - s + 1
-            k = n * 64 + kind + lo
-            if k > key:
-                out.append((s, n, k))
-            e += 1
-    return out
 
 
 def _sets_through(vals: Sequence[int], at: int, key: int) -> list[tuple[int, int]]:
