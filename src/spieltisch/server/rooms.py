@@ -143,6 +143,7 @@ def _verb(text: str) -> str:
 class _Cache:
     rev: int = -1
     texts: dict[tuple[int | None, int], str] = field(default_factory=dict)
+    info: dict[str, Any] | None = None
     legal: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
 
 
@@ -268,6 +269,7 @@ class Room:
         if cache.rev != self.rev:
             cache.rev = self.rev
             cache.texts = {}
+            cache.info = self.info()  # the same for every seat
         start = 0 if full or self.state.is_over() else self._log_mark
         key = (seat, start)
         text = cache.texts.get(key)
@@ -287,7 +289,7 @@ class Room:
             msg = {
                 "type": "state",
                 "version": self.version,
-                "room": self.info(),
+                "room": cache.info,
                 "view": view,
                 "legal": legal,
                 "log_from": start,

@@ -29,8 +29,12 @@ def identity(c: int) -> int:
     return c if TOP[c] < BOTTOM[c] else TURNED[c]
 
 
+TEXT = [f"{c // 11}/{c % 11}" for c in range(121)]
+
+
 def card_text(c: int) -> str:
-    return f"{TOP[c]}/{BOTTOM[c]}"
+    """``"live/other"``, e.g. ``"3/7"``."""
+    return TEXT[c]
 
 
 def parse_card(text: object) -> int:
