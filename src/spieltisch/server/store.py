@@ -281,6 +281,6 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-    cur.execute("PRAGMA synchronous=NORMAL")  # a committed move survives a crash
+    cur.execute("PRAGMA synchronous=FULL")  # a committed move survives a crash, even of the machine
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()
