@@ -35,6 +35,7 @@ from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import wilson
 from spieltisch.lab.tournament import Tournament
 from spieltisch.lab.variants import VariantStudy, load_variants_file, parse_variant
+from spieltisch.options import OptionsInputError
 
 ROOT = Path(__file__).resolve().parents[1]
 RULING_IDS = ("W-5", "W-6", "W-7", "W-8", "W-9", "W-10", "W-14", "W-15", "W-16")
@@ -273,7 +274,7 @@ def test_option_pairs_parse_values_and_nest() -> None:
         "hunter_draw": "nobody",
         "deck": {"HUNTER": 4, "GROCER": 0},
     }
-    with pytest.raises(LabError, match="key=value"):
+    with pytest.raises(OptionsInputError, match="key=value"):
         parse_option_pairs(["loser_draws"])
     assert split_bots(["hard,medium", "cmd:python bot.py --a,b", "easy"]) == [
         "hard", "medium", "cmd:python bot.py --a,b", "easy",

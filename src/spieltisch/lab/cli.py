@@ -6,10 +6,13 @@ commands, so ``spieltisch --help`` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+from spieltisch.options import OptionsInputError
 
 app = typer.Typer(
     help="Simulation lab: bot tournaments and Waschbär-Schmaus rule variants, with reports.",
@@ -151,20 +154,10 @@ def tournament(
                 "so every bot plays every seat equally often."
             )
         result = t.run(workers=workers, ray_address=ray, progress=not quiet)
-        result.print(console)
-        if json_path:
-            result.write_json(json_path)
-            console.print(f"JSON written to {json_path}")
-        if csv_path:
-            result.write_csv(csv_path)
-            console.print(f"CSV written to {csv_path}")
-        if html_path:
-            from spieltisch.lab.report import tournament_html
-            from spieltisch.lab.tournament import write_text
+        from spieltisch.lab.report import tournament_html
 
-            write_text(html_path, tournament_html(result, lang))
-            console.print(f"HTML report written to {html_path}")
-    except LabError as exc:
+        _write_results(console, result, json_path, csv_path, html_path, lambda: tournament_html(result, lang))
+    except OptionsInputError as exc:
         raise _fail(str(exc)) from None
 
 
@@ -235,18 +228,31 @@ def variants(
                 f"count, at most --games)."
             )
         result = study.run(workers=workers, ray_address=ray, progress=not quiet)
-        result.print(console)
-        if json_path:
-            result.write_json(json_path)
-            console.print(f"JSON written to {json_path}")
-        if csv_path:
-            result.write_csv(csv_path)
-            console.print(f"CSV written to {csv_path}")
-        if html_path:
-            from spieltisch.lab.report import variants_html
-            from spieltisch.lab.tournament import write_text
+        from spieltisch.lab.report import variants_html
 
-            write_text(html_path, variants_html(result, lang))
-            console.print(f"HTML report written to {html_path}")
-    except LabError as exc:
+        _write_results(console, result, json_path, csv_path, html_path, lambda: variants_html(result, lang))
+    except OptionsInputError as exc:
         raise _fail(str(exc)) from None
+
+
+def _write_results(
+    console: Any,
+    result: Any,
+    json_path: Path | None,
+    csv_path: Path | None,
+    html_path: Path | None,
+    html: Callable[[], str],
+) -> None:
+    """Print a study's result and write the files asked for."""
+    from spieltisch.lab.tournament import write_text
+
+    result.print(console)
+    if json_path:
+        result.write_json(json_path)
+        console.print(f"JSON written to {json_path}")
+    if csv_path:
+        result.write_csv(csv_path)
+        console.print(f"CSV written to {csv_path}")
+    if html_path:
+        write_text(html_path, html())
+        console.print(f"HTML report written to {html_path}")

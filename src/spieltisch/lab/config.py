@@ -5,18 +5,36 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import json
 import shlex
 import shutil
-import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from spieltisch.engine import RulesError, get_game
+from spieltisch.options import (
+    OptionsInputError,
+    load_options_file,
+    merge_options,
+    parse_option_pairs,
+    parse_value,
+    read_table_file,
+    set_dotted,
+)
+
+__all__ = [
+    "LabError",
+    "OptionsInputError",
+    "load_options_file",
+    "merge_options",
+    "parse_option_pairs",
+    "parse_value",
+    "read_table_file",
+    "set_dotted",
+]
 
 
-class LabError(ValueError):
+class LabError(OptionsInputError):
     """Bad input to the lab (options, bot specs, files); the message says what."""
 
 
@@ -27,76 +45,6 @@ def derive_seed(*parts: object) -> int:
     """A 63-bit seed from its parts only (never from global state or order of use)."""
     digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
-
-
-def parse_value(text: str) -> Any:
-    """``3`` -> 3, ``true`` -> True, ``{"HUNTER": 1}`` -> dict; anything else stays text."""
-    text = text.strip()
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def set_dotted(target: dict[str, Any], key: str, value: Any) -> None:
-    """``deck.HUNTER`` = 6 sets ``target["deck"]["HUNTER"]``."""
-    parts = [p.strip() for p in key.split(".")]
-    if not all(parts):
-        raise LabError(f"bad option name {key!r}")
-    node = target
-    for part in parts[:-1]:
-        child = node.setdefault(part, {})
-        if not isinstance(child, dict):
-            raise LabError(f"option {key!r}: {part!r} is already set to a value, not a table")
-        node = child
-    node[parts[-1]] = value
-
-
-def parse_option_pairs(pairs: Iterable[str]) -> dict[str, Any]:
-    """Options from ``key=value`` texts (``--option``); dotted keys nest."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise LabError(f"bad option {pair!r}: write key=value, e.g. loser_draws=3 or deck.HUNTER=4")
-        set_dotted(out, key.strip(), parse_value(value))
-    return out
-
-
-def merge_options(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
-    """``extra`` over ``base``, merging nested tables (the deck) key by key."""
-    out = dict(base)
-    for key, value in extra.items():
-        old = out.get(key)
-        if isinstance(old, Mapping) and isinstance(value, Mapping):
-            out[key] = merge_options(old, value)
-        else:
-            out[key] = value
-    return out
-
-
-def read_table_file(path: Path) -> dict[str, Any]:
-    """A TOML (``.toml``) or JSON file holding one table."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise LabError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        data: Any = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        kind = "TOML" if path.suffix.lower() == ".toml" else "JSON"
-        raise LabError(f"{path} is not valid {kind}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise LabError(f"{path} must hold a table/object of options, not {type(data).__name__}")
-    return data
-
-
-def load_options_file(path: Path) -> dict[str, Any]:
-    """Rule options from a TOML or JSON file (the whole file, or its ``options`` table)."""
-    data = read_table_file(path)
-    if set(data) == {"options"} and isinstance(data["options"], dict):
-        return dict(data["options"])
-    return data
 
 
 def validate_options(game: str, players: int, options: Mapping[str, Any]) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding
 from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import entrant_name, rate, spread, summarize
 from spieltisch.lab.tournament import pct, summary_table, write_csv, write_text
+from spieltisch.options import OptionsInputError
 
 GAME = "schmaus"
 _PAIR_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
@@ -63,7 +64,7 @@ def parse_variant(text: str) -> Variant:
     pairs = [p for p in _PAIR_SPLIT.split(rest) if p.strip()] if rest.strip() else []
     try:
         options = parse_option_pairs(pairs)
-    except LabError as exc:
+    except OptionsInputError as exc:
         raise LabError(f"variant {name!r}: {exc}") from exc
     return Variant(name, options)
 
@@ -141,7 +142,7 @@ class VariantStudy:
         for v in variants:
             try:
                 normalized[v.name] = validate_options(GAME, players, v.options)
-            except LabError as exc:
+            except OptionsInputError as exc:
                 raise LabError(f"variant {v.name!r}: {exc}") from exc
         games = round_up_games(games, players)
         impact = min(round_up_games(impact_games, players), games) if impact_games > 0 else 0

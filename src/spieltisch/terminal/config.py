@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from spieltisch.engine import get_game
+from spieltisch.options import OptionsInputError, read_options
 
 HUMAN = "human"
 DEFAULT_BOT = "medium"
@@ -42,36 +41,12 @@ def random_seed() -> int:
     return int.from_bytes(os.urandom(4), "big")
 
 
-def parse_value(text: str) -> Any:
-    """JSON when it reads as JSON (``3``, ``true``, ``{"F1": 10}``), else the text itself."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
 def parse_options(pairs: Sequence[str], file: Path | None = None) -> dict[str, Any]:
     """Rule options from an options file (TOML or JSON) and ``key=value`` pairs (these win)."""
-    options: dict[str, Any] = {}
-    if file is not None:
-        try:
-            raw = file.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise PlayError(f"cannot read options file {str(file)!r}: {exc.strerror or exc}") from exc
-        try:
-            loaded: Any = tomllib.loads(raw) if file.suffix.lower() == ".toml" else json.loads(raw)
-        except (tomllib.TOMLDecodeError, ValueError) as exc:
-            kind = "TOML" if file.suffix.lower() == ".toml" else "JSON"
-            raise PlayError(f"options file {str(file)!r} is not valid {kind}: {exc}") from exc
-        if not isinstance(loaded, dict):
-            raise PlayError(f"options file {str(file)!r} must hold an object of rule options")
-        options.update(loaded)
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise PlayError(f"--option {pair!r}: write key=value, e.g. --option rounds=6")
-        options[key.strip()] = parse_value(value.strip())
-    return options
+    try:
+        return read_options(pairs, file)
+    except OptionsInputError as exc:
+        raise PlayError(str(exc)) from exc
 
 
 def parse_seats(players: int, specs: Sequence[str], you: int) -> list[str]:
