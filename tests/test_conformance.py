@@ -223,14 +223,14 @@ def test_state_json_and_records_round_trip(
 
 def hide_scout(state: ScoutState, seat: int | None, rng: random.Random) -> ScoutState:
     """Move around every card ``seat`` cannot see (others' unknown hand cards, the
-    set-aside cards, the captured cards), turning them at random too."""
+    set-aside cards), turning them at random too. Captured cards are not among
+    them: they lay on the table for everybody to see before they were beaten."""
     data = state.to_json()
     slots: list[tuple[str, int, int]] = []
     for o in range(state.players):
         if o != seat:
             slots += [("hands", o, i) for i, known in enumerate(data["known"][o]) if not known]
     slots += [("set_aside", 0, i) for i in range(len(data["set_aside"]))]
-    slots += [("beaten", 0, i) for i in range(len(data["beaten"]))]
 
     def get(slot: tuple[str, int, int]) -> str:
         kind, o, i = slot

@@ -378,3 +378,22 @@ def test_legal_actions_match_a_plain_reference(seed: int, players: int, steps: i
     seat = state.to_move()[0]
     engine = {a.to_text() for a in state.legal_actions(seat)}
     assert engine == reference_legal(state, seat)
+
+
+def test_captured_cards_are_public_in_every_view() -> None:
+    """S-6: a beaten set goes face down, but everybody saw it on the table."""
+    state = ScoutState.from_position(
+        players=3,
+        hands=[
+            [parse_card("3/1"), parse_card("3/5"), parse_card("7/2")],
+            [parse_card("9/4")],
+            [parse_card("6/2")],
+        ],
+        table=[parse_card("10/1")],
+        owner=2,
+        to_move=0,
+    )
+    assert state.view(0)["captured_cards"] == []
+    state.apply(0, "show 0-1")
+    for seat in (0, 1, 2, None):
+        assert state.view(seat)["captured_cards"] == ["10/1"]

@@ -8,10 +8,9 @@ calls of one game, every card the seat has seen this round: a card that was
 public once (shown or scouted openly) is never hidden again, so it cannot be
 in an opponent's unknown slot (S-8 keeps scouted cards visible).
 
-The view has no list of the cards captured this round and the log does not
-name the cards of a show, so cards shown and captured between two of the
-seat's turns stay in the unseen pool: sampled worlds may then give an
-opponent a card that is already in a score pile (slightly wrong worlds).
+The view also lists the cards captured this round (``captured_cards``: they
+lay on the table for everybody to see), so no sampled world gives an opponent
+a card that is already in a score pile.
 """
 
 from __future__ import annotations
@@ -103,6 +102,7 @@ class Knowledge:
         seen = self.seen.setdefault(pos.round, set())
         seen.update(identity(c) for c in pos.hand)
         seen.update(identity(c) for c in pos.table)
+        seen.update(identity(parse_card(t)) for t in view.get("captured_cards", ()))
         for h in pos.hands:
             seen.update(identity(c) for c in h if c is not None)
         for r in view["round_results"]:

@@ -484,6 +484,8 @@ class ScoutState(State):
             "table": self._table_json(),
             "chips": list(self.chips),
             "collected": list(self.collected),
+            # S-6: beaten sets lie face down, but everybody saw them on the table.
+            "captured_cards": [card_text(c) for c in self.beaten],
             "tokens": list(self.tokens),
             "scores": list(self.totals),
             "round_results": results,
