@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from abc import abstractmethod
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
@@ -363,8 +364,9 @@ class _SchmausBot(Bot):
             return A.X5_BASE + self.times5(view, x5)
         return A.DISCARD_BASE + self.discard(view, discards)
 
+    @abstractmethod
     def lay(self, view: View, lays: list[int]) -> int:
-        raise NotImplementedError
+        """The lay (an action id from ``lays``) this level makes (W-4)."""
 
     def target(self, view: View, targets: list[int]) -> int:
         """The likely winner: the opponent who would score most without grocers (W-9)."""
