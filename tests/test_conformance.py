@@ -16,6 +16,7 @@ seeds; a failing seed is printed and can be replayed).
 from __future__ import annotations
 
 import json
+import pickle
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 from spieltisch.engine import (
     GameOverError,
     GameRecord,
+    IllegalActionError,
     InvalidActionError,
     RulesError,
     State,
@@ -345,10 +347,19 @@ ILL_FORMED: dict[str, list[Any]] = {
 
 
 def check_refused(state: State, seat: int, action: Any) -> None:
+    """Refused without a change; a rules refusal can be said in any language:
+    it names a reason of the game's catalogue and the values its template needs,
+    and it survives pickling (lab workers send errors between processes)."""
     before = state.to_json()
-    with pytest.raises(RulesError):
+    with pytest.raises(RulesError) as info:
         state.apply(seat, action)
     assert state.to_json() == before
+    error = info.value
+    if isinstance(error, IllegalActionError):
+        text = state.game.reasons[error.reason].format(**error.params)
+        assert str(error) == (f"{error.ruling}: {text}" if error.ruling else text)
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error) and str(copy) == str(error) and copy.params == error.params
 
 
 @pytest.mark.parametrize(("game", "players"), COMBOS)

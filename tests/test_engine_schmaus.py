@@ -211,6 +211,7 @@ def test_illegal_actions_name_the_ruling(
     with pytest.raises(IllegalActionError) as info:
         state.apply(seat, last)
     assert str(info.value).startswith(ruling)
+    assert info.value.ruling == ruling.split(":")[0]
     assert state.to_json() == before
 
 

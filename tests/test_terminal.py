@@ -60,7 +60,7 @@ def test_whole_scout_game_with_menu_answers_and_wrong_inputs() -> None:
 def test_whole_schmaus_game_in_german() -> None:
     code, out, table = run("schmaus", 3, Script(["play F5 F5 F5"]), lang="de")
     assert code == 0
-    assert "Nicht angenommen: W-4: you hold" in out
+    assert "Nicht angenommen: W-4: Du hast 1 × Weintrauben, nicht 3" in out  # the engine's reason, in German
     assert "Deine Hand" in out and "Futter 1" in out  # cards grouped with German names
     assert "Runde 9 gewertet" in out and "Effekte, in Reihenfolge" in out
     assert "Endergebnis" in out and "Gewonnen:" in out

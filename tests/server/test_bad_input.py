@@ -10,6 +10,8 @@ from server_harness import ServerThread, open_room, ws_url
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from spieltisch.engine import get_game
+
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
 
@@ -133,6 +135,9 @@ def test_bad_messages_change_nothing(server: ServerThread, schmaus_room: tuple[s
         )
         err = recv_error(ws)
         assert err["ref"] == "r1" and err["message"].startswith("W-")
+        # ... and say why in a form any client can translate (engine.Reasons).
+        template = get_game("schmaus").reasons[err["reason"]]
+        assert err["message"] == f"{err['ruling']}: " + template.format(**err["params"])
         # A spectator cannot act.
         spectator.send(json.dumps({"type": "act", "version": version, "id": first["legal"][0][0]}))
         assert recv_error(spectator)["code"] == "forbidden"

@@ -39,8 +39,24 @@ class InvalidActionError(RulesError):
 class IllegalActionError(RulesError):
     """The action is well formed but the rules forbid it now.
 
-    The message starts with the ruling id it breaks, e.g. ``"S-7: ..."``.
+    ``str(error)`` is an English sentence that starts with the ruling id it
+    breaks, e.g. ``"S-7: ..."``. So that a user interface can say the same in
+    its own language, the error also carries ``ruling`` (that id; empty for a
+    turn-order error), ``reason`` (a key of the game's :attr:`Game.reasons`
+    catalogue, whose entry is the English template) and ``params`` (the values
+    the template names; see :class:`Reasons` for their conventions).
     """
+
+    def __init__(self, ruling: str, reason: str, template: str, params: Mapping[str, int | str]) -> None:
+        self.ruling = ruling
+        self.reason = reason
+        self.template = template
+        self.params = dict(params)
+        text = template.format(**self.params)
+        super().__init__(f"{ruling}: {text}" if ruling else text)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.ruling, self.reason, self.template, self.params))
 
 
 class WrongSeatError(IllegalActionError):
@@ -49,6 +65,35 @@ class WrongSeatError(IllegalActionError):
 
 class GameOverError(IllegalActionError):
     """An action was sent after the game ended."""
+
+
+class Reasons(dict[str, str]):
+    """A catalogue of why actions are refused: reason key -> English template.
+
+    Calling it makes the error: ``REASONS("S-7", "not_beating", shown="5-5",
+    table="4-5-6")``. Parameters are language-neutral so that a translation can
+    use them too: a name ending in ``seat`` is a seat number, one ending in
+    ``seats`` a comma-separated list of seat numbers, one ending in ``card`` a
+    card notation and one ending in ``cards`` several, separated by spaces.
+    """
+
+    def __call__(
+        self,
+        ruling: str,
+        reason: str,
+        /,
+        error: type[IllegalActionError] = IllegalActionError,
+        **params: int | str,
+    ) -> IllegalActionError:
+        return error(ruling, reason, self[reason], params)
+
+
+TURN_REASONS = Reasons(
+    game_over="the game is over: no more actions",
+    no_such_seat="there is no seat {seat} (seats 0..{last})",
+    not_your_decision="it is not seat {seat}'s decision (waiting for seats {waiting_seats})",
+)
+"""Refusals of :meth:`State.apply` shared by every game (part of each game's catalogue)."""
 
 
 class OptionsError(RulesError):
@@ -160,11 +205,12 @@ class State(ABC):
         """Validate and apply; on error the state is left exactly as it was."""
         parsed = self.game.parse_action(action)
         if self.is_over():
-            raise GameOverError("the game is over: no more actions")
+            raise TURN_REASONS("", "game_over", GameOverError)
         if not 0 <= seat < self.players:
-            raise WrongSeatError(f"there is no seat {seat} (seats 0..{self.players - 1})")
+            raise TURN_REASONS("", "no_such_seat", WrongSeatError, seat=seat, last=self.players - 1)
         if seat not in self.to_move():
-            raise WrongSeatError(f"it is not seat {seat}'s decision (waiting for {_seats(self.to_move())})")
+            waiting = ", ".join(map(str, self.to_move()))
+            raise TURN_REASONS("", "not_your_decision", WrongSeatError, seat=seat, waiting_seats=waiting)
         self.check(seat, parsed)
         for action_id in self.action_ids(parsed):
             self._apply(seat, action_id)
@@ -221,10 +267,6 @@ class State(ABC):
         return f"<{type(self).__name__} {self.describe()}>"
 
 
-def _seats(seats: Sequence[int]) -> str:
-    return ", ".join(f"seat {s}" for s in seats) or "nobody"
-
-
 class Game(Protocol):
     """A game's module-level descriptor (metadata first, as in OpenSpiel)."""
 
@@ -232,6 +274,8 @@ class Game(Protocol):
     title: str
     min_players: int
     max_players: int
+    reasons: Reasons
+    """Every reason an action can be refused, with its English template."""
 
     def new_state(self, players: int, seed: int, options: Mapping[str, JSON] | None = None) -> State: ...
 

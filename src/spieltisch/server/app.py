@@ -312,7 +312,7 @@ async def _handle(room: Room, conn: Connection, raw: str) -> None:
     try:
         await room.act(conn.seat, version, action=action, action_id=action_id, conn=conn, ref=ref)
     except CommandError as exc:
-        conn.error(exc.code, exc.message, ref)
+        conn.error(exc.code, exc.message, ref, exc.because)
         if exc.code == "stale":
             room.send_state(conn)
 

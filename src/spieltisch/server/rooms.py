@@ -28,7 +28,7 @@ import orjson
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.base import Bot, RandomBot
-from spieltisch.engine import GameRecord, RulesError, State, get_game
+from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 log = logging.getLogger("spieltisch.server")
@@ -42,12 +42,14 @@ OUTBOX_LIMIT = 512
 
 
 class CommandError(Exception):
-    """A command was refused; nothing changed. ``code`` is a protocol error code."""
+    """A command was refused; nothing changed. ``code`` is a protocol error code;
+    ``because`` is the engine's refusal, when the rules refused the action."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, because: IllegalActionError | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.because = because
 
 
 class RoomError(Exception):
@@ -124,8 +126,12 @@ class Connection:
     def send_json(self, data: Mapping[str, Any]) -> None:
         self.send(json.dumps(data, separators=(",", ":")))
 
-    def error(self, code: str, message: str, ref: str | None = None) -> None:
+    def error(
+        self, code: str, message: str, ref: str | None = None, because: IllegalActionError | None = None
+    ) -> None:
         msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if because is not None:  # so that a client can say it in its own language
+            msg.update(ruling=because.ruling, reason=because.reason, params=because.params)
         if ref is not None:
             msg["ref"] = ref
         self.send_json(msg)
@@ -373,7 +379,8 @@ class Room:
                 else:
                     raise CommandError("bad_message", "an act needs 'id' or 'action'")
             except RulesError as exc:
-                raise CommandError("illegal", str(exc)) from exc
+                because = exc if isinstance(exc, IllegalActionError) else None
+                raise CommandError("illegal", str(exc), because) from exc
             added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None

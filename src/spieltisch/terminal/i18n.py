@@ -1,12 +1,16 @@
 """UI text of the terminal table in English and German.
 
-Rule error messages come from the engine and stay English (they cite the
-ruling id, e.g. ``S-7``, which is the same in both rule books).
+Why the engine refused an action is said in the table's language too: the
+translations of the engine's reasons (``refusal.*``) are shared with the web
+client, whose text files are the one place they are kept.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from functools import cache
+from importlib.resources import files
 
 LANGS = ("en", "de")
 
@@ -240,3 +244,15 @@ class Texts:
 
     def __call__(self, key: str, **values: object) -> str:
         return self._text[key].format(**values)
+
+    def refusal_template(self, reason: str) -> str | None:
+        """The template saying an engine refusal reason in this language, if any."""
+        return _shared_texts(self.lang).get(f"refusal.{reason}")
+
+
+@cache
+def _shared_texts(lang: str) -> dict[str, str]:
+    """The web client's UI text file of ``lang``."""
+    text = files("spieltisch.web").joinpath("static", "i18n", f"{lang}.json").read_text("utf-8")
+    data: dict[str, str] = json.loads(text)
+    return data

@@ -13,7 +13,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from spieltisch.engine import Action
+from spieltisch.engine import Action, IllegalActionError, RulesError
 from spieltisch.engine.schmaus.cards import IDS, NAMES_DE, NAMES_EN
 from spieltisch.terminal.i18n import Texts
 from spieltisch.terminal.menu import Menu
@@ -194,6 +194,31 @@ def scout_event(who: str, action: Action, before: View, after: View, texts: Text
 def card_name(card: str, lang: str) -> str:
     names = NAMES_DE if lang == "de" else NAMES_EN
     return names[IDS.index(card)]
+
+
+def refusal(error: RulesError, names: Sequence[str], texts: Texts) -> str:
+    """Why the engine refused an action, in the table's language: the ruling
+    id, then the reason with seats as names and card notations as card names
+    (the conventions of :class:`spieltisch.engine.Reasons`)."""
+    if texts.lang == "en" or not isinstance(error, IllegalActionError):
+        return str(error)
+    template = texts.refusal_template(error.reason)
+    if template is None:
+        return str(error)
+
+    def word(key: str, value: int | str) -> str:
+        if key.endswith("seats"):
+            return ", ".join(names[int(s)] for s in str(value).split(", "))
+        if key.endswith("seat"):
+            return names[int(value)]
+        if key.endswith("cards"):
+            return ", ".join(card_name(c, texts.lang) for c in str(value).split())
+        if key.endswith("card"):
+            return card_name(str(value), texts.lang)
+        return str(value)
+
+    text = template.format(**{k: word(k, v) for k, v in error.params.items()})
+    return f"{error.ruling}: {text}" if error.ruling else text
 
 
 def schmaus_hand(cards: Sequence[str], texts: Texts) -> Table:

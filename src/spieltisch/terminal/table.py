@@ -241,7 +241,7 @@ class TerminalTable:
                     action = self.game.parse_action(command.text)
                     self.state.check(seat, action)
                 except RulesError as exc:
-                    self._refuse(str(exc))
+                    self._refuse(render.refusal(exc, self.names, self.texts))
                     continue
                 return action
 

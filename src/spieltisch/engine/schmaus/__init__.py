@@ -9,6 +9,7 @@ from spieltisch.engine.core import Action
 from spieltisch.engine.schmaus import actions
 from spieltisch.engine.schmaus.actions import Discard, Play, Target, Times5
 from spieltisch.engine.schmaus.cards import IDS, normalize_options, resolve
+from spieltisch.engine.schmaus.reasons import REASONS
 from spieltisch.engine.schmaus.state import SchmausState
 
 
@@ -19,6 +20,7 @@ class SchmausGame:
     title = "Waschbär-Schmaus"
     min_players = 2
     max_players = 5
+    reasons = REASONS
 
     def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> SchmausState:
         return SchmausState.new(players, seed, options)

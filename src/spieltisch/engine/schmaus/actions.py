@@ -23,6 +23,7 @@ from typing import Any
 
 from spieltisch.engine.core import Action, InvalidActionError
 from spieltisch.engine.schmaus.cards import IDS, parse_card, parse_cards, play_error, texts
+from spieltisch.engine.schmaus.reasons import REASONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +136,9 @@ def parse(action: object) -> SchmausAction:
 def action_id(action: SchmausAction) -> int:
     if isinstance(action, Play):
         if action.cards not in PLAY_ID:
-            raise InvalidActionError(f"{action.to_text()}: {play_error(action.cards)}")
+            raise InvalidActionError(
+                f"{action.to_text()}: W-4: {REASONS[play_error(action.cards) or 'play_size']}"
+            )
         return PLAY_ID[action.cards]
     if isinstance(action, Target):
         if not 0 <= action.opponent < 5:

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spieltisch.engine.core import IllegalActionError, InvalidActionError, OptionsError
+from spieltisch.engine.core import InvalidActionError, OptionsError
+from spieltisch.engine.schmaus.reasons import REASONS
 
 IDS = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
 KIND = {name: i for i, name in enumerate(IDS)}
@@ -122,15 +123,15 @@ def deck_counts(options: Mapping[str, Any]) -> list[int]:
 
 
 def play_error(cards: Sequence[int]) -> str | None:
-    """Why ``cards`` is no lay at all, or ``None``: three food cards (option A),
+    """Why (a W-4 reason key) ``cards`` is no lay at all, or ``None``: three food cards (option A),
     two food and one effect (option B), or fewer food cards only (W-5 short hand)."""
     effects = sum(1 for k in cards if k >= 5)
     if len(cards) > 3:
-        return "W-4: a play is exactly 3 cards"
+        return "play_size"
     if effects > 1:
-        return "W-4: never two effect cards in one play (3 food, or 2 food and 1 effect)"
+        return "two_effects"
     if len(cards) < 3 and effects:
-        return "W-4: an effect card needs two food cards beside it"
+        return "effect_alone"
     return None
 
 
@@ -273,14 +274,12 @@ def check_choices(
         t = targets[seat]
         if grocer[seat]:
             if t is None:
-                raise IllegalActionError(f"W-9: the grocer of seat {seat} must pick an opponent")
+                raise REASONS("W-9", "grocer_without_target", seat=seat)
             if t == seat:
-                raise IllegalActionError(f"W-9: the grocer of seat {seat} cannot pick its own player")
+                raise REASONS("W-9", "grocer_own", seat=seat)
             if not 0 <= t < n:
-                raise IllegalActionError(f"W-9: there is no seat {t} to pick")
+                raise REASONS("W-9", "no_target", target=t)
         c = x5[seat]
         if times5[seat] and (c is None or c not in plays[seat] or c >= 5):
-            name = "nothing" if c is None else IDS[c]
-            raise IllegalActionError(
-                f"W-11: the ×5 raccoon of seat {seat} must name one of its own laid food cards, not {name}"
-            )
+            chosen = "nothing" if c is None else IDS[c]
+            raise REASONS("W-11", "x5_without_card", seat=seat, chosen=chosen)

@@ -36,6 +36,7 @@ from spieltisch.engine.schmaus.cards import (
     resolve,
     texts,
 )
+from spieltisch.engine.schmaus.reasons import REASONS
 
 PLAY, TARGET, DISCARD, OVER = "play", "target", "discard", "game_over"
 EMPTY_HAND_DRAW = 2  # W-6
@@ -323,67 +324,54 @@ class SchmausState(State):
         act = A.parse(action)
         phase = self.phase
         if phase == OVER:
-            raise IllegalActionError("W-18: the game is over")
+            raise REASONS("W-18", "game_over")
         if isinstance(act, A.Play):
             if phase != PLAY:
-                raise IllegalActionError(f"W-4: cards are laid in phase 1, now it is {phase}")
+                raise REASONS("W-4", "not_laying_now")
             if self.plays[seat] is not None:
-                raise IllegalActionError("W-4: this seat has already laid its cards this round")
+                raise REASONS("W-4", "already_laid")
             self._check_play(seat, act.cards)
         elif isinstance(act, A.Target):
             play = self.plays[seat] or ()
             if phase != TARGET or not self.choosing[seat] or 10 not in play:
-                raise IllegalActionError("W-9: only a player whose grocer counts picks a target now")
+                raise REASONS("W-9", "not_targeting_now")
             if self.targets[seat] is not None:
-                raise IllegalActionError("W-9: this grocer has already picked its target")
+                raise REASONS("W-9", "target_done")
             if act.opponent == seat:
-                raise IllegalActionError("W-9: the grocer must pick an opponent, not its own player")
+                raise REASONS("W-9", "target_own")
             if not 0 <= act.opponent < self.players:
-                raise IllegalActionError(f"W-9: there is no seat {act.opponent}")
+                raise REASONS("W-9", "no_target", target=act.opponent)
         elif isinstance(act, A.Times5):
             play = self.plays[seat] or ()
             if phase != TARGET or not self.choosing[seat] or 7 not in play:
-                raise IllegalActionError("W-11: only a player whose ×5 raccoon counts chooses now")
+                raise REASONS("W-11", "not_x5_now")
             if act.card not in play:
-                raise IllegalActionError(
-                    f"W-11: the ×5 raccoon multiplies one of your own laid food cards; "
-                    f"you laid {' '.join(texts(play))}"
-                )
+                raise REASONS("W-11", "x5_not_laid", laid_cards=" ".join(texts(play)))
         else:
             if phase != DISCARD or not self.must_discard[seat]:
-                raise IllegalActionError("W-16: only a player over the hand limit discards now")
+                raise REASONS("W-16", "not_discarding_now")
             need = self.must_discard[seat]
             if len(act.cards) > need:
-                raise IllegalActionError(
-                    f"W-16: discard down to the hand limit: {need} more card(s), not {len(act.cards)}"
-                )
+                raise REASONS("W-16", "discard_too_many", need=need, chosen=len(act.cards))
             self._check_owns(seat, act.cards, "W-16")
             if self._must_keep_play(seat) and not self._keeps_play(self.hands[seat], act.cards):
-                raise IllegalActionError(
-                    "W-5: after the short-hand draws you must keep a legal play "
-                    "(3 food, or 2 food and 1 effect)"
-                )
+                raise REASONS("W-5", "keep_a_play")
 
     def _check_owns(self, seat: int, cards: Sequence[int], rule: str) -> None:
         hand = self.hands[seat]
         for k in set(cards):
             if cards.count(k) > hand[k]:
-                raise IllegalActionError(f"{rule}: you hold {hand[k]} × {IDS[k]}, not {cards.count(k)}")
+                raise REASONS(rule, "not_held", held=hand[k], card=IDS[k], count=cards.count(k))
 
     def _check_play(self, seat: int, cards: tuple[int, ...]) -> None:
         error = play_error(cards)
         if error:
-            raise IllegalActionError(error)
+            raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
         if A.PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
             if can_play_full(self.hands[seat]):
-                raise IllegalActionError(
-                    "W-4: lay exactly 3 cards: three food cards, or two food cards and one effect"
-                )
-            raise IllegalActionError(
-                "W-5: you cannot lay 3 food or 2 food and 1 effect, so you lay all your food "
-                "cards (at most 3) and no effect card"
-            )
+                raise REASONS("W-4", "lay_three")
+            raise REASONS("W-5", "short_hand")
 
     def action_ids(self, action: Action) -> list[int]:
         act = A.parse(action)
@@ -631,5 +619,5 @@ def check_short_form(
     for seat, p in enumerate(plays):
         error = play_error(sorted(p))
         if error:
-            raise IllegalActionError(f"seat {seat}: {error}")
+            raise IllegalActionError("W-4", error, f"seat {{seat}}: {REASONS[error]}", {"seat": seat})
     check_choices(plays, targets, x5)

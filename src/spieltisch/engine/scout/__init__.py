@@ -9,6 +9,7 @@ from spieltisch.engine.core import Action, OptionsError
 from spieltisch.engine.scout import actions
 from spieltisch.engine.scout.actions import Flip, Scout, ScoutShow, Show
 from spieltisch.engine.scout.cards import card_text, parse_card
+from spieltisch.engine.scout.reasons import REASONS
 from spieltisch.engine.scout.state import ScoutState
 
 
@@ -19,6 +20,7 @@ class ScoutGame:
     title = "Scout"
     min_players = 2
     max_players = 5
+    reasons = REASONS
 
     def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> ScoutState:
         self.normalize_options(options)

@@ -73,16 +73,9 @@ def set_key(values: Sequence[int]) -> int:
     return n * 64 + kind * 16 + min(values[0], values[-1])
 
 
-def describe_set(values: Sequence[int]) -> str:
-    n = len(values)
-    if n == 1:
-        return f"the single {values[0]}"
-    key = set_key(values)
-    nums = "-".join(map(str, values))
-    if key < 0:
-        return f"{nums} (no set)"
-    kind = "match" if key % 64 >= 16 else "run"
-    return f"the {n}-card {kind} {nums}"
+def dashed(values: Sequence[int]) -> str:
+    """Numbers as players write a set: ``4-5-6``."""
+    return "-".join(map(str, values))
 
 
 def beating_sets(vals: Sequence[int], key: int) -> list[tuple[int, int, int]]:

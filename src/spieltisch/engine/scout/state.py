@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Self
 from spieltisch.engine.core import (
     JSON,
     Action,
-    IllegalActionError,
     InvalidActionError,
     OptionsError,
     Outcome,
@@ -26,11 +25,12 @@ from spieltisch.engine.scout.cards import (
     beating_sets,
     card,
     card_text,
-    describe_set,
+    dashed,
     identity,
     parse_card,
     set_key,
 )
+from spieltisch.engine.scout.reasons import REASONS
 
 H = A.MAX_HAND
 SHOW_BASE, SCOUT_BASE, SS_BASE = A.SHOW_BASE, A.SCOUT_BASE, A.SS_BASE
@@ -269,23 +269,18 @@ class ScoutState(State):
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
         if self.phase == OVER:
-            raise IllegalActionError("S-12: the game is over")
+            raise REASONS("S-12", "game_over")
         if self.phase == FLIP:
             if not isinstance(act, A.Flip):
-                raise IllegalActionError(
-                    "S-5: before the first turn every player first decides whether to flip "
-                    "the hand ('flip' or 'keep')"
-                )
+                raise REASONS("S-5", "flip_first")
             if not self.pending[seat]:
-                raise IllegalActionError("S-5: this seat has already made its flip decision")
+                raise REASONS("S-5", "flip_done")
             return
         if seat != self.current:
-            raise IllegalActionError(f"S-4: it is seat {self.current}'s turn, not seat {seat}'s")
+            raise REASONS("S-4", "not_your_turn", turn_seat=self.current, seat=seat)
         hand = self.hands[seat]
         if isinstance(act, A.Flip):
-            raise IllegalActionError(
-                "S-5: the hand can only be flipped once, before the first turn of the round"
-            )
+            raise REASONS("S-5", "flip_once")
         if isinstance(act, A.Show):
             self._check_show([TOP[c] for c in hand], act, self.table_key, self.table, "S-6")
             return
@@ -294,9 +289,9 @@ class ScoutState(State):
             return
         assert isinstance(act, A.ScoutShow)
         if self.players == 2:
-            raise IllegalActionError("S-13: there is no scout & show in the 2-player game")
+            raise REASONS("S-13", "no_scout_show_2p")
         if not self.chips[seat]:
-            raise IllegalActionError("S-9: the scout & show chip has already been used this round")
+            raise REASONS("S-9", "chip_used")
         self._check_scout(seat, act.scout)
         c = self.table[0] if act.scout.end == "left" else self.table[-1]
         reduced = self.table[1:] if act.scout.end == "left" else self.table[:-1]
@@ -307,35 +302,26 @@ class ScoutState(State):
 
     def _check_scout(self, seat: int, act: A.Scout) -> None:
         if not self.table:
-            raise IllegalActionError("S-8: there is no active set to scout from")
+            raise REASONS("S-8", "no_active_set")
         if self.players == 2 and self.chips[seat] == 0:
-            raise IllegalActionError("S-14: you have no scout chips left, so you cannot scout")
+            raise REASONS("S-14", "no_scout_chips")
         h = len(self.hands[seat])
         if not 0 <= act.insert <= h:
-            raise IllegalActionError(f"S-8: insert position {act.insert} is outside your hand (0..{h})")
+            raise REASONS("S-8", "insert_outside", insert=act.insert, size=h)
         if h + 1 > H:
-            raise IllegalActionError(f"S-8: a hand cannot hold more than {H} cards")
+            raise REASONS("S-8", "hand_full", limit=H)
 
     @staticmethod
     def _check_show(vals: list[int], act: A.Show, table_key: int, table: Sequence[int], rule: str) -> None:
         h = len(vals)
         if act.count < 1 or act.start < 0 or act.start + act.count > h:
-            raise IllegalActionError(
-                f"{rule}: {act.to_text()} names cards your hand does not have (positions 0..{h - 1})"
-            )
+            raise REASONS(rule, "not_in_hand", action=act.to_text(), last=h - 1)
         shown = vals[act.start : act.start + act.count]
         key = set_key(shown)
         if key < 0:
-            nums = "-".join(map(str, shown))
-            raise IllegalActionError(
-                f"S-6: {nums} is neither a match (equal numbers) nor a run (numbers going up or down by one)"
-            )
+            raise REASONS("S-6", "not_a_set", shown=dashed(shown))
         if key <= table_key:
-            raise IllegalActionError(
-                f"S-7: {describe_set(shown)} does not beat the active set "
-                f"{describe_set([TOP[c] for c in table])} (more cards beat fewer; at equal size "
-                "a match beats a run; then the higher smallest number; ties do not beat)"
-            )
+            raise REASONS("S-7", "not_beating", shown=dashed(shown), table=dashed([TOP[c] for c in table]))
 
     # -- applying ------------------------------------------------------------
     def _apply(self, seat: int, action_id: int) -> None:

@@ -5,7 +5,7 @@ import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, sa
 import { schmausName } from "./cards.js";
 import { clear, h, rerender } from "./dom.js";
 import { lang, loadLanguages, setLang, t, tn } from "./i18n.js";
-import { finalResults, logPanel, logText, roundSummary } from "./results.js";
+import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
@@ -458,16 +458,15 @@ function roomPage(code) {
 
   function onError(msg) {
     if (msg.ref && msg.ref === st.probe) {
-      st.ruling = msg.message;
+      st.ruling = refusalText(msg, name);
       st.probe = null;
     } else if (msg.code === "stale") {
       st.notice = t("why.stale");
     } else if (msg.code === "not_your_turn") {
       st.notice = t("why.notYourTurn");
-      st.ruling = msg.message;
     } else {
       st.notice = t("why.server");
-      st.ruling = msg.message;
+      st.ruling = refusalText(msg, name);
     }
     st.queue = [];
     render();

@@ -42,6 +42,11 @@ export function setLang(value, remember = true) {
   }
 }
 
+/** Whether `key` has a text (in the UI language or English). */
+export function hasText(key) {
+  return key in (tables[current] || {}) || key in (tables.en || {});
+}
+
 /** Translate `key`, filling {placeholders} from `params`. Falls back to
  * English, then to the key itself. */
 export function t(key, params = {}) {

@@ -2,7 +2,7 @@
 
 import { h } from "./dom.js";
 import { schmausCard, schmausName, scoutCard } from "./cards.js";
-import { t, tn } from "./i18n.js";
+import { hasText, t, tn } from "./i18n.js";
 import { parseScoutAction } from "./scout.js";
 
 // -- log ----------------------------------------------------------------------
@@ -121,6 +121,27 @@ export function effectText(line, name) {
   if ((m = /^W-11 ×3 of seat (\d+)/.exec(line))) return t("effect.x3", { who: name(+m[1]) });
   if ((m = /^W-11 ×2 raccoons?: food ×(\d+)/.exec(line))) return t("effect.x2", { m: m[1] });
   return line;
+}
+
+/** A parameter of a refusal in the UI language: seats become names, card
+ * notations card names (the conventions of the engine's reason catalogue). */
+function refusalParam(key, value, name) {
+  if (key.endsWith("seats")) return String(value).split(", ").map((s) => name(Number(s))).join(", ");
+  if (key.endsWith("seat")) return name(Number(value));
+  if (key.endsWith("cards")) return String(value).split(" ").map(schmausName).join(", ");
+  if (key.endsWith("card")) return schmausName(value);
+  return String(value);
+}
+
+/** Why the table refused an action, in the UI language: the ruling id, then
+ * the reason from its key and parameters (or the server's English sentence for
+ * a reason this client does not know). */
+export function refusalText(msg, name) {
+  const key = `refusal.${msg.reason}`;
+  if (!msg.reason || !hasText(key)) return msg.message;
+  const params = Object.fromEntries(Object.entries(msg.params || {}).map(([k, v]) => [k, refusalParam(k, v, name)]));
+  const text = t(key, params);
+  return msg.ruling ? `${msg.ruling}: ${text}` : text;
 }
 
 export function schmausRound(r, players, name) {
