@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import time
@@ -11,7 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
-from server_harness import Player, ServerThread, open_room, play, ws_url
+import websockets
+from server_harness import Player, ServerThread, open_room, play, run_async, ws_url
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store
@@ -80,6 +82,58 @@ def test_restart_mid_game_resumes_same_state_and_bots_continue(db_url: str, game
     assert row_after is not None and row_after.actions[: len(row.actions)] == row.actions
     state = GameRecord(game, len(seats), row_after.seed, row_after.options, row_after.actions).replay()
     assert len(state.history) == len(row_after.actions) > len(row.actions)
+
+
+def test_idle_rooms_leave_memory_and_come_back_from_the_store(db_url: str) -> None:
+    """A long-running server does not keep every room it ever had: a finished
+    game, or one waiting for people who left, is let go once idle, and comes
+    back unchanged (replay included) when somebody asks for it. A room with
+    somebody connected stays."""
+    srv = ServerThread(db_url, room_idle=0.4)
+    in_memory = srv.app.state.tables.rooms
+    try:
+        with srv.client() as client:
+            done, done_secrets = open_room(client, "schmaus", [HUMAN, BOT], 8, options={"rounds": 2})
+            play([Player(ws_url(srv, done, 0, done_secrets[0]), 0, random.Random(1))])
+            left, left_secrets = open_room(client, "scout", [HUMAN, BOT, HUMAN], 3)
+
+            def people(goal: int) -> list[Player]:
+                """The two people of the Scout room, playing until version ``goal``."""
+                return [
+                    Player(ws_url(srv, left, s, left_secrets[s]), s, random.Random(s), stop_at=goal)
+                    for s in (0, 2)
+                ]
+
+            play(people(6))
+            before = {code: _settled(client, code) for code in (done, left)}
+            assert before[done]["status"] == "over" and before[left]["status"] == "playing"
+            replay_before = client.get(f"/api/rooms/{done}/replay").json()
+
+            async def watch_then_wait() -> bool:
+                """A spectator stays connected while the other rooms are let go."""
+                async with websockets.connect(ws_url(srv, left)) as ws:
+                    await ws.recv()
+                    deadline = time.monotonic() + 10
+                    while done in in_memory and time.monotonic() < deadline:
+                        await asyncio.sleep(0.05)
+                    await asyncio.sleep(1.0)  # more than the idle time, with somebody here
+                    return done not in in_memory and left in in_memory
+
+            assert run_async(watch_then_wait())
+            deadline = time.monotonic() + 10
+            while left in in_memory and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert done not in in_memory and left not in in_memory
+            # Asked for again: the same game, loaded from the store.
+            assert client.get(f"/api/rooms/{done}/replay").json() == replay_before
+            for code in (done, left):
+                assert client.get(f"/api/rooms/{code}").json() == before[code]
+            # ... and the people who left play on where they were.
+            goal = before[left]["version"] + 10
+            play(people(goal))
+            assert client.get(f"/api/rooms/{left}").json()["version"] >= goal
+    finally:
+        srv.stop()
 
 
 def _settled(client: httpx.Client, room: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import time
 from collections.abc import AsyncIterator
@@ -26,6 +27,8 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from spieltisch.server.games import games_info
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables
 from spieltisch.server.store import Store
+
+log = logging.getLogger(__name__)
 
 MAX_MESSAGE = 8 * 1024
 """Largest client message (bytes)."""
@@ -76,18 +79,35 @@ def create_app(
     bot_delay: float = 0.6,
     table_prefix: str = "",
     static_dir: Path | None = None,
+    room_idle: float = 600.0,
 ) -> FastAPI:
-    """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default."""
+    """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
+    Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps them."""
     store = Store(database, prefix=table_prefix)
     tables = Tables(store, bot_delay=bot_delay)
     static = static_dir or STATIC_DIR
 
+    async def sweep() -> None:
+        while True:
+            await asyncio.sleep(min(60.0, room_idle / 4))
+            try:
+                gone = await tables.forget_idle(room_idle)
+            except Exception:  # pragma: no cover - a sweep must never stop the server
+                log.exception("letting idle rooms go failed")
+                continue
+            if gone:
+                log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await tables.start()
+        sweeper = asyncio.create_task(sweep(), name="forget-idle-rooms")
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await tables.stop()
             store.close()
 

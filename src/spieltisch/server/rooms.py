@@ -19,6 +19,7 @@ import json
 import logging
 import random
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,6 +181,8 @@ class Room:
         self._log_mark = len(self.actions)
         """Log entries every connection has received (the previous broadcast's length)."""
         self._cache = _Cache()
+        self.used = time.monotonic()
+        """When somebody last asked for this room or left it (see :meth:`Tables.forget_idle`)."""
 
     # -- info ------------------------------------------------------------------
     @property
@@ -329,6 +332,7 @@ class Room:
             self.broadcast(new=conn)  # "connected" changed for everybody
 
     def detach(self, conn: Connection) -> None:
+        self.used = time.monotonic()
         if conn in self.connections:
             self.connections.discard(conn)
             if conn.seat is not None:
@@ -519,7 +523,24 @@ class Tables:
                 room = await anyio.to_thread.run_sync(Room, row, self.store)
                 self.rooms[code] = room
                 room.start_bots()
+        room.used = time.monotonic()
         return room
+
+    async def forget_idle(self, idle: float) -> list[str]:
+        """Let go of the rooms that nobody has asked for or left for ``idle``
+        seconds, with nobody connected and no bot to move: finished games, and
+        games waiting for people who went away. The store keeps them; asking
+        for one loads it again, as after a restart. Returns their codes."""
+        now = time.monotonic()
+        gone: list[str] = []
+        async with self._load_lock:  # nobody loads a room while it is let go
+            for code, room in list(self.rooms.items()):
+                if room.connections or room._bot_movers() or now - room.used < idle:
+                    continue
+                del self.rooms[code]
+                await room.stop_bots()
+                gone.append(code)
+        return gone
 
     async def create(
         self,
