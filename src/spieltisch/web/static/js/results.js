@@ -44,6 +44,15 @@ export function logPanel(game, log, name) {
 
 // -- round summaries ----------------------------------------------------------
 
+/** A round summary's table: a header row from text keys, then one row per player. */
+function summaryTable(headKeys, rows) {
+  return h(
+    "div.table-wrap",
+    null,
+    h("table", null, h("thead", null, h("tr", null, headKeys.map((key) => h("th", null, t(key))))), h("tbody", null, rows)),
+  );
+}
+
 export function scoutRound(r, players, name) {
   const two = players === 2;
   const rows = [];
@@ -69,29 +78,7 @@ export function scoutRound(r, players, name) {
     { "data-testid": "round-summary" },
     h("h3", null, t("summary.round", { n: r.round })),
     h("p", null, ended),
-    h(
-      "div.table-wrap",
-      null,
-      h(
-        "table",
-        null,
-        h(
-          "thead",
-          null,
-          h(
-            "tr",
-            null,
-            h("th", null, t("summary.player")),
-            h("th", null, t("summary.captured")),
-            h("th", null, two ? t("summary.chips") : t("summary.tokens")),
-            h("th", null, t("summary.handPenalty")),
-            h("th", null, t("summary.points")),
-            h("th", null, t("summary.total")),
-          ),
-        ),
-        h("tbody", null, rows),
-      ),
-    ),
+    summaryTable(["summary.player", "summary.captured", two ? "summary.chips" : "summary.tokens", "summary.handPenalty", "summary.points", "summary.total"], rows),
     r.hands
       ? h(
           "div.revealed",
@@ -177,29 +164,7 @@ export function schmausRound(r, players, name) {
       ? h("ol.effects", { "aria-label": t("summary.effects") }, r.effects.map((e) => h("li", null, effectText(e, name))))
       : h("p.muted", null, t("summary.noEffects")),
     h("p", null, t("summary.pot", { pot: r.pot, names: r.winners.map(name).join(", ") })),
-    h(
-      "div.table-wrap",
-      null,
-      h(
-        "table",
-        null,
-        h(
-          "thead",
-          null,
-          h(
-            "tr",
-            null,
-            h("th", null, t("summary.player")),
-            h("th", null, t("summary.cards")),
-            h("th", null, t("summary.score")),
-            h("th", null, t("summary.awarded")),
-            h("th", null, t("summary.total")),
-            h("th", null, t("summary.notes")),
-          ),
-        ),
-        h("tbody", null, rows),
-      ),
-    ),
+    summaryTable(["summary.player", "summary.cards", "summary.score", "summary.awarded", "summary.total", "summary.notes"], rows),
   );
 }
 
