@@ -444,3 +444,200 @@ def test_action_notation_json_and_ids_round_trip(game: str, players: int, seed: 
         assert state.action_id(engine.parse_action(action.to_text())) == action_id
         assert state.action_id(engine.parse_action(action.to_json())) == action_id
     assert game == "scout" or unused == 0  # Waschbär-Schmaus uses every id
+
+
+# -- is_legal, legal_action_ids and apply agree on every expressible action -----------
+
+
+def scout_expressible(state: ScoutState, seat: int) -> list[Any]:
+    """Every Scout action the notation can write for this hand, a little beyond
+    its edges too (positions one past the hand, and past the numbering)."""
+    from spieltisch.engine.scout.actions import Flip, Scout, ScoutShow, Show
+
+    h = len(state.hands[seat])
+    out: list[Any] = [Flip(False), Flip(True), Show(0, 46), Show(45, 1), Scout("left", False, 46)]
+    out += [Show(start, count) for start in range(h + 2) for count in range(1, h + 3 - start)]
+    scouts = [
+        Scout(end, turn, at) for end in ("left", "right") for turn in (False, True) for at in range(h + 2)
+    ]
+    out += scouts
+    shows = [Show(start, count) for start in range(h + 2) for count in range(1, h + 3 - start)]
+    out += [ScoutShow(scout, show) for scout in scouts for show in shows]
+    return out
+
+
+def schmaus_expressible(state: SchmausState, seat: int) -> list[Any]:
+    """Every Waschbär-Schmaus action of at most three cards (and two of four)."""
+    from itertools import combinations_with_replacement
+
+    from spieltisch.engine.schmaus.actions import Discard, Play, Target, Times5
+
+    kinds = range(12)
+    out: list[Any] = [Play((0, 0, 0, 0)), Play((0, 1, 2, 3))]
+    for size in range(4):
+        out += [Play(combo) for combo in combinations_with_replacement(kinds, size)]
+        if size:
+            out += [Discard(combo) for combo in combinations_with_replacement(kinds, size)]
+    out += [Target(t) for t in range(6)] + [Times5(k) for k in kinds]
+    return out
+
+
+def check_agreement(state: State, seat: int, sample: random.Random | None = None) -> int:
+    """``is_legal``, ``legal_action_ids`` and ``apply`` say the same of every
+    expressible action of ``seat`` (with ``sample``: of 300 of them, for a seat
+    that is not to move); returns how many were legal."""
+    from spieltisch.engine.schmaus.actions import DISCARD_BASE, Discard
+
+    listed = set(state.legal_action_ids(seat))
+    before = state.to_json()
+    covered: set[int] = set()
+    actions = (
+        scout_expressible(state, seat)  # type: ignore[arg-type]
+        if isinstance(state, ScoutState)
+        else schmaus_expressible(state, seat)  # type: ignore[arg-type]
+    )
+    if sample is not None and len(actions) > 300:
+        actions = sample.sample(actions, 300)
+    legal_count = 0
+    for action in actions:
+        legal = state.is_legal(seat, action)
+        if isinstance(action, Discard) and len(action.cards) > 1:
+            # several cards = the one-card discards one after another (each one listed)
+            twin = state.clone()
+            listed_in_turn = True
+            for k in action.cards:
+                if DISCARD_BASE + k not in twin.legal_action_ids(seat):
+                    listed_in_turn = False
+                    break
+                twin.apply_id(seat, DISCARD_BASE + k)
+            assert legal == listed_in_turn, f"{action} at {state.describe()}"
+        else:
+            try:
+                action_id: int | None = state.action_id(action)
+            except InvalidActionError:
+                action_id = None
+            assert legal == (action_id in listed), f"{action}: is_legal {legal} at {state.describe()}"
+            if action_id is not None and legal:
+                covered.add(action_id)
+        if legal:
+            legal_count += 1
+            applied = state.clone()
+            applied.apply(seat, action)
+            if not isinstance(action, Discard) or len(action.cards) == 1:
+                trusted = state.clone()
+                trusted.apply_id(seat, state.action_id(action))
+                assert applied == trusted
+        else:
+            try:
+                state.apply(seat, action)
+            except RulesError:
+                pass
+            else:
+                raise AssertionError(f"{action} is not legal, but apply accepted it at {state.describe()}")
+    if sample is None:
+        assert covered == listed, f"listed but not expressible: {sorted(listed - covered)[:5]}"
+    assert state.to_json() == before, "a refused action changed the state"
+    return legal_count
+
+
+def agreement_points(seed: int) -> Iterator[bool]:
+    """The first step and two more among the next 150 (Scout's checks are costly)."""
+    rng = random.Random(seed ^ 0xA9EE)
+    points = {0, *rng.sample(range(1, 150), 2)}
+    step = 0
+    while True:
+        yield step in points
+        step += 1
+
+
+@pytest.mark.parametrize(("game", "players"), COMBOS)
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS, options=SCHMAUS_OPTIONS)
+def test_is_legal_ids_and_apply_agree_and_someone_can_always_move(
+    game: str, players: int, seed: int, options: dict[str, Any]
+) -> None:
+    state = new_game(game, players, seed, options if game == "schmaus" else None)
+    rng = random.Random(seed)
+    phases: Counter[str] = Counter()
+    for check, s in zip(agreement_points(seed), playthrough(state, rng), strict=False):
+        if s.is_over():
+            break
+        movers = s.to_move()
+        assert movers, f"not over, but nobody is to move: {s.describe()}"
+        for seat in movers:
+            assert s.legal_action_ids(seat), f"seat {seat} must decide but cannot: {s.describe()}"
+        if check:
+            phase: str = s.phase  # type: ignore[attr-defined]
+            phases[phase] += 1
+            for seat in range(players):
+                legal = check_agreement(s, seat, None if seat in movers else rng)
+                assert (legal > 0) == (seat in movers)
+    assert phases
+
+
+def test_agreement_in_every_schmaus_phase() -> None:
+    """Each phase at least once, also the rare ones the random checkpoints above
+    may miss: the grocer/×5 choices and the hand-limit discards (W-9, W-11, W-16)."""
+    wanted = {"play", "target", "discard"}
+    options = {"hand_limit": 8, "loser_draws": 4, "rounds": 6}
+    seen: set[str] = set()
+    for seed in range(40):
+        state = new_game("schmaus", 2 + seed % 4, seed, options)
+        for s in playthrough(state, random.Random(seed)):
+            phase: str = s.phase  # type: ignore[attr-defined]
+            if seen >= wanted or s.is_over():
+                break
+            if phase not in seen:
+                seen.add(phase)
+                for seat in range(s.players):
+                    check_agreement(s, seat)
+        if seen >= wanted:
+            break
+    assert seen == wanted
+
+
+# -- hand-made positions: refused, or someone can always move ---------------------------
+
+
+@st.composite
+def scout_positions(draw: st.DrawFn) -> dict[str, Any]:
+    players = draw(st.integers(2, 5))
+    cards = draw(st.permutations(scout_deck(players)))
+    sizes = [draw(st.integers(0, 6)) for _ in range(players)]
+    hands, rest = [], list(cards)
+    for size in sizes:
+        hand, rest = rest[:size], rest[size:]
+        hands.append([c if draw(st.booleans()) else (c % 11) * 11 + c // 11 for c in hand])
+    table = rest[: draw(st.integers(0, 3))]
+    to_move = draw(st.integers(0, players - 1))
+    return {
+        "players": players,
+        "hands": hands,
+        "table": table,
+        "owner": draw(st.integers(0, players - 1)) if table else None,
+        "to_move": to_move,
+        "phase": draw(st.sampled_from(["play", "flip"])),
+        "chips": [draw(st.integers(0, 3 if players == 2 else 1)) for _ in range(players)],
+    }
+
+
+@settings(max_examples=150, deadline=None)
+@given(position=scout_positions(), seed=SEEDS)
+def test_a_scout_position_is_refused_or_playable_to_its_end(position: dict[str, Any], seed: int) -> None:
+    """S-10, S-15: a hand-made position nobody could move in is refused naming the
+    ruling; any accepted one plays to the end of its round with a legal action at
+    every decision."""
+    from spieltisch.engine.core import OptionsError
+
+    try:
+        state = ScoutState.from_position(**position)
+    except OptionsError as exc:
+        assert str(exc)[:2] in ("S-",) or "table cards" in str(exc), str(exc)
+        return
+    rng = random.Random(seed)
+    for s in playthrough(state, rng, limit=500):
+        if s.is_over():
+            break
+        for seat in s.to_move():
+            assert s.legal_action_ids(seat), f"seat {seat} cannot move: {s.describe()}"
+    assert state.is_over()

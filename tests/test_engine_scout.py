@@ -213,7 +213,7 @@ def position(**kw: object) -> ScoutState:
             "S-13: there is no scout & show in the 2-player game",
         ),
         (
-            position(players=2, hands=[[c("5/2")], [c("2/3")]], owner=1, chips=[0, 3]),
+            position(players=2, hands=[[c("7/2"), c("8/3"), c("9/4")], [c("2/3")]], owner=1, chips=[0, 3]),
             "scout L @0",
             "S-14: you have no scout chips left",
         ),

@@ -116,8 +116,11 @@ def test_scout_state_with_a_removed_card_is_refused() -> None:
         ScoutState.from_json(data)
 
 
+HANDS_3P = [[parse_card("1/2")], [parse_card("3/4")], [parse_card("7/8")]]
+
+
 def test_scout_state_with_an_ownerless_table_is_refused() -> None:
-    state = ScoutState.from_position(3, [[parse_card("1/2")], [], []], [parse_card("5/6")], owner=1)
+    state = ScoutState.from_position(3, HANDS_3P, [parse_card("5/6")], owner=1)
     data = state.to_json()
     data["owner"] = None
     with pytest.raises(RecordError, match="owner"):
@@ -125,10 +128,19 @@ def test_scout_state_with_an_ownerless_table_is_refused() -> None:
 
 
 def test_scout_state_with_the_owner_to_move_is_refused() -> None:  # S-10
-    state = ScoutState.from_position(3, [[parse_card("1/2")], [], []], [parse_card("5/6")], owner=1)
+    state = ScoutState.from_position(3, HANDS_3P, [parse_card("5/6")], owner=1)
     data = state.to_json()
     data["current"] = 1
     with pytest.raises(RecordError, match="owner of the active set is to move"):
+        ScoutState.from_json(data)
+
+
+def test_scout_state_whose_player_to_move_is_stuck_is_refused() -> None:  # S-15
+    hands = [[parse_card("1/7")], [parse_card("3/8"), parse_card("2/4")]]
+    state = ScoutState.from_position(2, hands, [parse_card("7/4"), parse_card("7/8")], owner=1, chips=[1, 3])
+    data = state.to_json()
+    data["chips"] = [0, 3]
+    with pytest.raises(RecordError, match=r"seat 0 is to move but can neither show nor scout \(S-15"):
         ScoutState.from_json(data)
 
 

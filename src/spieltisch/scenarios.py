@@ -78,6 +78,8 @@ def load(path: Path) -> list[tuple[str, Any]]:
         raise ScenarioError(f"{path}: cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{path}: bad JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: bad JSON: nested too deeply") from None
     items = data if isinstance(data, list) else [data]
     return [(f"{path}#{i + 1}", item) for i, item in enumerate(items)]
 
@@ -118,10 +120,11 @@ def run_scenario(scenario: Any, source: str = "<scenario>") -> Result:
         if refusal is not None:
             return _expect_refused_setup(scenario, source, str(refusal))
         problems = _run_scout(setup, steps, expect) if game == "scout" else _run_schmaus(setup, steps, expect)
-    except ScenarioError as exc:
+    except (ScenarioError, RulesError) as exc:
         return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
-    except RulesError as exc:
-        return Result(source, str(name), str(rule), False, [f"malformed scenario: {exc}"], error=True)
+    except Exception as exc:
+        problem = f"the runner could not read this scenario ({type(exc).__name__}: {exc}); please report it"
+        return Result(source, str(name), str(rule), False, [problem], error=True)
     return Result(source, str(name), str(rule), not problems, problems)
 
 
@@ -149,20 +152,24 @@ def _play_steps(state: State, steps: Sequence[Any], illegal: bool) -> list[str]:
         if not isinstance(step, Mapping) or "player" not in step or "action" not in step:
             raise ScenarioError(f"step {number} needs 'player' and 'action'")
         seat = step["player"]
-        if not isinstance(seat, int) or not 0 <= seat < state.players:
+        if not _is_whole(seat) or not 0 <= seat < state.players:
             raise ScenarioError(f"step {number}: no seat {seat!r}")
         last = number == len(steps)
+        try:
+            action = state.game.parse_action(step["action"])
+        except RulesError as exc:  # a typo must not pass as the expected refusal
+            raise ScenarioError(f"step {number}: {exc}") from None
         if illegal and last:
             before = state.to_json()
             try:
-                state.apply(seat, step["action"])
+                state.apply(seat, action)
             except RulesError:
                 if state.to_json() != before:
                     return [f"step {number} was refused but the state changed"]
                 return []
             return [f"step {number} ({step['action']}) should be refused but was accepted"]
         try:
-            state.apply(seat, step["action"])
+            state.apply(seat, action)
         except RulesError as exc:
             return [f"step {number} ({step['action']}) was refused: {exc}"]
     if illegal and not steps:
@@ -180,6 +187,24 @@ def _list(value: Any, what: str, players: int | None = None) -> list[Any]:
         want = f"a list of {players}" if players is not None else "a list"
         raise ScenarioError(f"{what} must be {want}, got {value!r}")
     return value
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _counts(value: Any, what: str, players: int, flags: bool = False) -> list[int] | None:
+    """``None`` or one whole number >= 0 per seat (``flags``: or true/false, as
+    the FORMAT writes 3-5 player Scout chips)."""
+    if value is None:
+        return None
+    values = _list(value, what, players)
+    if flags and all(isinstance(v, bool) for v in values):
+        return [int(v) for v in values]
+    if not all(_is_whole(v) and v >= 0 for v in values):
+        kind = "true/false or whole numbers >= 0" if flags else "whole numbers >= 0"
+        raise ScenarioError(f"{what} must hold {kind}, got {value!r}")
+    return values
 
 
 def _players(setup: Mapping[str, Any]) -> int:
@@ -255,6 +280,7 @@ def _project_keys(problems: list[str], state: State, expect: Mapping[str, Any]) 
 
 def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
     n = _players(setup)
+    ScoutState.game.normalize_options(setup.get("options"))  # Scout has none: refuse any
     seed = _seeded(setup)
     if seed is not None:
         state = ScoutState.new(n, seed)
@@ -273,19 +299,28 @@ def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[s
     dupes = [f"{c // 11}/{c % 11}" for c, k in seen.items() if k > 1]
     if dupes:
         raise ScenarioError(f"duplicate card(s) {', '.join(dupes)}: every card exists once (S-1)")
-    chips = setup.get("chips")
-    if chips is not None:
-        chips = [int(c) for c in _list(chips, "'chips'", n)]
+    if table and not (_is_whole(owner) and 0 <= int(owner) < n):  # type: ignore[arg-type]
+        raise ScenarioError(f"the table's 'owner' must be a seat 0..{n - 1}, got {owner!r}")
+    to_move = setup.get("to_move", 0)
+    if not _is_whole(to_move) or not 0 <= to_move < n:
+        raise ScenarioError(f"'to_move' must be a seat 0..{n - 1}, got {to_move!r}")
+    phase = setup.get("phase", "play")
+    if phase not in ("play", "flip"):
+        raise ScenarioError(f'\'phase\' must be "play" or "flip", got {phase!r}')
+    counters = {
+        key: _counts(setup.get(key), f"'{key}'", n, key == "chips" and n > 2)
+        for key in ("chips", "collected", "tokens")
+    }
     state = ScoutState.from_position(
         players=n,
         hands=hands,
         table=table,
         owner=owner,
-        to_move=setup.get("to_move", 0),
-        phase=setup.get("phase", "play"),
-        chips=chips,
-        collected=setup.get("collected"),
-        tokens=setup.get("tokens"),
+        to_move=to_move,
+        phase=phase,
+        chips=counters["chips"],
+        collected=counters["collected"],
+        tokens=counters["tokens"],
     )
     return _expect_scout(state, steps, expect, _mover(state, setup.get("to_move")))
 
@@ -391,13 +426,19 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
     draw = _schmaus_cards(setup.get("draw_pile", []), "'draw_pile'")
     discard = _schmaus_cards(setup.get("discard", []), "'discard'")
     _check_deck(options, [*hands, draw, discard])
+    scores = setup.get("scores")
+    if scores is not None and not all(_is_whole(x) for x in _list(scores, "'scores'", n)):
+        raise ScenarioError(f"'scores' must hold whole numbers, got {scores!r}")
+    for key in ("round", "rounds"):
+        if key in setup and not _is_whole(setup[key]):
+            raise ScenarioError(f"{key!r} must be a whole number, got {setup[key]!r}")
     state = SchmausState.from_position(
         players=n,
         hands=hands,
         draw_pile=draw,
         discard=discard,
         options=options,
-        scores=setup.get("scores"),
+        scores=scores,
         round=setup.get("round", 1),
         rounds=setup.get("rounds"),
     )
@@ -441,6 +482,8 @@ def _run_schmaus_short(
     targets = setup.get("targets") or [None] * n
     x5 = [None if k is None else sc.parse_card(k) for k in _list(setup.get("x5") or [None] * n, "'x5'", n)]
     targets = list(_list(targets, "'targets'", n))
+    if not all(t is None or _is_whole(t) for t in targets):
+        raise ScenarioError(f"'targets' must hold seats or null, got {targets!r}")
     grocer, times5 = sc.choices_needed(plays)
     for seat in range(n):
         if grocer[seat] and targets[seat] is None and n == 2:

@@ -187,9 +187,11 @@ class State(ABC):
     def legal_actions(self, seat: int) -> list[Action]:
         return [self.action_from_id(a) for a in self.legal_action_ids(seat)]
 
-    def is_legal(self, seat: int, action: Action) -> bool:
+    def is_legal(self, seat: int, action: Action | str | Mapping[str, JSON]) -> bool:
+        """Whether :meth:`apply` would accept ``action`` from ``seat`` now (the
+        same validation, so the two always agree)."""
         try:
-            self.check(seat, action)
+            self.validate(seat, action)
         except RulesError:
             return False
         return True
@@ -201,18 +203,24 @@ class State(ABC):
             mask[a] = True
         return mask
 
-    def apply(self, seat: int, action: Action | str | Mapping[str, JSON]) -> Action:
-        """Validate and apply; on error the state is left exactly as it was."""
+    def validate(self, seat: int, action: Action | str | Mapping[str, JSON]) -> tuple[Action, list[int]]:
+        """The parsed action and the ids :meth:`apply` would play, or the
+        :class:`RulesError` it would raise. Changes nothing."""
         parsed = self.game.parse_action(action)
         if self.is_over():
             raise TURN_REASONS("", "game_over", GameOverError)
-        if not 0 <= seat < self.players:
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise TURN_REASONS("", "no_such_seat", WrongSeatError, seat=seat, last=self.players - 1)
         if seat not in self.to_move():
             waiting = ", ".join(map(str, self.to_move()))
             raise TURN_REASONS("", "not_your_decision", WrongSeatError, seat=seat, waiting_seats=waiting)
         self.check(seat, parsed)
-        for action_id in self.action_ids(parsed):
+        return parsed, self.action_ids(parsed)
+
+    def apply(self, seat: int, action: Action | str | Mapping[str, JSON]) -> Action:
+        """Validate and apply; on error the state is left exactly as it was."""
+        parsed, action_ids = self.validate(seat, action)
+        for action_id in action_ids:
             self._apply(seat, action_id)
         return parsed
 

@@ -142,7 +142,17 @@ class SchmausState(State):
         s = cls()
         s.players, s.seed = players, 0
         s.options = normalize_options(options)
+        if rounds is None and s.options["rounds"] == "draw":
+            raise OptionsError(
+                "W-2: with the 'draw' round count the number of rounds is revealed from the "
+                "deck before the deal, which a hand-made table does not have: give 'rounds'"
+            )
         s.rounds = rounds if rounds is not None else s._round_count([], random.Random(0))
+        for name, value in (("rounds", s.rounds), ("round", round)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise OptionsError(f"{name!r} must be a whole number, not {value!r}")
+        if s.rounds < 1:
+            raise OptionsError(f"a game has at least one round, not {s.rounds}")
         if not 1 <= round <= s.rounds:
             raise OptionsError(f"round {round} is outside 1..{s.rounds}")
         s.round = round
@@ -153,8 +163,10 @@ class SchmausState(State):
         s.draw_pile = list(reversed(draw_pile))
         s.discard = list(discard)
         s.scores = list(scores) if scores is not None else [0] * players
-        if len(s.scores) != players:
-            raise OptionsError("scores need one total per seat")
+        if len(s.scores) != players or not all(
+            isinstance(x, int) and not isinstance(x, bool) for x in s.scores
+        ):
+            raise OptionsError("scores need one whole-number total per seat")
         s._start_round()
         return s
 
@@ -325,13 +337,13 @@ class SchmausState(State):
         phase = self.phase
         if phase == OVER:
             raise REASONS("W-18", "game_over")
-        if isinstance(act, A.Play):
+        if type(act) is A.Play:
             if phase != PLAY:
                 raise REASONS("W-4", "not_laying_now")
             if self.plays[seat] is not None:
                 raise REASONS("W-4", "already_laid")
             self._check_play(seat, act.cards)
-        elif isinstance(act, A.Target):
+        elif type(act) is A.Target:
             play = self.plays[seat] or ()
             if phase != TARGET or not self.choosing[seat] or 10 not in play:
                 raise REASONS("W-9", "not_targeting_now")
@@ -341,13 +353,14 @@ class SchmausState(State):
                 raise REASONS("W-9", "target_own")
             if not 0 <= act.opponent < self.players:
                 raise REASONS("W-9", "no_target", target=act.opponent)
-        elif isinstance(act, A.Times5):
+        elif type(act) is A.Times5:
             play = self.plays[seat] or ()
             if phase != TARGET or not self.choosing[seat] or 7 not in play:
                 raise REASONS("W-11", "not_x5_now")
-            if act.card not in play:
+            if act.card not in play or act.card not in FOOD:  # W-11: one of *your food* cards
                 raise REASONS("W-11", "x5_not_laid", laid_cards=" ".join(texts(play)))
         else:
+            assert type(act) is A.Discard
             if phase != DISCARD or not self.must_discard[seat]:
                 raise REASONS("W-16", "not_discarding_now")
             need = self.must_discard[seat]
@@ -375,7 +388,7 @@ class SchmausState(State):
 
     def action_ids(self, action: Action) -> list[int]:
         act = A.parse(action)
-        if isinstance(act, A.Discard):
+        if type(act) is A.Discard:
             # Several cards at once = the single discards one after another.
             return [A.DISCARD_BASE + k for k in act.cards]
         return [A.action_id(act)]

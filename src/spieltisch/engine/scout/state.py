@@ -135,13 +135,19 @@ class ScoutState(State):
             raise OptionsError("an active set needs an owner seat")
         if table and set_key([TOP[c] for c in table]) < 0:
             raise OptionsError("the table cards are neither a match nor a run (S-6)")
-        if table and owner == to_move and phase == PLAY:
+        if phase not in (PLAY, FLIP):
+            raise OptionsError(f"phase must be 'play' or 'flip', not {phase!r}")
+        if table and owner == to_move:
             raise OptionsError(
                 "S-10: play never comes back to the owner of the active set while their cards "
                 "lie on the table (the round would have ended); nobody scouts their own set (S-8)"
             )
-        if phase not in (PLAY, FLIP):
-            raise OptionsError(f"phase must be 'play' or 'flip', not {phase!r}")
+        empty = [seat for seat, hand in enumerate(hands) if not hand]
+        if empty:
+            raise OptionsError(
+                f"S-10, S-15: seat {empty[0]} has no cards, but the round ends with the show "
+                "that empties a hand"
+            )
         s = cls()
         s.players, s.seed, s.rounds, s.round, s.dealt = players, 0, 1, 0, False
         s.first_start = to_move
@@ -161,6 +167,11 @@ class ScoutState(State):
         for name, values in (("chips", s.chips), ("collected", s.collected), ("tokens", s.tokens)):
             if len(values) != players or any(v < 0 for v in values):
                 raise OptionsError(f"{name} needs one non-negative value per seat")
+        if phase == PLAY and s._stuck(to_move):
+            raise OptionsError(
+                f"S-15: seat {to_move} can neither show nor scout, so the round would already "
+                "have ended (the owner of the active set losing nothing for their hand)"
+            )
         return s
 
     def _deal(self, round_index: int) -> None:
@@ -271,7 +282,7 @@ class ScoutState(State):
         if self.phase == OVER:
             raise REASONS("S-12", "game_over")
         if self.phase == FLIP:
-            if not isinstance(act, A.Flip):
+            if type(act) is not A.Flip:
                 raise REASONS("S-5", "flip_first")
             if not self.pending[seat]:
                 raise REASONS("S-5", "flip_done")
@@ -279,15 +290,15 @@ class ScoutState(State):
         if seat != self.current:
             raise REASONS("S-4", "not_your_turn", turn_seat=self.current, seat=seat)
         hand = self.hands[seat]
-        if isinstance(act, A.Flip):
+        if type(act) is A.Flip:
             raise REASONS("S-5", "flip_once")
-        if isinstance(act, A.Show):
+        if type(act) is A.Show:
             self._check_show([TOP[c] for c in hand], act, self.table_key, self.table, "S-6")
             return
-        if isinstance(act, A.Scout):
+        if type(act) is A.Scout:
             self._check_scout(seat, act)
             return
-        assert isinstance(act, A.ScoutShow)
+        assert type(act) is A.ScoutShow
         if self.players == 2:
             raise REASONS("S-13", "no_scout_show_2p")
         if not self.chips[seat]:
@@ -353,6 +364,8 @@ class ScoutState(State):
         self.pending[seat] = False
         if not any(self.pending):
             self.phase = PLAY
+            if self._stuck(self.current):  # only in hand-made positions
+                self._end_round(STUCK)  # S-15 (c)
 
     def _show(self, seat: int, start: int, n: int) -> None:
         hand = self.hands[seat]
@@ -394,9 +407,17 @@ class ScoutState(State):
             self._end_round(ALL_SCOUTED)  # S-10 (b)
 
     def _can_act(self, seat: int) -> bool:
+        """S-15 (c), two players: the seat can show or scout."""
         if self.table and self.chips[seat] > 0:
             return True
         return bool(beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
+
+    def _stuck(self, seat: int) -> bool:
+        """The seat to move has no legal action: the round ends by S-15 (c) with
+        two players; with more it cannot happen (anyone may scout a set, S-8)."""
+        if self.players == 2:
+            return not self._can_act(seat)
+        return not self.table and not self.hands[seat]  # impossible: S-10 (a) ends the round first
 
     def _end_round(self, ended_by: str) -> None:
         n = self.players
@@ -572,6 +593,8 @@ class ScoutState(State):
             return "the table cards are neither a match nor a run (S-6)"
         if self.phase == PLAY and owner is not None and owner == self.current:
             return "the owner of the active set is to move (S-10 would have ended the round)"
+        if self.phase == PLAY and self._stuck(self.current):
+            return f"seat {self.current} is to move but can neither show nor scout (S-15 ends the round)"
         cards = self.card_locations()
         if len(set(cards)) != len(cards):
             return "a card is in two places (S-1)"
