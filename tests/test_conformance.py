@@ -31,6 +31,7 @@ from spieltisch.engine import (
     GameRecord,
     IllegalActionError,
     InvalidActionError,
+    RecordError,
     RulesError,
     State,
     WrongSeatError,
@@ -226,7 +227,18 @@ def test_state_json_and_records_round_trip(
 def hide_scout(state: ScoutState, seat: int | None, rng: random.Random) -> ScoutState:
     """Move around every card ``seat`` cannot see (others' unknown hand cards, the
     set-aside cards), turning them at random too. Captured cards are not among
-    them: they lay on the table for everybody to see before they were beaten."""
+    them: they lay on the table for everybody to see before they were beaten.
+    A shuffle that leaves a 2-player mover unable to move is not a state (S-15):
+    then another shuffle is tried."""
+    for _ in range(20):
+        try:
+            return _hide_scout_once(state, seat, rng)
+        except RecordError as exc:
+            assert "S-15" in str(exc)
+    return state.clone()
+
+
+def _hide_scout_once(state: ScoutState, seat: int | None, rng: random.Random) -> ScoutState:
     data = state.to_json()
     slots: list[tuple[str, int, int]] = []
     for o in range(state.players):

@@ -196,7 +196,7 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "table_text": (_setup(table="x"), "'table' must be null or {owner, cards}"),
     "table_no_owner": (_setup(table={"cards": ["10/1"]}), "the table's 'owner' must be a seat"),
     "table_no_set": (_setup(table={"owner": 2, "cards": ["10/1", "4/6"]}), "neither a match nor a run (S-6)"),
-    "phase": (_setup(phase="deal"), "'phase' must be \"play\" or \"flip\""),
+    "phase": (_setup(phase="deal"), '\'phase\' must be "play" or "flip"'),
     "scout_options": (_setup(options={"fast": True}), "Scout has no rule options"),
     "unknown_card": (_setup(hands=[["3/11"], ["9/4"], ["6/2"]]), "unknown Scout card '3/11'"),
     "duplicate_card": (_setup(hands=[["3/1"], ["1/3"], ["6/2"]]), "duplicate card(s) 1/3"),
@@ -231,7 +231,10 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "step_no_player": (_scenario(steps=[{"action": "show 0"}]), "step 1 needs 'player' and 'action'"),
     "step_seat_9": (_scenario(steps=[{"player": 9, "action": "show 0"}]), "step 1: no seat 9"),
     "step_seat_text": (_scenario(steps=[{"player": "0", "action": "show 0"}]), "step 1: no seat '0'"),
-    "step_unreadable": (_scenario(steps=[{"player": 0, "action": "jump"}]), "cannot read Scout action 'jump'"),
+    "step_unreadable": (
+        _scenario(steps=[{"player": 0, "action": "jump"}]),
+        "cannot read Scout action 'jump'",
+    ),
     "step_number": (_scenario(steps=[{"player": 0, "action": 5}]), "step 1: not a Scout action: 5"),
     "illegal_typo": (
         _scenario(steps=[{"player": 0, "action": "shwo 0"}], expect={"illegal": True}),
@@ -241,9 +244,18 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "legal_includes_text": (_scenario(expect={"legal_includes": "show 0"}), "legal_includes must be a list"),
     "cards_held_list": (_scenario(expect={"cards_held": ["1/3"]}), "'cards_held' must map cards to seats"),
     "cards_held_card": (_scenario(expect={"cards_held": {"1/1": 0}}), "unknown Scout card '1/1'"),
-    "skip_rounds": (json.dumps({**PAIR, "setup": {"players": 3, "seed": 1, "skip_rounds": -1}}), "skip_rounds"),
-    "seed_text": (json.dumps({**PAIR, "setup": {"players": 3, "seed": "x"}}), "'seed' must be a whole number"),
-    "zz_refused_step": (_scenario(steps=[{"player": 0, "action": "show 2"}]), "step 1 (show 2) was refused: S-7"),
+    "skip_rounds": (
+        json.dumps({**PAIR, "setup": {"players": 3, "seed": 1, "skip_rounds": -1}}),
+        "skip_rounds",
+    ),
+    "seed_text": (
+        json.dumps({**PAIR, "setup": {"players": 3, "seed": "x"}}),
+        "'seed' must be a whole number",
+    ),
+    "zz_refused_step": (
+        _scenario(steps=[{"player": 0, "action": "show 2"}]),
+        "step 1 (show 2) was refused: S-7",
+    ),
 }
 
 
@@ -272,7 +284,9 @@ def test_every_kind_of_broken_file_is_reported_and_the_run_goes_on(tmp_path: Pat
     assert output.strip().endswith(f"1 passed, {len(MALFORMED) + 1} failed")
 
 
-def test_an_unexpected_failure_is_reported_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unexpected_failure_is_reported_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Even a bug in the runner or the engine is one file's ERROR, not a traceback."""
     from spieltisch import scenarios
 
