@@ -65,7 +65,7 @@ RULES_PAGES = frozenset(
     f"{game}.{lang}.md" for game in ("scout", "waschbaer-schmaus") for lang in ("en", "de")
 )
 EXPIRE_EVERY = 3600.0
-"""Seconds between two sweeps of expired rooms from the store."""
+"""Seconds between two sweeps of expired rooms from the store (more often if a keep time is short)."""
 
 SECRET_IN_URL = (
     "secrets are never accepted in a URL (it ends up in logs and browser history): "
@@ -116,13 +116,15 @@ def create_app(
     async def sweep() -> None:
         last_expiry = -EXPIRE_EVERY
         period = min(60.0, room_idle / 4)
+        keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
+        expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
         while True:
             await asyncio.sleep(period)
             try:
                 gone = await tables.forget_idle(room_idle)
                 if gone:
                     log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
-                if time.monotonic() - last_expiry >= min(EXPIRE_EVERY, period):
+                if time.monotonic() - last_expiry >= expire_every:
                     last_expiry = time.monotonic()
                     expired = await expire()
                     if expired:

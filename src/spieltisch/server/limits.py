@@ -156,7 +156,7 @@ class GuardedH11Protocol(H11Protocol):
     has not sent a whole request line with its headers ``request_timeout``
     seconds after connecting (or after its previous response) gets ``408`` and
     is disconnected, so a slow client cannot hold a connection open. A head
-    over ``h11_max_incomplete_event_size`` gets ``400`` naming the limit."""
+    over ``max_head`` bytes gets ``400`` naming the limit."""
 
     request_timeout = Limits.request_timeout
     max_head = Limits.max_request_head
@@ -178,24 +178,33 @@ class GuardedH11Protocol(H11Protocol):
         if self.cycle is not None and not self.cycle.response_complete:
             return
         self.logger.info("closing a connection that sent no whole request head in %g s", self.request_timeout)
-        body = f"request line and headers must arrive within {self.request_timeout:g} s".encode()
-        try:
-            self.conn.send(
-                h11.Response(
-                    status_code=408,
-                    headers=[
-                        (b"content-type", b"text/plain; charset=utf-8"),
-                        (b"connection", b"close"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                    reason=b"Request Timeout",
-                )
-            )
-            self.transport.write(self.conn.send(h11.Data(data=body)) or b"")
-            self.transport.write(self.conn.send(h11.EndOfMessage()) or b"")
-        except h11.LocalProtocolError:
-            pass
+        self._refuse(
+            408, "Request Timeout", f"request line and headers must arrive within {self.request_timeout:g} s"
+        )
+
+    def _refuse(self, status: int, phrase: str, text: str) -> None:
+        """Answer ``status`` with ``text`` and close (before any request was read)."""
+        body = text.encode()
+        head = (
+            f"HTTP/1.1 {status} {phrase}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            f"connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+        )
+        self.transport.write(head.encode() + body)
         self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:  # still reading a request head: count it whole
+            buffered = self.conn.trailing_data[0] + data
+            end = buffered.find(b"\r\n\r\n")
+            size = end + 4 if end >= 0 else len(buffered)
+            if size > self.max_head:
+                self._unset_keepalive_if_required()
+                self.logger.info("refusing a request head over %d bytes", self.max_head)
+                self._refuse(
+                    400, "Bad Request", f"request line and headers are limited to {self.max_head} bytes"
+                )
+                return
+        super().data_received(data)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
@@ -213,12 +222,6 @@ class GuardedH11Protocol(H11Protocol):
             self._head_timer.cancel()  # type: ignore[union-attr]
             self._head_timer = None
         super().connection_lost(exc)
-
-    def send_400_response(self, msg: str) -> None:
-        pending, _closed = self.conn.trailing_data
-        if len(pending) >= self.max_head:
-            msg = f"request line and headers are limited to {self.max_head} bytes"
-        super().send_400_response(msg)
 
 
 def uvicorn_options(limits: Limits) -> dict[str, Any]:

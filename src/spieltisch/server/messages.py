@@ -145,7 +145,7 @@ def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
     try:
         msg = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():
+        if "depth" in str(exc).lower() or "recursion" in str(exc).lower():
             raise MessageError("not JSON this server reads: nested deeper than 1024 levels") from None
         raise MessageError(f"not JSON: {exc}") from None
     if not isinstance(msg, dict):
