@@ -102,11 +102,50 @@ def serve(
     ] = "sqlite:///spieltisch.db",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
+    max_message: Annotated[int, typer.Option(help="Largest WebSocket message in bytes.")] = 8192,
+    messages_per_second: Annotated[
+        float, typer.Option(help="Messages per second per client address, all its sockets together.")
+    ] = 20.0,
+    message_burst: Annotated[int, typer.Option(help="Messages one address may send at once.")] = 40,
+    sockets_per_address: Annotated[
+        int, typer.Option(help="Open WebSockets per client address, spectators included.")
+    ] = 32,
+    rooms_per_minute: Annotated[int, typer.Option(help="Rooms one client address may open per minute.")] = 10,
+    hello_timeout: Annotated[float, typer.Option(help="Seconds a new socket has to send its hello.")] = 10.0,
+    request_timeout: Annotated[
+        float, typer.Option(help="Seconds a client has to send a request line and its headers.")
+    ] = 10.0,
+    max_request_head: Annotated[
+        int, typer.Option(help="Largest request line with headers in bytes (the WebSocket handshake too).")
+    ] = 16384,
+    keep_finished_days: Annotated[
+        float, typer.Option(help="Days a finished game stays stored (0: forever).")
+    ] = 30.0,
+    keep_abandoned_days: Annotated[
+        float, typer.Option(help="Days an unfinished game nobody is connected to stays stored (0: forever).")
+    ] = 7.0,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
+    from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
-    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload)
+    try:
+        limits = Limits(
+            max_message=max_message,
+            messages_per_second=messages_per_second,
+            message_burst=message_burst,
+            sockets_per_address=sockets_per_address,
+            rooms_per_minute=rooms_per_minute,
+            hello_timeout=hello_timeout,
+            request_timeout=request_timeout,
+            max_request_head=max_request_head,
+            keep_finished_days=keep_finished_days,
+            keep_abandoned_days=keep_abandoned_days,
+        )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
 
 
 @bench_app.command("server")

@@ -7,15 +7,19 @@ import json
 import random
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
 import uvicorn
 import websockets
+from websockets.asyncio.client import ClientConnection as AsyncConnection
+from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.server.app import create_app
+from spieltisch.server.limits import Limits, uvicorn_options
 
 T = TypeVar("T")
 
@@ -24,10 +28,30 @@ class ServerThread:
     """Runs the app under uvicorn on a free port of 127.0.0.1 until :meth:`stop`."""
 
     def __init__(
-        self, database: str, bot_delay: float = 0.0, table_prefix: str = "", room_idle: float = 600.0
+        self,
+        database: str,
+        bot_delay: float = 0.0,
+        table_prefix: str = "",
+        room_idle: float = 600.0,
+        limits: Limits | None = None,
+        log_level: str = "warning",
+        access_log: bool = False,
     ) -> None:
-        self.app = create_app(database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle)
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+        """``limits``: the server's limits (default: the production defaults), enforced as
+        ``spieltisch serve`` enforces them (:func:`uvicorn_options`)."""
+        self.limits = limits or Limits()
+        self.app = create_app(
+            database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle, limits=self.limits
+        )
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            log_level=log_level,
+            access_log=access_log,
+            lifespan="on",
+            **uvicorn_options(self.limits),
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
@@ -48,11 +72,54 @@ class ServerThread:
         return httpx.Client(base_url=self.http, timeout=10)
 
 
+class SeatUrl(str):
+    """A socket URL and whom it connects as: the seat and secret go into the first
+    message (hello), never into the URL (docs/protocol.md, "Secrets")."""
+
+    seat: int | None
+    secret: str | None
+
+    def __new__(cls, url: str, seat: int | None = None, secret: str | None = None) -> SeatUrl:
+        obj = super().__new__(cls, url)
+        obj.seat, obj.secret = seat, secret
+        return obj
+
+    def hello(self) -> str:
+        if self.seat is None and self.secret is None:
+            return json.dumps({"type": "hello"})
+        return json.dumps({"type": "hello", "seat": self.seat, "secret": self.secret})
+
+
+def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | None = None) -> SeatUrl:
+    return SeatUrl(f"{srv.ws}/ws/{room}", seat, secret)
+
+
+def seat_headers(seat: int, secret: str) -> dict[str, str]:
+    """How an HTTP request names its seat (replay): headers, never the URL."""
+    return {"Spieltisch-Seat": str(seat), "Spieltisch-Secret": secret}
+
+
+@asynccontextmanager
+async def seat_socket(url: SeatUrl | str, **kwargs: Any) -> AsyncIterator[AsyncConnection]:
+    """An asyncio client socket that has said hello (as ``url``'s seat, or as a spectator)."""
+    async with websockets.connect(url, max_size=None, **kwargs) as ws:
+        await ws.send(url.hello() if isinstance(url, SeatUrl) else json.dumps({"type": "hello"}))
+        yield ws
+
+
+@contextmanager
+def connect_seat(url: SeatUrl | str, **kwargs: Any) -> Iterator[ClientConnection]:
+    """A blocking client socket that has said hello (as ``url``'s seat, or as a spectator)."""
+    with connect(url, **kwargs) as ws:
+        ws.send(url.hello() if isinstance(url, SeatUrl) else json.dumps({"type": "hello"}))
+        yield ws
+
+
 @dataclass
 class Player:
     """A WebSocket seat that answers every fresh state with a random legal action."""
 
-    url: str
+    url: SeatUrl
     seat: int | None
     rng: random.Random
     stop_at: int | None = None
@@ -64,7 +131,7 @@ class Player:
     """The log as a client keeps it: the entries of every state spliced in at ``log_from``."""
 
     async def run(self) -> None:
-        async with websockets.connect(self.url, max_size=None) as ws:
+        async with seat_socket(self.url) as ws:
             async for raw in ws:
                 msg = json.loads(raw)
                 self.messages.append(msg)
@@ -90,12 +157,6 @@ class Player:
                 if msg["legal"]:
                     action_id, _text = self.rng.choice(msg["legal"])
                     await ws.send(json.dumps({"type": "act", "version": msg["version"], "id": action_id}))
-
-
-def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | None = None) -> str:
-    if seat is None:
-        return f"{srv.ws}/ws/{room}"
-    return f"{srv.ws}/ws/{room}?seat={seat}&secret={secret}"
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

@@ -6,12 +6,11 @@ import json
 import random
 from typing import Any
 
-import websockets
-from server_harness import Player, ServerThread, open_room, play, run_async, ws_url
+from server_harness import Player, SeatUrl, ServerThread, open_room, play, run_async, seat_socket, ws_url
 
 
-async def _first_state(url: str) -> dict[str, Any]:
-    async with websockets.connect(url, max_size=None) as ws:
+async def _first_state(url: SeatUrl) -> dict[str, Any]:
+    async with seat_socket(url) as ws:
         while True:
             msg = json.loads(await ws.recv())
             if msg["type"] == "state":

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from server_harness import Player, ServerThread, open_room, play, ws_url
+from server_harness import Player, ServerThread, open_room, play, seat_headers, ws_url
 
 from spieltisch.engine import GameRecord, get_game
 
@@ -100,7 +100,7 @@ def test_whole_game_over_websockets_without_leaks(
         info = client.get(f"/api/rooms/{room}").json()
         assert info["status"] == "over"
         assert info["outcome"] is not None and len(info["outcome"]["scores"]) == len(seats)
-        replay = client.get(f"/api/rooms/{room}/replay", params={"seat": 0, "secret": secrets[0]}).json()
+        replay = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, secrets[0])).json()
 
     record = replay["record"]
     assert len(record["actions"]) == info["version"]
@@ -129,7 +129,7 @@ def test_replay_only_after_the_game(server: ServerThread) -> None:
         r = client.get(f"/api/rooms/{room}/replay")
         assert r.status_code == 409
         assert "not over" in r.json()["detail"]
-        r = client.get(f"/api/rooms/{room}/replay", params={"seat": 0, "secret": "forged"})
+        r = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, "forged"))
         assert r.status_code == 403
 
 
@@ -156,15 +156,15 @@ def test_rematch_keeps_seats_with_new_secrets(server: ServerThread) -> None:
         assert [s["name"] for s in info["seats"][:2]] == ["Alice", "P1"]
         assert info["options"]["rounds"] == 1
 
-        bad = client.get(f"/api/rooms/{new}/claim", params={"from": room, "seat": 0, "secret": secrets[1]})
+        bad = client.post(f"/api/rooms/{new}/claim", json={"from": room, "seat": 0, "secret": secrets[1]})
         assert bad.status_code == 403
         claims = {}
         for seat in (0, 1):
-            c1 = client.get(
-                f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]}
+            c1 = client.post(
+                f"/api/rooms/{new}/claim", json={"from": room, "seat": seat, "secret": secrets[seat]}
             )
-            c2 = client.get(
-                f"/api/rooms/{new}/claim", params={"from": room, "seat": seat, "secret": secrets[seat]}
+            c2 = client.post(
+                f"/api/rooms/{new}/claim", json={"from": room, "seat": seat, "secret": secrets[seat]}
             )
             assert c1.status_code == 200 and c1.json() == c2.json()
             claims[seat] = c1.json()["secret"]

@@ -12,8 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-import websockets
-from server_harness import Player, ServerThread, open_room, play, run_async, ws_url
+from server_harness import Player, ServerThread, open_room, play, run_async, seat_socket, ws_url
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store
@@ -111,7 +110,7 @@ def test_idle_rooms_leave_memory_and_come_back_from_the_store(db_url: str) -> No
 
             async def watch_then_wait() -> bool:
                 """A spectator stays connected while the other rooms are let go."""
-                async with websockets.connect(ws_url(srv, left)) as ws:
+                async with seat_socket(ws_url(srv, left)) as ws:
                     await ws.recv()
                     deadline = time.monotonic() + 10
                     while done in in_memory and time.monotonic() < deadline:

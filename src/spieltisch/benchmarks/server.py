@@ -51,6 +51,10 @@ def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
         **os.environ,
         "SPIELTISCH_DATABASE": f"sqlite:///{folder}/bench.db",
         "SPIELTISCH_BOT_DELAY": "0",
+        # Every client comes from 127.0.0.1: lift the per-address limits (docs/protocol.md, "Limits").
+        "SPIELTISCH_LIMIT_SOCKETS_PER_ADDRESS": "0",
+        "SPIELTISCH_LIMIT_ROOMS_PER_MINUTE": "0",
+        "SPIELTISCH_LIMIT_MESSAGES_PER_SECOND": "0",
     }
     cmd = [
         sys.executable, "-m", "uvicorn", "--factory", "spieltisch.server.app:create_app_from_env",
@@ -73,10 +77,17 @@ def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
 
 
 async def _client(
-    url: str, rng: random.Random, stats: Stats, deadline: float, refs: itertools.count[int], think: float
+    url: str,
+    hello: dict[str, Any],
+    rng: random.Random,
+    stats: Stats,
+    deadline: float,
+    refs: itertools.count[int],
+    think: float,
 ) -> None:
     sent: dict[str, float] = {}
     async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps(hello))  # the seat and secret, never in the URL
         async for raw in ws:
             msg: dict[str, Any] = json.loads(raw)
             now = time.perf_counter()
@@ -128,7 +139,8 @@ async def _game_loop(
             await asyncio.gather(
                 *(
                     _client(
-                        f"{ws_base}/ws/{room['room']}?seat={s}&secret={sec}",
+                        f"{ws_base}/ws/{room['room']}",
+                        {"type": "hello", "seat": s, "secret": sec},
                         rng,
                         stats,
                         deadline,

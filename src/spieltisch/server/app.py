@@ -1,6 +1,7 @@
 """The FastAPI application: HTTP API, the game WebSocket and the static client.
 
-See ``docs/protocol.md`` for every message. Build it with :func:`create_app`;
+See ``docs/protocol.md`` for every message (typed in :mod:`spieltisch.server.messages`)
+and every limit (:mod:`spieltisch.server.limits`). Build it with :func:`create_app`;
 ``spieltisch serve`` runs it under uvicorn.
 """
 
@@ -15,27 +16,47 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from fastapi import FastAPI, Query, Request, WebSocket
+from fastapi import FastAPI, Header, HTTPException, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from spieltisch.server import redact
 from spieltisch.server.games import games_info
-from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables
+from spieltisch.server.limits import DAY, Addresses, Limits
+from spieltisch.server.messages import (
+    Act,
+    ClaimIn,
+    ClaimOut,
+    CreateIn,
+    CreateOut,
+    ErrorOut,
+    GamesOut,
+    Hello,
+    JoinIn,
+    JoinOut,
+    MessageError,
+    RematchIn,
+    RematchOut,
+    ReplayOut,
+    RoomInfo,
+    Sync,
+    parse_client,
+)
+from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
 from spieltisch.server.store import Store
 
 log = logging.getLogger(__name__)
 
-MAX_MESSAGE = 8 * 1024
-"""Largest client message (bytes)."""
-RATE = 20.0
-"""Messages per second a connection may send on average ..."""
-BURST = 40.0
-"""... and at once."""
+SEAT_HEADER = "Spieltisch-Seat"
+SECRET_HEADER = "Spieltisch-Secret"
+"""A seat's secret (or a remote bot's token) travels in these headers or in the
+first WebSocket message, never in a URL (docs/protocol.md, "Secrets")."""
+SECRET_PARAMS = ("secret", "token")
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
 RULES_DIR = Path(__file__).resolve().parent.parent / "web" / "rules"
@@ -43,35 +64,26 @@ RULES_DIR = Path(__file__).resolve().parent.parent / "web" / "rules"
 RULES_PAGES = frozenset(
     f"{game}.{lang}.md" for game in ("scout", "waschbaer-schmaus") for lang in ("en", "de")
 )
+EXPIRE_EVERY = 3600.0
+"""Seconds between two sweeps of expired rooms from the store (more often if a keep time is short)."""
+
+SECRET_IN_URL = (
+    "secrets are never accepted in a URL (it ends up in logs and browser history): "
+    f"send the seat and secret in the {SEAT_HEADER}/{SECRET_HEADER} headers"
+)
 
 
-class SeatIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    kind: Literal["human", "bot"]
-    level: str | None = None
-
-
-class CreateIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    game: str
-    players: int
-    options: dict[str, Any] | None = None
-    seats: list[SeatIn] | None = None
-    name: str | None = None
-    bot_delay: float | None = Field(default=None, ge=0, le=10)
-    seed: int | None = Field(default=None, ge=0, lt=2**62)
-
-
-class JoinIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str | None = None
-    seat: int | None = None
-
-
-class RematchIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    seat: int
-    secret: str
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    texts = {
+        400: "a secret in the URL",
+        403: "wrong or missing secret",
+        404: "no such room (or seat)",
+        409: "the room's state does not allow it (full, taken, not over yet)",
+        422: "an invalid body or parameter, or a rule option the engine refuses",
+        429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
+        503: "the database refused the write",
+    }
+    return {c: {"model": ErrorOut, "description": texts[c]} for c in codes}
 
 
 def create_app(
@@ -80,28 +92,50 @@ def create_app(
     table_prefix: str = "",
     static_dir: Path | None = None,
     room_idle: float = 600.0,
+    limits: Limits | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
-    Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps them."""
+    Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
+    them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``)."""
+    limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     tables = Tables(store, bot_delay=bot_delay)
+    addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
+    redact.install()
+
+    async def expire() -> list[str]:
+        now = time.time()
+        finished = now - limits.keep_finished_days * DAY if limits.keep_finished_days else 0.0
+        abandoned = now - limits.keep_abandoned_days * DAY if limits.keep_abandoned_days else 0.0
+        if not finished and not abandoned:
+            return []
+        keep = set(tables.rooms)  # rooms in memory are in use: never deleted under anybody's feet
+        return await asyncio.to_thread(store.expire, finished, abandoned, keep)
 
     async def sweep() -> None:
+        last_expiry = -EXPIRE_EVERY
+        period = min(60.0, room_idle / 4)
+        keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
+        expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
         while True:
-            await asyncio.sleep(min(60.0, room_idle / 4))
+            await asyncio.sleep(period)
             try:
                 gone = await tables.forget_idle(room_idle)
+                if gone:
+                    log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
+                if time.monotonic() - last_expiry >= expire_every:
+                    last_expiry = time.monotonic()
+                    expired = await expire()
+                    if expired:
+                        log.info("expired %d room(s) from the store: %s", len(expired), ", ".join(expired))
             except Exception:  # pragma: no cover - a sweep must never stop the server
-                log.exception("letting idle rooms go failed")
-                continue
-            if gone:
-                log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
+                log.exception("sweeping rooms failed")
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await tables.start()
-        sweeper = asyncio.create_task(sweep(), name="forget-idle-rooms")
+        sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
         try:
             yield
         finally:
@@ -111,9 +145,19 @@ def create_app(
             await tables.stop()
             store.close()
 
-    app = FastAPI(title="Spieltisch", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
+    app = FastAPI(
+        title="Spieltisch",
+        description="The web table's HTTP API. The game WebSocket /ws/{room} and every limit are "
+        "described in docs/protocol.md; the JSON Schema of every message is in docs/schema/.",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
     app.state.tables = tables
     app.state.store = store
+    app.state.limits = limits
+    app.state.addresses = addresses
+    app.state.expire = expire
 
     @app.exception_handler(RoomError)
     async def room_error(_request: Request, exc: RoomError) -> JSONResponse:
@@ -123,71 +167,121 @@ def create_app(
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
         parts = []
         for err in exc.errors():
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query"))
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "header"))
             parts.append(f"{loc}: {err.get('msg', 'invalid')}" if loc else str(err.get("msg", "invalid")))
         return JSONResponse({"detail": "; ".join(parts) or "invalid request"}, status_code=422)
 
+    def no_secret_in_url(request: Request) -> None:
+        if any(p in request.query_params for p in SECRET_PARAMS):
+            raise HTTPException(400, SECRET_IN_URL)
+
     # -- HTTP API ---------------------------------------------------------------
-    @app.get("/api/games")
+    @app.get("/api/games", response_model=GamesOut)
     async def list_games() -> dict[str, Any]:
         return games_info()
 
-    @app.post("/api/rooms")
-    async def create_room(body: CreateIn) -> dict[str, Any]:
-        seats = None if body.seats is None else [SeatSpec(s.kind, s.level) for s in body.seats]
+    @app.post("/api/rooms", response_model=CreateOut, responses=_errors(422, 429, 503))
+    async def create_room(body: CreateIn, request: Request) -> dict[str, Any]:
+        """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
+        program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
+        address = _client_address(request.client)
+        wait = addresses.take_room(address)
+        if wait is not None:
+            raise HTTPException(
+                429,
+                f"rooms_per_minute: at most {limits.rooms_per_minute} new rooms per minute from one "
+                f"address; try again in {wait:.0f} s",
+                headers={"Retry-After": str(max(1, round(wait)))},
+            )
+        seats: list[SeatSpec] | None = None
+        tokens: dict[int, str] = {}
+        if body.seats is not None:
+            seats = []
+            for i, s in enumerate(body.seats):
+                if s.kind == "remote":
+                    tokens[i] = new_secret()
+                seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
         room, seat, secret = await tables.create(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed
         )
-        return {"room": room.code, "seat": seat, "secret": secret, "invite": f"/r/{room.code}"}
+        return {
+            "room": room.code,
+            "seat": seat,
+            "secret": secret,
+            "invite": f"/r/{room.code}",
+            "remote": [{"seat": s, "token": t} for s, t in tokens.items()],
+        }
 
-    @app.get("/api/rooms/{code}")
+    @app.get(
+        "/api/rooms/{code}",
+        response_model=RoomInfo,
+        response_model_exclude_unset=True,
+        responses=_errors(404),
+    )
     async def room_info(code: str) -> dict[str, Any]:
         return (await tables.room(code)).info()
 
-    @app.post("/api/rooms/{code}/join")
+    @app.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 422, 503))
     async def join(code: str, body: JoinIn) -> dict[str, Any]:
         seat, secret = await tables.join(code, body.name, body.seat)
         return {"seat": seat, "secret": secret}
 
-    @app.post("/api/rooms/{code}/rematch")
+    @app.post("/api/rooms/{code}/rematch", response_model=RematchOut, responses=_errors(403, 404, 409, 503))
     async def rematch(code: str, body: RematchIn) -> dict[str, Any]:
         return {"room": await tables.rematch(code, body.seat, body.secret)}
 
-    @app.get("/api/rooms/{code}/claim")
-    async def claim(code: str, seat: int, secret: str, from_: str = Query(alias="from")) -> dict[str, Any]:
-        new_secret = await tables.claim(code, from_, seat, secret)
-        return {"room": code.upper(), "seat": seat, "secret": new_secret}
+    @app.post("/api/rooms/{code}/claim", response_model=ClaimOut, responses=_errors(403, 404))
+    async def claim(code: str, body: ClaimIn) -> dict[str, Any]:
+        """A seat's secret in the rematch room ``code``, from its secret in the old room."""
+        new_secret_ = await tables.claim(code, body.from_, body.seat, body.secret)
+        return {"room": code.upper(), "seat": body.seat, "secret": new_secret_}
 
-    @app.get("/api/rooms/{code}/replay")
-    async def replay(code: str, seat: int | None = None, secret: str | None = None) -> dict[str, Any]:
+    @app.get("/api/rooms/{code}/claim", include_in_schema=False)
+    async def claim_by_url(code: str, request: Request) -> None:
+        no_secret_in_url(request)
+        raise HTTPException(405, "claim a rematch seat with POST and a JSON body {from, seat, secret}")
+
+    @app.get("/api/rooms/{code}/replay", response_model=ReplayOut, responses=_errors(400, 403, 404, 409))
+    async def replay(
+        code: str,
+        request: Request,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
+        """The finished game step by step, as seen by the seat in the headers (none: a spectator)."""
+        no_secret_in_url(request)
         return await tables.replay(code, seat, secret)
 
     # -- the game socket ----------------------------------------------------------
     @app.websocket("/ws/{code}")
     async def game_socket(websocket: WebSocket, code: str) -> None:
         await websocket.accept()
-        seat_text = websocket.query_params.get("seat")
-        secret = websocket.query_params.get("secret")
-        try:
-            room = await tables.room(code)
-        except RoomError as exc:
-            await _refuse(websocket, "no_room", exc.detail, 4404)
+        if any(p in websocket.query_params for p in SECRET_PARAMS):
+            await _refuse(websocket, "forbidden", f"{SECRET_IN_URL}, or in the first message (hello)", 4403)
             return
-        seat: int | None = None
-        if seat_text is not None or secret is not None:
+        address = _client_address(websocket.client)
+        if not addresses.open_socket(address):
+            await _refuse(
+                websocket,
+                "too_many_sockets",
+                f"sockets_per_address: at most {limits.sockets_per_address} open sockets per client "
+                "address (spectators included); close one first",
+                1008,
+            )
+            return
+        try:
             try:
-                seat = int(seat_text or "")
-            except ValueError:
-                await _refuse(websocket, "forbidden", f"seat must be a seat number, not {seat_text!r}", 4403)
+                room = await tables.room(code)
+            except RoomError as exc:
+                await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
-            if not room.check_seat(seat, secret):
-                await _refuse(
-                    websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403
-                )
-                return
-        await _serve(websocket, room, seat)
+            greeted = await _greet(websocket, room, address, addresses)
+            if greeted is not None:
+                await _serve(websocket, room, greeted[0], address, addresses)
+        finally:
+            addresses.close_socket(address)
 
-    # -- the client -----------------------------------------------------------------
+    # -- the client and the API pages -------------------------------------------------
     def index() -> Response:
         page = static / "index.html"
         if not page.is_file():
@@ -212,33 +306,124 @@ def create_app(
             return JSONResponse({"detail": f"no rules page {page!r}"}, status_code=404)
         return FileResponse(RULES_DIR / page, media_type="text/markdown; charset=utf-8")
 
+    swagger = _swagger_files()
+    if swagger is not None:
+
+        @app.get("/api/docs", include_in_schema=False)
+        async def api_docs() -> HTMLResponse:
+            """Swagger UI from the swagger-ui-bundle package: no third-party CDN."""
+            return get_swagger_ui_html(
+                openapi_url="/openapi.json",
+                title="Spieltisch API",
+                swagger_js_url="/api/docs/files/swagger-ui-bundle.js",
+                swagger_css_url="/api/docs/files/swagger-ui.css",
+                swagger_favicon_url="/api/docs/files/favicon-32x32.png",
+            )
+
+        app.mount("/api/docs/files", StaticFiles(directory=swagger), name="swagger-ui")
+
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
     return app
 
 
-async def _refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
-    await websocket.send_text(json.dumps({"type": "error", "code": code, "message": message}))
-    await websocket.close(code=close_code)
+def _swagger_files() -> Path | None:
+    """Swagger UI's files, shipped by the ``swagger-ui-bundle`` package (the ``web`` extra)."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - the docs page is optional
+        return None
+    return Path(swagger_ui_path)
 
 
-class _Bucket:
-    """Token bucket: ``RATE`` messages per second, bursts up to ``BURST``."""
-
-    def __init__(self) -> None:
-        self.tokens = BURST
-        self.at = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.at) * RATE)
-        self.at = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+def _client_address(client: Any) -> str:
+    """The client's IP address (uvicorn takes it from X-Forwarded-For behind a trusted proxy)."""
+    return str(client.host) if client is not None and client.host else "unknown"
 
 
-async def _serve(websocket: WebSocket, room: Room, seat: int | None) -> None:
+async def _refuse(
+    websocket: WebSocket, code: str, message: str, close_code: int, ref: str | None = None
+) -> None:
+    body: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if ref is not None:
+        body["ref"] = ref
+    with contextlib.suppress(Exception):
+        await websocket.send_text(json.dumps(body))
+        await websocket.close(code=close_code, reason=code.replace("_", " ")[:120])
+
+
+def _header_seat(websocket: WebSocket) -> tuple[str | None, str | None]:
+    return websocket.headers.get(SEAT_HEADER), websocket.headers.get(SECRET_HEADER)
+
+
+async def _greet(
+    websocket: WebSocket, room: Room, address: str, addresses: Addresses
+) -> tuple[int | None, str | None] | None:
+    """Who is this socket: the seat and secret from the headers, or from the first
+    message (``hello``, within ``hello_timeout`` s). Returns ``(seat, ref)``
+    (seat ``None``: a spectator), or ``None`` after refusing the socket."""
+    limits = addresses.limits
+    seat_text, secret = _header_seat(websocket)
+    ref: str | None = None
+    if seat_text is None and secret is None:
+        try:
+            message = await asyncio.wait_for(websocket.receive(), limits.hello_timeout)
+        except TimeoutError:
+            await _refuse(
+                websocket,
+                "too_slow",
+                f"hello_timeout: the first message must be a hello within {limits.hello_timeout:g} s",
+                1008,
+            )
+            return None
+        if message["type"] == "websocket.disconnect":
+            return None
+        addresses.take_message(address)
+        raw = message.get("text")
+        if raw is None:
+            raw = message.get("bytes") or b""
+        try:
+            hello = parse_client(raw)
+        except MessageError as exc:
+            await _refuse(
+                websocket, "bad_message", f"{exc.message} (the first message must be a hello)", 4400, exc.ref
+            )
+            return None
+        if not isinstance(hello, Hello):
+            await _refuse(
+                websocket,
+                "bad_message",
+                f'the first message must be {{"type": "hello", "seat": N, "secret": S}} (or a bare hello '
+                f"to watch), not {hello.type!r}",
+                4400,
+                hello.ref,
+            )
+            return None
+        ref = hello.ref
+        if hello.seat is None and hello.secret is None:
+            return None, ref
+        if hello.seat is None:
+            await _refuse(websocket, "forbidden", "a hello with a 'secret' needs its 'seat'", 4403, ref)
+            return None
+        seat = hello.seat
+        secret = hello.secret
+    else:
+        try:
+            seat = int(seat_text or "")
+        except ValueError:
+            await _refuse(websocket, "forbidden", f"seat must be a seat number, not {seat_text!r}", 4403)
+            return None
+    if not room.check_seat(seat, secret):
+        await _refuse(
+            websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403, ref
+        )
+        return None
+    return seat, ref
+
+
+async def _serve(
+    websocket: WebSocket, room: Room, seat: int | None, address: str, addresses: Addresses
+) -> None:
+    limits = addresses.limits
     closing: list[bool] = []
 
     def close() -> None:
@@ -253,29 +438,27 @@ async def _serve(websocket: WebSocket, room: Room, seat: int | None) -> None:
 
     send_task = asyncio.create_task(sender())
     room.attach(conn)
-    bucket = _Bucket()
     try:
         while not closing and not send_task.done():
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            raw = message.get("text")
+            raw: str | bytes | None = message.get("text")
             if raw is None:
-                data = message.get("bytes") or b""
-                if len(data) > MAX_MESSAGE:
-                    conn.error("too_large", f"messages are limited to {MAX_MESSAGE} bytes, got {len(data)}")
-                    continue
-                try:
-                    raw = data.decode()
-                except UnicodeDecodeError:
-                    conn.error("bad_message", "a message must be UTF-8 JSON text")
-                    continue
-            if not bucket.take():
-                conn.error("rate_limited", f"more than {RATE:g} messages per second: this one was ignored")
-                continue
-            if len(raw) > MAX_MESSAGE or len(raw.encode()) > MAX_MESSAGE:
+                raw = message.get("bytes") or b""
+            if not addresses.take_message(address):
                 conn.error(
-                    "too_large", f"messages are limited to {MAX_MESSAGE} bytes, got {len(raw.encode())}"
+                    "rate_limited",
+                    f"messages_per_second: more than {limits.messages_per_second:g} messages per second "
+                    f"(burst {limits.message_burst}) from your address, all its sockets together: "
+                    "this one was ignored",
+                )
+                continue
+            size = len(raw.encode()) if isinstance(raw, str) else len(raw)
+            if size > limits.max_message:  # uvicorn refuses such frames first (ws_max_size)
+                conn.error(
+                    "too_large",
+                    f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
                 )
                 continue
             await _handle(room, conn, raw)
@@ -291,48 +474,28 @@ async def _serve(websocket: WebSocket, room: Room, seat: int | None) -> None:
                 await websocket.close(code=1008, reason="too slow")
 
 
-async def _handle(room: Room, conn: Connection, raw: str) -> None:
+async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
     try:
-        msg = json.loads(raw)
-    except ValueError as exc:
-        conn.error("bad_message", f"not JSON: {exc}")
+        msg = parse_client(raw)
+    except MessageError as exc:
+        conn.error("bad_message", exc.message, exc.ref)
         return
-    if not isinstance(msg, dict):
-        conn.error("bad_message", "a message must be a JSON object with a 'type'")
-        return
-    ref = msg.get("ref")
-    if ref is not None and (not isinstance(ref, str) or len(ref) > 64):
-        conn.error("bad_message", "'ref' must be a string of at most 64 characters")
-        return
-    kind = msg.get("type")
-    if kind == "ping":
+    if msg.type == "ping":
         conn.send_json({"type": "pong"})
         return
-    if kind == "sync":
-        room.send_state(conn, ref)
+    if isinstance(msg, Sync):
+        room.send_state(conn, msg.ref)
         return
-    if kind != "act":
-        conn.error("bad_message", f"unknown message type {kind!r}: use act, ping or sync", ref)
+    if isinstance(msg, Hello):
+        conn.error(
+            "bad_message", "this socket has said hello already; open a new socket for another seat", msg.ref
+        )
         return
-    version = msg.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        conn.error("bad_message", "an act needs 'version': the version of the last state you received", ref)
-        return
-    action_id = msg.get("id")
-    action = msg.get("action")
-    if (action_id is None) == (action is None):
-        conn.error("bad_message", "an act needs exactly one of 'id' (from legal) or 'action'", ref)
-        return
-    if action_id is not None and (not isinstance(action_id, int) or isinstance(action_id, bool)):
-        conn.error("bad_message", f"'id' must be a whole number from the legal list, not {action_id!r}", ref)
-        return
-    if action is not None and not isinstance(action, str | dict):
-        conn.error("bad_message", "'action' must be notation text or the JSON form of an action", ref)
-        return
+    assert isinstance(msg, Act)
     try:
-        await room.act(conn.seat, version, action=action, action_id=action_id, conn=conn, ref=ref)
+        await room.act(conn.seat, msg.version, action=msg.action, action_id=msg.id, conn=conn, ref=msg.ref)
     except CommandError as exc:
-        conn.error(exc.code, exc.message, ref, exc.because)
+        conn.error(exc.code, exc.message, msg.ref, exc.because)
         if exc.code == "stale":
             room.send_state(conn)
 
@@ -342,4 +505,5 @@ def create_app_from_env() -> FastAPI:
     return create_app(
         database=os.environ.get("SPIELTISCH_DATABASE", "sqlite:///spieltisch.db"),
         bot_delay=float(os.environ.get("SPIELTISCH_BOT_DELAY", "0.6")),
+        limits=Limits.from_env(),
     )

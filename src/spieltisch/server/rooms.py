@@ -211,7 +211,7 @@ class Room:
                 seats.append(
                     {
                         "seat": s.seat,
-                        "kind": "human",
+                        "kind": s.kind,  # "human" or "remote" (a program with a bot token)
                         "name": s.name if s.taken else None,
                         "taken": s.taken,
                         "connected": self.connected(s.seat),
@@ -237,7 +237,7 @@ class Room:
         if not 0 <= seat < self.row.players:
             return False
         s = self.row.seats[seat]
-        return s.kind == "human" and s.taken and secret_matches(secret, s.secret_hash)
+        return s.kind != "bot" and s.taken and secret_matches(secret, s.secret_hash)
 
     # -- messages --------------------------------------------------------------
     def legal_ids(self, seat: int) -> list[int]:
@@ -481,8 +481,11 @@ class Room:
 
 @dataclass
 class SeatSpec:
-    kind: str
+    kind: str  # "human" | "bot" | "remote"
     level: str | None = None
+    name: str | None = None
+    secret: str | None = None
+    """For a remote seat: its bot token (stored only as a hash)."""
 
 
 class Tables:
@@ -583,6 +586,11 @@ class Tables:
             SeatRow(seat=i, kind=s.kind, level=s.level if s.kind == "bot" else None)
             for i, s in enumerate(specs)
         ]
+        for i, s in enumerate(specs):
+            if s.kind == "remote":  # reserved for a program with the bot token the caller holds
+                rows[i].name = clean_name(s.name or "Remote bot", i)
+                rows[i].taken = True
+                rows[i].secret_hash = hash_secret(s.secret or new_secret())
         rows[first].name = clean_name(name, first)
         rows[first].taken = True
         rows[first].secret_hash = hash_secret(secret)
@@ -679,8 +687,8 @@ class Tables:
                     kind=s.kind,
                     level=s.level,
                     name=s.name,
-                    taken=s.kind == "human",
-                    claim_from=room.code if s.kind == "human" else None,
+                    taken=s.kind != "bot",
+                    claim_from=room.code if s.kind != "bot" else None,
                 )
                 for s in room.row.seats
             ]

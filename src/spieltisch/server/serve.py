@@ -8,6 +8,7 @@ import typer
 import uvicorn
 from sqlalchemy.engine import make_url
 
+from spieltisch.server.limits import Limits, uvicorn_options
 from spieltisch.server.store import Store, StoreError
 
 
@@ -18,7 +19,10 @@ def describe_database(database: str) -> str:
     return url.render_as_string(hide_password=True)
 
 
-def run_server(host: str, port: int, database: str, bot_delay: float, reload: bool = False) -> None:
+def run_server(
+    host: str, port: int, database: str, bot_delay: float, reload: bool = False, limits: Limits | None = None
+) -> None:
+    limits = limits or Limits()
     if bot_delay < 0:
         raise typer.BadParameter("--bot-delay must be 0 or more seconds")
     try:
@@ -34,16 +38,18 @@ def run_server(host: str, port: int, database: str, bot_delay: float, reload: bo
     if reload:
         os.environ["SPIELTISCH_DATABASE"] = database
         os.environ["SPIELTISCH_BOT_DELAY"] = str(bot_delay)
+        os.environ.update(limits.to_env())
         uvicorn.run(
             "spieltisch.server.app:create_app_from_env",
             factory=True,
             host=host,
             port=port,
             reload=True,
-            ws_per_message_deflate=False,
+            **uvicorn_options(limits),
         )
         return
     from spieltisch.server.app import create_app
 
-    # Per-message compression costs more CPU than it saves on a table's small messages.
-    uvicorn.run(create_app(database, bot_delay=bot_delay), host=host, port=port, ws_per_message_deflate=False)
+    # The limits the server enforces before the app reads anything (frame size, request head).
+    app = create_app(database, bot_delay=bot_delay, limits=limits)
+    uvicorn.run(app, host=host, port=port, **uvicorn_options(limits))

@@ -256,6 +256,30 @@ class Store:
         self.metadata.drop_all(self.engine)
         self.engine.dispose()
 
+    # -- expiry (docs/protocol.md, "Limits": keep_finished_days, keep_abandoned_days) --
+    def expire(
+        self, finished_before: float, abandoned_before: float, keep: frozenset[str] | set[str] = frozenset()
+    ) -> list[str]:
+        """Delete the rooms whose game is over and that were opened before
+        ``finished_before``, and the unfinished ones opened before
+        ``abandoned_before`` (epoch seconds; 0 deletes none), except those in
+        ``keep``; with their seats and actions, in one transaction. Returns their codes."""
+        from sqlalchemy import and_, delete, or_
+
+        r = self.rooms
+        old = or_(
+            and_(r.c.status == "over", r.c.created < finished_before),
+            and_(r.c.status != "over", r.c.created < abandoned_before),
+        )
+        with self._write(), self.engine.begin() as conn:
+            codes = [str(c) for c in conn.execute(select(r.c.code).where(old)).scalars() if c not in keep]
+            for i in range(0, len(codes), 500):
+                chunk = codes[i : i + 500]
+                conn.execute(delete(self.actions).where(self.actions.c.room.in_(chunk)))
+                conn.execute(delete(self.seats).where(self.seats.c.room.in_(chunk)))
+                conn.execute(delete(r).where(r.c.code.in_(chunk)))
+        return codes
+
 
 class _NoLock:
     def __enter__(self) -> None:

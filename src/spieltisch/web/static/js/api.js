@@ -8,8 +8,8 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
-  const init = { method, headers: {} };
+export async function api(method, path, body, headers = {}) {
+  const init = { method, headers: { ...headers } };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -31,6 +31,11 @@ export async function api(method, path, body) {
     throw new ApiError(response.status, detail);
   }
   return data;
+}
+
+/** The headers that name a seat in an HTTP request (the secret never goes into a URL). */
+export function seatHeaders(seat) {
+  return seat ? { "Spieltisch-Seat": String(seat.seat), "Spieltisch-Secret": seat.secret } : {};
 }
 
 // -- seats remembered per room ---------------------------------------------
@@ -95,11 +100,12 @@ export class Connection {
 
   url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    let url = `${proto}//${location.host}/ws/${encodeURIComponent(this.room)}`;
-    if (this.seat) {
-      url += `?seat=${this.seat.seat}&secret=${encodeURIComponent(this.seat.secret)}`;
-    }
-    return url;
+    return `${proto}//${location.host}/ws/${encodeURIComponent(this.room)}`;
+  }
+
+  /** The first message: the seat and its secret (never in the URL, so never in a log). */
+  hello() {
+    return this.seat ? { type: "hello", seat: this.seat.seat, secret: this.seat.secret } : { type: "hello" };
   }
 
   connect() {
@@ -108,6 +114,7 @@ export class Connection {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.onopen = () => {
+      ws.send(JSON.stringify(this.hello()));
       this.retry = 0;
       this.cb.onStatus?.("open");
       clearInterval(this.pinger);

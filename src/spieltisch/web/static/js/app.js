@@ -1,7 +1,7 @@
 // Spieltisch web client: start page, joining, the live table, results,
 // rematch and replay. Plain ES modules, no build step.
 
-import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat } from "./api.js";
+import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat, seatHeaders } from "./api.js";
 import { schmausName } from "./cards.js";
 import { clear, h, rerender } from "./dom.js";
 import { lang, loadLanguages, setLang, t, tn } from "./i18n.js";
@@ -564,7 +564,7 @@ function roomPage(code) {
     try {
       let target = room.rematch;
       if (!target) target = (await api("POST", `/api/rooms/${code}/rematch`, { seat: st.seat.seat, secret: st.seat.secret })).room;
-      const claim = await api("GET", `/api/rooms/${target}/claim?from=${code}&seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}`);
+      const claim = await api("POST", `/api/rooms/${target}/claim`, { from: code, seat: st.seat.seat, secret: st.seat.secret });
       saveSeat(claim.room, claim.seat, claim.secret);
       navigate(`/r/${claim.room}`);
     } catch (err) {
@@ -575,8 +575,7 @@ function roomPage(code) {
 
   async function openReplay() {
     try {
-      const q = st.seat && !st.spectator ? `?seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}` : "";
-      const data = await api("GET", `/api/rooms/${code}/replay${q}`);
+      const data = await api("GET", `/api/rooms/${code}/replay`, undefined, seatHeaders(st.spectator ? null : st.seat));
       st.replay = { data, index: 0 };
       render();
       root.querySelector("[data-testid=replay-slider]")?.focus();

@@ -1,0 +1,240 @@
+"""The web table's limits against hostile or broken clients (docs/protocol.md, "Limits").
+
+:class:`Limits` holds every limit with its default; ``spieltisch serve`` has an
+option for each. :class:`Addresses` counts per client address (open sockets,
+messages per second across all of its sockets, rooms created per minute).
+:func:`uvicorn_options` sets the limits that must be enforced by the server
+itself, before the application reads anything: the WebSocket frame size, the
+size of a request line with its headers, and the time a client may take to
+send them (:class:`GuardedH11Protocol`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Every limit of the web table; ``0`` switches a count or rate limit off."""
+
+    max_message: int = 8 * 1024
+    """Largest WebSocket message (bytes); a larger frame closes the socket (1009) before it is read."""
+    messages_per_second: float = 20.0
+    """Messages per second one client address may send, across all of its sockets ..."""
+    message_burst: int = 40
+    """... and at once."""
+    sockets_per_address: int = 32
+    """Open WebSockets per client address, spectators included."""
+    rooms_per_minute: int = 10
+    """Rooms one client address may open per minute (``POST /api/rooms``)."""
+    hello_timeout: float = 10.0
+    """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
+    request_timeout: float = 10.0
+    """Seconds a client has to send a whole request line with its headers (else ``408``, closed)."""
+    max_request_head: int = 16 * 1024
+    """Largest request line with headers (bytes), the WebSocket handshake included (else ``400``)."""
+    keep_finished_days: float = 30.0
+    """Days a finished game stays in the store (counted from when the room was opened)."""
+    keep_abandoned_days: float = 7.0
+    """Days an unfinished game nobody is connected to stays in the store (from when it was opened)."""
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value < 0:
+                raise ValueError(f"limit {f.name} must be 0 or more, not {value}")
+        if self.max_message < 256:
+            raise ValueError(f"limit max_message must be at least 256 bytes, not {self.max_message}")
+        for name in ("hello_timeout", "request_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"limit {name} must be more than 0 seconds")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
+        """The defaults, overridden by ``SPIELTISCH_LIMIT_<NAME>`` variables (``serve --reload``)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f"SPIELTISCH_LIMIT_{f.name.upper()}")
+            if raw is not None:
+                values[f.name] = float(raw) if f.type in ("float", float) else int(raw)
+        return cls(**values)
+
+    def to_env(self) -> dict[str, str]:
+        return {f"SPIELTISCH_LIMIT_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+
+
+@dataclass
+class _Address:
+    sockets: int = 0
+    tokens: float = 0.0
+    at: float = 0.0
+    rooms: deque[float] = field(default_factory=deque)
+
+
+class Addresses:
+    """Per client address: open sockets, a message token bucket shared by all of
+    its sockets, and the times of its recent room creations."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._by: dict[str, _Address] = {}
+
+    def _get(self, address: str) -> _Address:
+        entry = self._by.get(address)
+        if entry is None:
+            entry = self._by[address] = _Address(tokens=float(self.limits.message_burst), at=time.monotonic())
+        return entry
+
+    def _tidy(self, address: str) -> None:
+        entry = self._by.get(address)
+        if entry is not None and entry.sockets == 0 and not entry.rooms:
+            del self._by[address]  # a full bucket again next time: nothing is lost
+
+    def open_socket(self, address: str) -> bool:
+        """Count a new socket; ``False`` (nothing counted) when the address has too many."""
+        entry = self._get(address)
+        limit = self.limits.sockets_per_address
+        if limit and entry.sockets >= limit:
+            self._tidy(address)
+            return False
+        entry.sockets += 1
+        return True
+
+    def close_socket(self, address: str) -> None:
+        entry = self._by.get(address)
+        if entry is not None:
+            entry.sockets = max(0, entry.sockets - 1)
+            self._tidy(address)
+
+    def take_message(self, address: str) -> bool:
+        """One message from ``address``: ``False`` when its sockets together send too fast."""
+        rate = self.limits.messages_per_second
+        if not rate:
+            return True
+        entry = self._get(address)
+        now = time.monotonic()
+        entry.tokens = min(float(self.limits.message_burst), entry.tokens + (now - entry.at) * rate)
+        entry.at = now
+        if entry.tokens < 1:
+            return False
+        entry.tokens -= 1
+        return True
+
+    def take_room(self, address: str) -> float | None:
+        """Count a room creation; returns ``None`` if allowed, else the seconds until one is."""
+        limit = self.limits.rooms_per_minute
+        if not limit:
+            return None
+        entry = self._get(address)
+        now = time.monotonic()
+        while entry.rooms and now - entry.rooms[0] >= 60.0:
+            entry.rooms.popleft()
+        if len(entry.rooms) >= limit:
+            return 60.0 - (now - entry.rooms[0])
+        entry.rooms.append(now)
+        return None
+
+    def sockets(self, address: str) -> int:
+        entry = self._by.get(address)
+        return entry.sockets if entry is not None else 0
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a deadline for the request head: a client that
+    has not sent a whole request line with its headers ``request_timeout``
+    seconds after connecting (or after its previous response) gets ``408`` and
+    is disconnected, so a slow client cannot hold a connection open. A head
+    over ``max_head`` bytes gets ``400`` naming the limit."""
+
+    request_timeout = Limits.request_timeout
+    max_head = Limits.max_request_head
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._arm_head_timer()
+
+    def _arm_head_timer(self) -> None:
+        if getattr(self, "_head_timer", None) is not None:
+            self._head_timer.cancel()  # type: ignore[union-attr]
+        self._head_timer = self.loop.call_later(self.request_timeout, self._head_deadline)
+
+    def _head_deadline(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return  # a request is being answered (or the socket was handed to the WebSocket)
+        if self.cycle is not None and not self.cycle.response_complete:
+            return
+        self.logger.info("closing a connection that sent no whole request head in %g s", self.request_timeout)
+        self._refuse(
+            408, "Request Timeout", f"request line and headers must arrive within {self.request_timeout:g} s"
+        )
+
+    def _refuse(self, status: int, phrase: str, text: str) -> None:
+        """Answer ``status`` with ``text`` and close (before any request was read)."""
+        body = text.encode()
+        head = (
+            f"HTTP/1.1 {status} {phrase}\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            f"connection: close\r\ncontent-length: {len(body)}\r\n\r\n"
+        )
+        self.transport.write(head.encode() + body)
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:  # still reading a request head: count it whole
+            buffered = self.conn.trailing_data[0] + data
+            end = buffered.find(b"\r\n\r\n")
+            size = end + 4 if end >= 0 else len(buffered)
+            if size > self.max_head:
+                self._unset_keepalive_if_required()
+                self.logger.info("refusing a request head over %d bytes", self.max_head)
+                self._refuse(
+                    400, "Bad Request", f"request line and headers are limited to {self.max_head} bytes"
+                )
+                return
+        super().data_received(data)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_head_timer()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        super().handle_websocket_upgrade(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if getattr(self, "_head_timer", None) is not None:
+            self._head_timer.cancel()  # type: ignore[union-attr]
+            self._head_timer = None
+        super().connection_lost(exc)
+
+
+def uvicorn_options(limits: Limits) -> dict[str, Any]:
+    """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` that enforce ``limits`` in the server."""
+    protocol = type(
+        "GuardedH11Protocol",
+        (GuardedH11Protocol,),
+        {"request_timeout": limits.request_timeout, "max_head": limits.max_request_head},
+    )
+    return {
+        "http": protocol,
+        "h11_max_incomplete_event_size": limits.max_request_head,
+        "ws_max_size": limits.max_message,
+        "ws_per_message_deflate": False,  # costs more CPU than it saves on a table's small messages
+        "timeout_keep_alive": 5,
+    }

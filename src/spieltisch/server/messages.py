@@ -1,0 +1,344 @@
+"""Every message of the web table protocol (``docs/protocol.md``) as a typed model.
+
+* :data:`ClientMessage` — what a client sends on the game WebSocket; the server
+  reads every message with :func:`parse_client`, which keeps the protocol's
+  precise error texts.
+* :data:`ServerMessage` — what the server sends on it (``state``, ``error``,
+  ``pong``). The server writes these with orjson for speed; tests validate
+  recorded games against the models and the published schema.
+* The HTTP API's bodies and answers (``CreateIn`` …, ``CreateOut`` …), used
+  by the FastAPI routes, so the OpenAPI page lists real models.
+
+``python -m spieltisch.server.schema`` writes their JSON Schema to ``docs/schema/``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+from spieltisch.bots.messages import JSONObject, Outcome
+
+MAX_REF = 64
+MAX_SECRET = 256
+
+Ref = Annotated[StrictStr, Field(max_length=MAX_REF, description="Echoed in the answer (ack or error).")]
+ErrorCode = Literal[
+    "illegal",
+    "stale",
+    "not_your_turn",
+    "bad_message",
+    "forbidden",
+    "too_large",
+    "rate_limited",
+    "too_many_sockets",
+    "too_slow",
+    "no_room",
+    "internal",
+]
+"""Every ``error`` code (docs/protocol.md has the table)."""
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- client -> server (WebSocket) ---------------------------------------------------
+
+
+class Hello(_In):
+    """The first message of every socket: the seat it plays, or neither field to watch."""
+
+    type: Literal["hello"]
+    seat: StrictInt | None = Field(default=None, description="The seat (0-based); omit to watch.")
+    secret: StrictStr | None = Field(
+        default=None, max_length=MAX_SECRET, description="The seat's secret (or a remote bot's token)."
+    )
+    ref: Ref | None = None
+
+
+class Act(_In):
+    """One action: ``id`` from ``legal`` or ``action`` (notation text or the JSON form), not both."""
+
+    type: Literal["act"]
+    version: StrictInt = Field(description="The version of the last state received.")
+    id: StrictInt | None = None
+    action: StrictStr | JSONObject | None = None
+    ref: Ref | None = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Act:
+        if (self.id is None) == (self.action is None):
+            raise ValueError("exactly one of 'id' or 'action'")
+        return self
+
+
+class Ping(_In):
+    type: Literal["ping"]
+    ref: Ref | None = None
+
+
+class Sync(_In):
+    """Ask for a fresh state with the whole log."""
+
+    type: Literal["sync"]
+    ref: Ref | None = None
+
+
+ClientMessage = Annotated[Hello | Act | Ping | Sync, Field(discriminator="type")]
+"""A message a client sends on the game WebSocket."""
+
+_CLIENT_TYPES: dict[str, type[Hello | Act | Ping | Sync]] = {
+    "hello": Hello,
+    "act": Act,
+    "ping": Ping,
+    "sync": Sync,
+}
+
+
+class MessageError(Exception):
+    """A client message that is not one of :data:`ClientMessage` (error code ``bad_message``)."""
+
+    def __init__(self, message: str, ref: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.ref = ref
+
+
+def _field_text(kind: str, field: str, msg: dict[str, Any]) -> str:
+    if kind == "act":
+        if field == "version":
+            return "an act needs 'version': the version of the last state you received"
+        if field == "id":
+            return f"'id' must be a whole number from the legal list, not {msg.get('id')!r}"
+        if field == "action":
+            return "'action' must be notation text or the JSON form of an action"
+        return "an act needs exactly one of 'id' (from legal) or 'action'"
+    if kind == "hello":
+        if field == "seat":
+            return f"'seat' must be a seat number, not {msg.get('seat')!r}"
+        if field == "secret":
+            return f"'secret' must be a string of at most {MAX_SECRET} characters"
+    return f"{field or kind}: invalid"
+
+
+def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
+    """Read one client message; raises :class:`MessageError` saying what was wrong.
+
+    JSON is read with orjson, which refuses documents nested deeper than 1,024
+    levels with an error instead of exhausting the stack."""
+    try:
+        msg = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if "depth" in str(exc).lower() or "recursion" in str(exc).lower():
+            raise MessageError("not JSON this server reads: nested deeper than 1024 levels") from None
+        raise MessageError(f"not JSON: {exc}") from None
+    if not isinstance(msg, dict):
+        raise MessageError("a message must be a JSON object with a 'type'")
+    ref = msg.get("ref")
+    if ref is not None and (not isinstance(ref, str) or len(ref) > MAX_REF):
+        raise MessageError(f"'ref' must be a string of at most {MAX_REF} characters")
+    kind = msg.get("type")
+    model = _CLIENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if model is None:
+        raise MessageError(f"unknown message type {kind!r}: use hello, act, ping or sync", ref)
+    try:
+        return model.model_validate(msg)
+    except ValidationError as exc:
+        errors = exc.errors()
+        order = ("version", "", "id", "action", "seat", "secret")
+        fields = [str(e["loc"][0]) if e["loc"] else "" for e in errors]
+        first = min(fields, key=lambda f: order.index(f) if f in order else len(order))
+        raise MessageError(_field_text(str(kind), first, msg), ref) from None
+
+
+# -- server -> client (WebSocket) ---------------------------------------------------
+
+
+class SeatInfo(_Out):
+    seat: int
+    kind: Literal["human", "bot", "remote"] = Field(
+        description="human: a person; bot: a built-in bot; remote: a program connected with a bot token."
+    )
+    level: str | None = Field(default=None, description="Built-in bots only: the level.")
+    name: str | None = Field(description="null while a human seat is free.")
+    taken: bool
+    connected: bool
+
+
+class RoomInfo(_Out):
+    """A room as ``GET /api/rooms/{room}`` returns it (and every ``state`` carries it)."""
+
+    room: str
+    game: Literal["scout", "schmaus"]
+    title: str
+    players: int
+    options: JSONObject
+    status: Literal["waiting", "playing", "over"]
+    seats: list[SeatInfo]
+    version: int
+    bot_delay: float
+    rematch: str | None
+    rematch_of: str | None
+    outcome: Outcome | None
+
+
+class LogEntry(_Out):
+    n: int
+    seat: int
+    text: str
+    hidden: bool
+
+
+class State(_Out):
+    """This connection's view of the game: sent after the hello and after every change."""
+
+    type: Literal["state"]
+    version: int
+    room: RoomInfo
+    view: JSONObject = Field(description="The engine's view for this seat without its log (docs/engine.md).")
+    legal: list[tuple[int, str]] = Field(description="[id, notation] of every legal action of this seat now.")
+    log_from: int
+    log: list[LogEntry]
+    ack: str | None = Field(default=None, description="The ref of the act or sync this state answers.")
+
+
+class Error(_Out):
+    """A refusal; nothing changed. ``ruling``/``reason``/``params`` come with rules refusals."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    ref: str | None = None
+    ruling: str | None = None
+    reason: str | None = None
+    params: JSONObject | None = None
+
+
+class Pong(_Out):
+    type: Literal["pong"]
+
+
+ServerMessage = Annotated[State | Error | Pong, Field(discriminator="type")]
+"""A message the server sends on the game WebSocket."""
+
+server_message: TypeAdapter[State | Error | Pong] = TypeAdapter(ServerMessage)
+
+
+# -- HTTP API -----------------------------------------------------------------------
+
+
+class SeatIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["human", "bot", "remote"] = Field(
+        description="remote: reserved for a program that connects with the bot token returned."
+    )
+    level: str | None = Field(default=None, description="Built-in bots: one of the game's bot_levels.")
+    name: str | None = Field(default=None, description="Remote bots: the name shown at the table.")
+
+
+class CreateIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str
+    players: int
+    options: JSONObject | None = None
+    seats: list[SeatIn] | None = None
+    name: str | None = None
+    bot_delay: float | None = Field(default=None, ge=0, le=10)
+    seed: int | None = Field(default=None, ge=0, lt=2**62)
+
+
+class RemoteSeat(_Out):
+    seat: int
+    token: str = Field(description="The bot token: the remote program's secret for this seat.")
+
+
+class CreateOut(_Out):
+    room: str
+    seat: int
+    secret: str
+    invite: str
+    remote: list[RemoteSeat] = Field(default_factory=list, description="One token per remote seat.")
+
+
+class JoinIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = None
+    seat: int | None = None
+
+
+class JoinOut(_Out):
+    seat: int
+    secret: str
+
+
+class RematchIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seat: int
+    secret: str
+
+
+class RematchOut(_Out):
+    room: str
+
+
+class ClaimIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    from_: str = Field(alias="from", description="The room this one is the rematch of.")
+    seat: int
+    secret: str = Field(description="The seat's secret in the old room.")
+
+
+class ClaimOut(_Out):
+    room: str
+    seat: int
+    secret: str
+
+
+class Frame(_Out):
+    index: int
+    action: str | None
+    seat: int | None
+    view: JSONObject
+    hands: list[Any]
+
+
+class ReplayOut(_Out):
+    room: str
+    seat: int | None
+    record: JSONObject = Field(description="The game record: game, players, seed, options, actions.")
+    frames: list[Frame]
+
+
+class GameInfo(_Out):
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    options: list[JSONObject]
+    bot_levels: list[str]
+
+
+class GamesOut(_Out):
+    games: list[GameInfo]
+
+
+class ErrorOut(_Out):
+    """Every HTTP error body."""
+
+    detail: str = Field(description="A sentence saying what was wrong.")

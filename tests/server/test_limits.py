@@ -1,0 +1,257 @@
+"""Hostile input and the limits (docs/protocol.md, "Limits"): every limit hit gets a clear
+answer naming the limit, the server keeps serving everybody else, nothing stored changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server_harness import ServerThread, connect_seat, open_room, ws_url
+from typer.testing import CliRunner
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from spieltisch.cli import app as cli_app
+from spieltisch.server.limits import Limits
+
+HUMAN = {"kind": "human"}
+BOT = {"kind": "bot", "level": "random"}
+
+
+def recv(ws: ClientConnection) -> dict[str, Any]:
+    msg: dict[str, Any] = json.loads(ws.recv(timeout=5))
+    return msg
+
+
+def sync(ws: ClientConnection) -> dict[str, Any]:
+    ws.send(json.dumps({"type": "sync", "ref": "s"}))
+    while True:
+        msg = recv(ws)
+        if msg["type"] == "state" and msg.get("ack") == "s":
+            return msg
+
+
+def closed_with(ws: ClientConnection) -> tuple[int, str]:
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            ws.recv(timeout=5)
+    frame = closed.value.rcvd
+    assert frame is not None
+    return frame.code, frame.reason
+
+
+def from_address(address: str) -> dict[str, Any]:
+    """Connect as another client address (uvicorn trusts X-Forwarded-For from 127.0.0.1, like a proxy)."""
+    return {"additional_headers": {"X-Forwarded-For": address}}
+
+
+@pytest.fixture
+def make_server(tmp_path: Path) -> Iterator[Any]:
+    servers: list[ServerThread] = []
+
+    def make(**limits: Any) -> ServerThread:
+        srv = ServerThread(f"sqlite:///{tmp_path / f'limits{len(servers)}.db'}", limits=Limits(**limits))
+        servers.append(srv)
+        return srv
+
+    yield make
+    for srv in servers:
+        srv.stop()
+
+
+def stored_actions(srv: ServerThread, room: str) -> int:
+    return int(srv.app.state.store.count_actions(room))
+
+
+def test_deeply_nested_json_gets_bad_message_not_a_dropped_socket(server: ServerThread) -> None:
+    with server.client() as client:
+        room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 5)
+    with connect_seat(ws_url(server, room, 0, secrets[0])) as ws:
+        before = sync(ws)
+        nested = "[" * 3000 + "]" * 3000  # 6 KB, under the size limit
+        ws.send(nested)
+        err = recv(ws)
+        assert err["code"] == "bad_message" and "nested deeper than 1024 levels" in err["message"]
+        deep_action = {
+            "type": "act",
+            "version": 0,
+            "action": {"type": "flip", "flip": [[[[[[[[[[[]]]]]]]]]]]},
+        }
+        ws.send(json.dumps(deep_action).replace("[[[[[[[[[[[]]]]]]]]]]]", "[" * 900 + "]" * 900))
+        err = recv(ws)
+        assert err["code"] == "illegal" and err["message"]
+        after = sync(ws)  # the socket is still served, and nothing changed
+        assert after["version"] == before["version"] and after["view"] == before["view"]
+    assert stored_actions(server, room) == 0
+
+
+def test_an_oversized_frame_is_refused_before_it_is_read(make_server: Any) -> None:
+    srv = make_server(max_message=4096)
+    with srv.client() as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN], 3)
+    with (
+        connect_seat(ws_url(srv, room, 0, secrets[0])) as big,
+        connect_seat(ws_url(srv, room, 1, secrets[1])) as other,
+    ):
+        state = sync(big)
+        big.send(json.dumps({"type": "act", "version": 0, "action": "x" * 5000}))
+        code, reason = closed_with(big)
+        assert code == 1009 and "exceeds limit of 4096 bytes" in reason
+        # The other seat plays on; the big message changed nothing.
+        fresh = sync(other)
+        assert fresh["version"] == state["version"]
+        other.send(
+            json.dumps({"type": "act", "version": fresh["version"], "id": fresh["legal"][0][0], "ref": "a"})
+        )
+        while not ((msg := recv(other))["type"] == "state" and msg.get("ack") == "a"):
+            assert msg["type"] != "error", msg
+    assert stored_actions(srv, room) == 1
+
+
+def test_open_sockets_per_address(make_server: Any) -> None:
+    srv = make_server(sockets_per_address=3)
+    with srv.client() as client:
+        room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 1)
+    a = from_address("10.1.1.1")
+    with (
+        connect_seat(ws_url(srv, room, 0, secrets[0]), **a) as s1,
+        connect_seat(ws_url(srv, room), **a) as s2,
+        connect_seat(ws_url(srv, room), **a) as s3,
+    ):
+        for ws in (s1, s2, s3):
+            assert recv(ws)["type"] == "state"
+        with connect(ws_url(srv, room), **a) as s4:  # a spectator counts too
+            err = recv(s4)
+            assert err["code"] == "too_many_sockets" and "sockets_per_address: at most 3" in err["message"]
+            assert closed_with(s4)[0] == 1008
+        with connect_seat(ws_url(srv, room, 1, secrets[1]), **from_address("10.1.1.2")) as other:
+            assert recv(other)["type"] == "state"  # another address is served
+        assert sync(s1)["view"]["seat"] == 0  # and so are the three
+    with connect_seat(ws_url(srv, room), **a) as again:  # closed sockets no longer count
+        assert recv(again)["type"] == "state"
+
+
+def test_rooms_created_per_minute_per_address(make_server: Any) -> None:
+    srv = make_server(rooms_per_minute=2)
+    body = {"game": "scout", "players": 2}
+    with srv.client() as client:
+        for _ in range(2):
+            assert client.post("/api/rooms", json=body).status_code == 200
+        stored = len(srv.app.state.store.unfinished())
+        r = client.post("/api/rooms", json=body)
+        assert r.status_code == 429
+        assert r.json()["detail"].startswith("rooms_per_minute: at most 2 new rooms per minute")
+        assert 1 <= int(r.headers["Retry-After"]) <= 60
+        assert len(srv.app.state.store.unfinished()) == stored  # nothing stored
+        other = client.post("/api/rooms", json=body, headers={"X-Forwarded-For": "10.2.2.2"})
+        assert other.status_code == 200
+
+
+def test_no_hello_in_time_closes_1008_too_slow(make_server: Any) -> None:
+    srv = make_server(hello_timeout=0.5)
+    with srv.client() as client:
+        room, _secrets = open_room(client, "scout", [HUMAN, HUMAN], 1)
+    with connect(ws_url(srv, room)) as ws:
+        start = time.monotonic()
+        err = recv(ws)
+        assert err["code"] == "too_slow" and "hello_timeout" in err["message"]
+        assert closed_with(ws) == (1008, "too slow")
+        assert time.monotonic() - start < 3
+    with connect(ws_url(srv, room)) as ws:  # the first message must be a hello
+        ws.send(json.dumps({"type": "ping"}))
+        err = recv(ws)
+        assert err["code"] == "bad_message" and "first message must be" in err["message"]
+        assert closed_with(ws)[0] == 4400
+
+
+def _raw(srv: ServerThread, data: bytes, wait: float = 5.0) -> bytes:
+    """Send ``data`` on a plain TCP connection and read until the server closes it."""
+    host, port = srv.http.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=wait) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"GET /api/games HTTP/1.1\r\nHost: x\r\n",
+        b"GET /ws/ABCDEF HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n",
+    ],
+    ids=["request", "websocket-handshake"],
+)
+def test_a_slow_request_head_is_closed_not_left_hanging(make_server: Any, head: bytes) -> None:
+    srv = make_server(request_timeout=0.5)
+    start = time.monotonic()
+    answer = _raw(srv, head)  # never finished: the server answers and closes by itself
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    assert b"within 0.5 s" in answer
+    assert time.monotonic() - start < 3
+    assert httpx.get(f"{srv.http}/api/games").status_code == 200  # everybody else is served
+
+
+@pytest.mark.parametrize("path", [b"/api/games", b"/ws/ABCDEF"])
+def test_a_too_long_request_head_is_refused(make_server: Any, path: bytes) -> None:
+    srv = make_server(max_request_head=4096)
+    head = b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nX-Junk: " + b"a" * 8000 + b"\r\n\r\n"
+    answer = _raw(srv, head)
+    assert answer.startswith(b"HTTP/1.1 400 ")
+    assert b"request line and headers are limited to 4096 bytes" in answer
+    assert httpx.get(f"{srv.http}/api/games").status_code == 200
+
+
+def test_finished_and_abandoned_rooms_expire_from_the_store(tmp_path: Path) -> None:
+    keep = 1.0 / 86400  # one second, in days
+    srv = ServerThread(
+        f"sqlite:///{tmp_path / 'expire.db'}",
+        room_idle=0.4,
+        limits=Limits(keep_finished_days=keep, keep_abandoned_days=keep * 2),
+    )
+    try:
+        with srv.client() as client:
+            done, secrets = open_room(client, "schmaus", [HUMAN, BOT], 3, options={"rounds": 1})
+            with connect_seat(ws_url(srv, done, 0, secrets[0])) as ws:
+                while True:  # play seat 0 to the end
+                    msg = recv(ws)
+                    if msg["type"] == "state" and msg["room"]["status"] == "over":
+                        break
+                    if msg["type"] == "state" and msg["legal"]:
+                        ws.send(
+                            json.dumps({"type": "act", "version": msg["version"], "id": msg["legal"][0][0]})
+                        )
+            abandoned = client.post("/api/rooms", json={"game": "scout", "players": 2}).json()["room"]
+            watched = client.post("/api/rooms", json={"game": "scout", "players": 2}).json()["room"]
+            with connect_seat(ws_url(srv, watched)) as ws:
+                recv(ws)
+                deadline = time.monotonic() + 15
+                while (
+                    time.monotonic() < deadline and client.get(f"/api/rooms/{abandoned}").status_code == 200
+                ):
+                    time.sleep(0.2)
+                assert client.get(f"/api/rooms/{done}").json() == {"detail": f"no room {done}"}
+                assert client.get(f"/api/rooms/{abandoned}").status_code == 404
+                assert client.get(f"/api/rooms/{watched}").status_code == 200  # in use: kept
+            store = srv.app.state.store
+            assert store.load(done) is None and store.count_actions(done) == 0
+            assert store.load(watched) is not None
+    finally:
+        srv.stop()
+
+
+def test_every_limit_is_a_serve_option() -> None:
+    result = CliRunner().invoke(cli_app, ["serve", "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    for f in dataclasses.fields(Limits):
+        assert f"--{f.name.replace('_', '-')}" in result.output, f.name
+    bad = CliRunner().invoke(cli_app, ["serve", "--messages-per-second", "-1"])
+    assert bad.exit_code != 0 and "messages_per_second must be 0 or more" in bad.output

@@ -1,0 +1,100 @@
+"""Secrets never in URLs or logs (docs/protocol.md, "Secrets"): a whole game with every
+log captured (uvicorn's access log on, debug level) carries none of the seats' secrets."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from server_harness import Player, ServerThread, connect_seat, open_room, play, seat_headers, ws_url
+from websockets.sync.client import connect
+
+HUMAN = {"kind": "human"}
+BOT = {"kind": "bot", "level": "random"}
+LOGGERS = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "spieltisch", "websockets")
+CLIENT_LOGGERS = ("websockets.client", "httpx", "httpcore")
+
+
+class Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(CLIENT_LOGGERS):
+            return  # the test's own clients log what they send
+        self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}")
+
+
+@pytest.fixture
+def logged_server(tmp_path: Path) -> Iterator[tuple[ServerThread, Capture]]:
+    capture = Capture()
+    levels = {name: logging.getLogger(name).level for name in LOGGERS}
+    srv = ServerThread(f"sqlite:///{tmp_path / 'secrets.db'}", log_level="debug", access_log=True)
+    for name in LOGGERS:  # after uvicorn configured its loggers: every line of every logger counts
+        logging.getLogger(name).addHandler(capture)
+        logging.getLogger(name).setLevel(logging.DEBUG)
+    try:
+        yield srv, capture
+    finally:
+        srv.stop()
+        for name in LOGGERS:
+            logging.getLogger(name).removeHandler(capture)
+            logging.getLogger(name).setLevel(levels[name])
+
+
+def test_a_whole_game_logs_no_secret(logged_server: tuple[ServerThread, Capture]) -> None:
+    srv, capture = logged_server
+    with srv.client() as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, BOT], 9, options={"rounds": 1})
+        every = set(secrets.values())
+        players = [Player(ws_url(srv, room, s, secrets[s]), s, random.Random(s)) for s in sorted(secrets)]
+        spectator = Player(ws_url(srv, room), None, random.Random(0))
+        play([*players, spectator])
+        assert client.get(f"/api/rooms/{room}").json()["status"] == "over"
+        replay = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, secrets[0]))
+        assert replay.status_code == 200 and replay.json()["seat"] == 0
+        new = client.post(f"/api/rooms/{room}/rematch", json={"seat": 0, "secret": secrets[0]}).json()["room"]
+        for seat in (0, 1):
+            claim = client.post(
+                f"/api/rooms/{new}/claim", json={"from": room, "seat": seat, "secret": secrets[seat]}
+            )
+            assert claim.status_code == 200
+            every.add(claim.json()["secret"])
+            with connect_seat(ws_url(srv, new, seat, claim.json()["secret"])) as ws:
+                assert json.loads(ws.recv(timeout=5))["type"] == "state"
+        # An old client that still puts its secret into the URL is refused, and the
+        # URL is logged without it.
+        r = client.get(f"/api/rooms/{room}/replay", params={"seat": 1, "secret": secrets[1]})
+        assert r.status_code == 400 and "never accepted in a URL" in r.json()["detail"]
+        r = client.get(f"/api/rooms/{new}/claim", params={"from": room, "seat": 1, "secret": secrets[1]})
+        assert r.status_code == 400
+        with connect(f"{srv.ws}/ws/{room}?seat=1&secret={secrets[1]}") as ws:
+            err = json.loads(ws.recv(timeout=5))
+            assert err["code"] == "forbidden" and "never accepted in a URL" in err["message"]
+    text = "\n".join(capture.lines)
+    # The capture works: the access log and the WebSocket lines are there ...
+    assert f'"GET /api/rooms/{room}/replay HTTP/1.1" 200' in text
+    assert f'"WebSocket /ws/{room}" [accepted]' in text
+    assert "secret=[redacted]" in text and '"secret": "[redacted]"' in text
+    # ... and not one secret.
+    leaked = [s for s in every if s in text]
+    assert not leaked, [line for line in capture.lines if any(s in line for s in leaked)][:5]
+
+
+def test_the_secret_travels_in_headers_too(server: ServerThread) -> None:
+    """A program may name its seat in headers instead of the hello (remote bots do)."""
+    with server.client() as client:
+        room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 2)
+    with connect(f"{server.ws}/ws/{room}", additional_headers=seat_headers(1, secrets[1])) as ws:
+        state = json.loads(ws.recv(timeout=5))
+        assert state["type"] == "state" and state["view"]["seat"] == 1
+    with connect(f"{server.ws}/ws/{room}", additional_headers=seat_headers(1, secrets[0])) as ws:
+        assert json.loads(ws.recv(timeout=5))["code"] == "forbidden"
+    r = httpx.get(f"{server.http}/api/rooms/{room}/replay", headers=seat_headers(1, "forged"))
+    assert r.status_code == 403 and "wrong or missing secret" in r.json()["detail"]
