@@ -47,6 +47,7 @@ function renderHeader() {
           onclick: () => {
             setLang(lang() === "de" ? "en" : "de");
             document.title = t("app.title");
+            live.textContent = ""; // an old announcement would stay in the old language
             renderHeader();
             page?.render();
           },
@@ -262,7 +263,7 @@ function startPage() {
               { class: x.name === st.game ? "chosen" : "" },
               h("input", { type: "radio", name: "game", value: x.name, checked: x.name === st.game, "data-testid": `game-${x.name}`, onchange: () => { st.game = x.name; defaults(); render(); } }),
               h("span.game-icon", { "aria-hidden": "true" }, x.name === "scout" ? "🎪" : "🦝"),
-              h("span", null, h("b", null, x.title), h("small", null, t(`start.blurb.${x.name}`))),
+              h("span", null, h("b", { translate: "no" }, x.title), h("small", null, t(`start.blurb.${x.name}`))),
             ),
           ),
         ),
@@ -755,7 +756,7 @@ function roomPage(code) {
     const frames = data.frames;
     const frame = frames[index];
     const view = frame.view;
-    const ctx = makeCtx(view, [], { replay: true, hands: frame.hands, sel: { cards: new Set(), scout: null } });
+    const ctx = makeCtx(view, [], { replay: true, hands: frame.hands, plays: frame.plays, sel: { cards: new Set(), scout: null } });
     const game = view.game;
     const step = (d) => {
       st.replay.index = Math.max(0, Math.min(frames.length - 1, st.replay.index + d));
@@ -820,7 +821,7 @@ function roomPage(code) {
       h(
         "div.topline",
         null,
-        h("span.title", null, msg.room.title),
+        h("span.title", { translate: "no" }, msg.room.title),
         h("span.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
         h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, statusText()),
         st.spectator ? h("span.badge", null, t("room.spectator")) : null,
