@@ -289,7 +289,15 @@ def assert_translated(page: Page) -> None:
     assert not bad, "untranslated texts:\n" + "\n".join(bad)
 
 
+def assert_pictures_shown(page: Page, screen: str) -> None:
+    """Every picture (the card art shipped with the app) has loaded."""
+    page.wait_for_function("[...document.images].every((i) => i.complete)")
+    broken = page.evaluate("[...document.images].filter((i) => !i.naturalWidth).map((i) => i.src)")
+    assert not broken, f"pictures that did not load on {screen}: {broken}"
+
+
 def check_screen(page: Page, screen: str) -> None:
-    """The standing checks of every screen: accessibility and translation."""
+    """The standing checks of every screen: accessibility, translation, pictures."""
     audit(page, screen)
     assert_translated(page)
+    assert_pictures_shown(page, screen)

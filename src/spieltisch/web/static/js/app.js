@@ -2,7 +2,7 @@
 // rematch and replay. Plain ES modules, no build step.
 
 import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat } from "./api.js";
-import { schmausName } from "./cards.js";
+import { art, schmausName } from "./cards.js";
 import { clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
@@ -28,7 +28,7 @@ function renderHeader() {
   const header = document.getElementById("top");
   clear(header);
   header.append(
-    h("a.brand", { href: "/", onclick: (e) => { e.preventDefault(); navigate("/"); } }, h("span", { "aria-hidden": "true" }, "🂠 "), "Spieltisch"),
+    h("a.brand", { href: "/", translate: "no", onclick: (e) => { e.preventDefault(); navigate("/"); } }, art("card-back", "brand-icon"), "Spieltisch"),
     h(
       "nav",
       null,
@@ -262,7 +262,7 @@ function startPage() {
               "label.game-choice",
               { class: x.name === st.game ? "chosen" : "" },
               h("input", { type: "radio", name: "game", value: x.name, checked: x.name === st.game, "data-testid": `game-${x.name}`, onchange: () => { st.game = x.name; defaults(); render(); } }),
-              h("span.game-icon", { "aria-hidden": "true" }, x.name === "scout" ? "🎪" : "🦝"),
+              h("span.game-icon", { "aria-hidden": "true" }, art(x.name === "scout" ? "tent" : "raccoon")),
               h("span", null, h("b", { translate: "no" }, x.title), h("small", null, t(`start.blurb.${x.name}`))),
             ),
           ),
