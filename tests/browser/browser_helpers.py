@@ -12,6 +12,7 @@ import re
 import socket
 import threading
 import time
+from pathlib import Path
 
 import uvicorn
 from playwright.sync_api import Page
@@ -234,3 +235,69 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
         if not acted:
             pages[0].wait_for_timeout(40)
     return made
+
+
+# -- checks shared by the browser tests -----------------------------------------
+
+HERE = Path(__file__).resolve().parent
+AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
+
+REDRAWS = (HERE / "js" / "redraws.js").read_text()
+
+
+def redraw_often(page: Page, period_ms: int = 100) -> None:
+    """From the next page load on, replay the latest state every ``period_ms``."""
+    page.add_init_script(f"({REDRAWS})({period_ms})")
+
+
+def assert_fits(page: Page, widths: tuple[int, ...] = (1280, 390)) -> None:
+    """No horizontal overflow: at every width the page is no wider than the screen."""
+    size = page.viewport_size or {"width": 1280, "height": 800}
+    try:
+        for width in widths:
+            page.set_viewport_size({"width": width, "height": size["height"]})
+            page.wait_for_timeout(50)
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, f"the page is {wide} px wide on a {width} px screen"
+    finally:
+        page.set_viewport_size(size)
+
+
+def audit(page: Page, screen: str) -> None:
+    """axe-core on the current screen: no serious or critical violation."""
+    assert AXE.exists(), f"axe-core is missing: run `npm ci --prefix tests/browser` ({AXE})"
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async () => {
+          const r = await axe.run(document, { resultTypes: ["violations"] });
+          return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+            .map((v) => `${v.id} (${v.impact}): ${v.help} — `
+              + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | "));
+        }"""
+    )
+    assert not found, f"accessibility problems on {screen}:\n" + "\n".join(found)
+
+
+TRANSLATED = (HERE / "js" / "translated.js").read_text()
+
+
+def assert_translated(page: Page) -> None:
+    """Every visible text (and accessible name) is a real text in the page's
+    language: no text key, no NaN/undefined, no English left in German."""
+    bad = page.evaluate(TRANSLATED)
+    assert not bad, "untranslated texts:\n" + "\n".join(bad)
+
+
+def assert_pictures_shown(page: Page, screen: str) -> None:
+    """Every picture (the card art shipped with the app) has loaded."""
+    page.wait_for_function("[...document.images].every((i) => i.complete)")
+    broken = page.evaluate("[...document.images].filter((i) => !i.naturalWidth).map((i) => i.src)")
+    assert not broken, f"pictures that did not load on {screen}: {broken}"
+
+
+def check_screen(page: Page, screen: str) -> None:
+    """The standing checks of every screen: accessibility, translation, pictures."""
+    audit(page, screen)
+    assert_translated(page)
+    assert_pictures_shown(page, screen)

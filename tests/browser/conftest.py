@@ -62,7 +62,8 @@ def _context(browser: Browser, locale: str, width: int = 1280, height: int = 800
 @pytest.fixture
 def new_page(browser: Browser) -> Iterator[object]:
     """Factory: ``new_page(locale="en-US")`` -> a Page in its own browser context
-    (its own localStorage, like a second device). Page errors fail the test."""
+    (its own localStorage, like a second device). Page errors and texts
+    missing in the UI language fail the test."""
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
@@ -71,9 +72,10 @@ def new_page(browser: Browser) -> Iterator[object]:
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.text.startswith("missing text:") else None)
         return page
 
     yield make
     for ctx in contexts:
         ctx.close()
-    assert not errors, f"JavaScript errors in the page: {errors}"
+    assert not errors, f"JavaScript errors or missing texts in the page: {errors}"

@@ -740,8 +740,16 @@ def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
     state = get_game(record.game).new_state(record.players, record.seed, record.options)
 
     def frame(index: int, who: int | None, text: str | None) -> dict[str, Any]:
-        hands = state.to_json()["hands"]  # only the hands: the game is over, nothing is secret now
-        return {"index": index, "action": text, "seat": who, "view": state.view(seat), "hands": hands}
+        # Only the hands and the sealed plays: the game is over, nothing is secret now.
+        full = state.to_json()
+        return {
+            "index": index,
+            "action": text,
+            "seat": who,
+            "view": state.view(seat),
+            "hands": full["hands"],
+            "plays": full.get("plays"),
+        }
 
     frames = [frame(0, None, None)]
     for i, (who, text) in enumerate(record.actions, 1):

@@ -2,9 +2,9 @@
 // rematch and replay. Plain ES modules, no build step.
 
 import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat, seatHeaders } from "./api.js";
-import { schmausName } from "./cards.js";
+import { art, schmausName } from "./cards.js";
 import { clear, h, rerender } from "./dom.js";
-import { lang, loadLanguages, setLang, t, tn } from "./i18n.js";
+import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -28,7 +28,7 @@ function renderHeader() {
   const header = document.getElementById("top");
   clear(header);
   header.append(
-    h("a.brand", { href: "/", onclick: (e) => { e.preventDefault(); navigate("/"); } }, h("span", { "aria-hidden": "true" }, "🂠 "), "Spieltisch"),
+    h("a.brand", { href: "/", translate: "no", onclick: (e) => { e.preventDefault(); navigate("/"); } }, art("card-back", "brand-icon"), "Spieltisch"),
     h(
       "nav",
       null,
@@ -47,6 +47,7 @@ function renderHeader() {
           onclick: () => {
             setLang(lang() === "de" ? "en" : "de");
             document.title = t("app.title");
+            live.textContent = ""; // an old announcement would stay in the old language
             renderHeader();
             page?.render();
           },
@@ -98,9 +99,11 @@ async function copyText(text, button) {
   }, 1500);
 }
 
-function copyField(value, testid) {
-  const input = h("input.copy-input", { type: "text", readonly: true, value, "data-testid": testid, "aria-label": t("lobby.link"), onfocus: (e) => e.target.select() });
-  const button = h("button", { type: "button", "data-testid": `copy-${testid}`, onclick: (e) => copyText(value, e.currentTarget) }, t("btn.copy"));
+/** A read-only link with its copy button; `label` names both for screen
+ * readers ("Invite link", "Copy the invite link"). */
+function copyField(value, testid, label, copyLabel) {
+  const input = h("input.copy-input", { type: "text", readonly: true, value, "data-testid": testid, "aria-label": label, onfocus: (e) => e.target.select() });
+  const button = h("button", { type: "button", "data-testid": `copy-${testid}`, "aria-label": copyLabel, onclick: (e) => copyText(value, e.currentTarget) }, t("btn.copy"));
   return h("div.copy-field", null, input, button);
 }
 
@@ -142,8 +145,7 @@ function startPage() {
     const value = st.options[o.name];
     const choiceLabel = (c) => {
       const key = `opt.${o.name}.${c}`;
-      const text = t(key);
-      return text === key ? c : text;
+      return hasText(key) ? t(key) : c;
     };
     if (o.type === "choice") {
       return h(
@@ -260,8 +262,8 @@ function startPage() {
               "label.game-choice",
               { class: x.name === st.game ? "chosen" : "" },
               h("input", { type: "radio", name: "game", value: x.name, checked: x.name === st.game, "data-testid": `game-${x.name}`, onchange: () => { st.game = x.name; defaults(); render(); } }),
-              h("span.game-icon", { "aria-hidden": "true" }, x.name === "scout" ? "🎪" : "🦝"),
-              h("span", null, h("b", null, x.title), h("small", null, t(`start.blurb.${x.name}`))),
+              h("span.game-icon", { "aria-hidden": "true" }, art(x.name === "scout" ? "tent" : "raccoon")),
+              h("span", null, h("b", { translate: "no" }, x.title), h("small", null, t(`start.blurb.${x.name}`))),
             ),
           ),
         ),
@@ -376,6 +378,9 @@ function roomPage(code) {
     summary: null,
     status: "",
     legalOpen: false,
+    legalChoice: null,
+    logPinned: true,
+    reveal: null,
     replay: null,
     busy: false,
   };
@@ -489,6 +494,9 @@ function roomPage(code) {
       name,
       mine: () => legal.length > 0,
       update: () => render(),
+      reveal: (selector) => {
+        st.reveal = selector;
+      },
       play: (text) => {
         const entry = legal.find(([, x]) => x === text);
         if (!entry) return false;
@@ -628,7 +636,7 @@ function roomPage(code) {
     const panel = h("div.card-panel.lobby", { "data-testid": "lobby" });
     panel.append(h("h1", null, t("lobby.title", { game: info.title })));
     panel.append(h("p", null, t("lobby.invite")));
-    panel.append(copyField(invite, "invite-link"));
+    panel.append(copyField(invite, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")));
     panel.append(h("p", null, t("lobby.code"), " ", h("b.code", { "data-testid": "room-code" }, code)));
     const list = h("ul.seat-list");
     for (const s of info.seats) {
@@ -644,7 +652,7 @@ function roomPage(code) {
   function deviceLink() {
     if (!st.seat || st.spectator) return null;
     const link = `${location.origin}/r/${code}#seat=${st.seat.seat}&secret=${encodeURIComponent(st.seat.secret)}`;
-    return h("details.device", { "data-keep": "device" }, h("summary", null, t("device.title")), h("p.hint", null, t("device.hint")), copyField(link, "device-link"));
+    return h("details.device", { "data-keep": "device" }, h("summary", null, t("device.title")), h("p.hint", null, t("device.hint")), copyField(link, "device-link", t("device.link"), t("device.copy")));
   }
 
   function playersStrip(view) {
@@ -670,7 +678,8 @@ function roomPage(code) {
           h(
             "div.player-head",
             null,
-            h("span.dot", { class: seatInfo?.connected ? "on" : "off", title: seatInfo?.connected ? t("seat.online") : t("seat.offline") }),
+            h("span.dot", { class: seatInfo?.connected ? "on" : "off", title: seatInfo?.connected ? t("seat.online") : t("seat.offline"), "aria-hidden": "true" }),
+            h("span.sr-only", null, seatInfo?.connected ? t("seat.online") : t("seat.offline")),
             h("b", null, name(s)),
             active ? h("span.turn", null, t("seat.turn")) : null,
           ),
@@ -699,14 +708,25 @@ function roomPage(code) {
             render();
           },
         },
+        h("span.tri", { "aria-hidden": "true" }),
         tn("legal.title", msg.legal.length),
       ),
     );
     if (st.legalOpen && msg.legal.length) {
+      const chosen = msg.legal.some(([id]) => String(id) === st.legalChoice) ? st.legalChoice : null;
       const select = h(
         "select",
-        { "data-testid": "legal-select", "aria-label": t("legal.label"), size: Math.min(8, msg.legal.length) },
-        msg.legal.map(([id, text], i) => h("option", { value: String(id), selected: i === 0 }, `${text} — ${logText(msg.view.game, { seat: msg.view.seat, text }, () => t("seat.you"))}`)),
+        {
+          "data-testid": "legal-select",
+          "aria-label": t("legal.label"),
+          size: Math.min(8, msg.legal.length),
+          onchange: (e) => {
+            st.legalChoice = e.target.value;
+          },
+        },
+        msg.legal.map(([id, text], i) =>
+          h("option", { value: String(id), selected: chosen ? String(id) === chosen : i === 0 }, `${text} — ${logText(msg.view.game, { seat: msg.view.seat, text }, () => t("seat.you"))}`),
+        ),
       );
       details.append(
         h("p.hint", null, t("legal.hint")),
@@ -717,7 +737,8 @@ function roomPage(code) {
             type: "button",
             "data-testid": "legal-play",
             onclick: () => {
-              const id = Number(select.value);
+              // The live list, not the one this render built (the page is patched in place).
+              const id = Number(root.querySelector("[data-testid=legal-select]").value);
               if (!st.conn.act({ id })) st.notice = t("why.offline");
               render();
             },
@@ -734,7 +755,7 @@ function roomPage(code) {
     const frames = data.frames;
     const frame = frames[index];
     const view = frame.view;
-    const ctx = makeCtx(view, [], { replay: true, hands: frame.hands, sel: { cards: new Set(), scout: null } });
+    const ctx = makeCtx(view, [], { replay: true, hands: frame.hands, plays: frame.plays, sel: { cards: new Set(), scout: null } });
     const game = view.game;
     const step = (d) => {
       st.replay.index = Math.max(0, Math.min(frames.length - 1, st.replay.index + d));
@@ -799,9 +820,9 @@ function roomPage(code) {
       h(
         "div.topline",
         null,
-        h("span.title", null, msg.room.title),
+        h("span.title", { translate: "no" }, msg.room.title),
         h("span.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
-        h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, st.status),
+        h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, statusText()),
         st.spectator ? h("span.badge", null, t("room.spectator")) : null,
       ),
     );
@@ -839,18 +860,22 @@ function roomPage(code) {
     }
     const side = h("div.side");
     if (!over && msg.legal.length) side.append(legalFallback(msg));
-    side.append(h("details.side-panel", { open: true, "data-keep": "log" }, h("summary", null, t("log.title")), logPanel(game, msg.log, name)));
+    const onLogScroll = (e) => {
+      const log = e.currentTarget;
+      st.logPinned = log.scrollTop + log.clientHeight >= log.scrollHeight - 8;
+    };
+    side.append(h("details.side-panel", { open: true, "data-keep": "log" }, h("summary", null, t("log.title")), logPanel(game, msg.log, name, onLogScroll)));
     if (view.round_results.length) {
       side.append(
         h(
           "details.side-panel",
           { open: over, "data-keep": over ? "rounds-over" : "rounds" },
           h("summary", null, t("summary.all")),
-          [...view.round_results].reverse().map((r) => roundSummary(game, r, view.players, name)),
+          [...view.round_results].reverse().map((r) => h("div", { key: `round-${r.round}` }, roundSummary(game, r, view.players, name))),
         ),
       );
     }
-    if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link"), deviceLink()));
+    if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")), deviceLink()));
     wrap.append(side);
     return wrap;
   }
@@ -885,6 +910,18 @@ function roomPage(code) {
       frame.append(st.msg.room.status === "waiting" ? lobbyView() : gameView());
       return frame;
     });
+    afterRender();
+  }
+
+  /** What a patch cannot know: the log follows its newest entry (unless the
+   * person scrolled back to read), and a card just placed is brought into view. */
+  function afterRender() {
+    const log = root.querySelector("[data-testid=log]");
+    if (log && st.logPinned) log.scrollTop = log.scrollHeight;
+    if (st.reveal) {
+      root.querySelector(st.reveal)?.scrollIntoView({ block: "nearest", inline: "nearest" });
+      st.reveal = null;
+    }
   }
 
   return {

@@ -1,6 +1,8 @@
 // Card faces. Scout: a tall card, live number large on top, the other number
 // small and upside down at the bottom, one colour per number.
-// Waschbär-Schmaus: a card with a picture, its name and its value.
+// Waschbär-Schmaus: a card with a picture, its name and its value. The
+// pictures are SVG files shipped with the app (static/cards/), so every
+// machine shows them, with or without a colour-emoji font.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -42,19 +44,24 @@ export function scoutCard(text, opts = {}) {
 // -- Waschbär-Schmaus ------------------------------------------------------
 
 export const SCHMAUS_CARDS = {
-  F1: { icon: "🍞", value: 1, food: true },
-  F2: { icon: "🫐", value: 2, food: true },
-  F3: { icon: "🌰", value: 3, food: true },
-  F4: { icon: "🍪", value: 4, food: true },
-  F5: { icon: "🍇", value: 5, food: true },
-  X3: { icon: "🦝", badge: "×3", value: 3 },
-  X2: { icon: "🦝", badge: "×2", value: 3 },
-  X5: { icon: "🦝", badge: "×5", value: 3 },
-  HUNTER: { icon: "🏹", value: 0, negative: true },
-  GARBAGE: { icon: "🚛", value: 0, negative: true },
-  GROCER: { icon: "😠", value: 0, negative: true },
-  GUARDIAN: { icon: "🛡️", value: 3 },
+  F1: { art: "bread", value: 1, food: true },
+  F2: { art: "blueberries", value: 2, food: true },
+  F3: { art: "nut", value: 3, food: true },
+  F4: { art: "cookie", value: 4, food: true },
+  F5: { art: "grapes", value: 5, food: true },
+  X3: { art: "raccoon", badge: "×3", value: 3 },
+  X2: { art: "raccoon", badge: "×2", value: 3 },
+  X5: { art: "raccoon", badge: "×5", value: 3 },
+  HUNTER: { art: "hunter", value: 0, negative: true },
+  GARBAGE: { art: "garbage", value: 0, negative: true },
+  GROCER: { art: "grocer", value: 0, negative: true },
+  GUARDIAN: { art: "guardian", value: 3 },
 };
+
+/** A decorative picture from static/cards/ (the card's text says what it is). */
+export function art(name, extraClass = "") {
+  return h(`img.art${extraClass ? `.${extraClass}` : ""}`, { src: `/static/cards/${name}.svg`, alt: "", width: 64, height: 64, draggable: "false" });
+}
 
 export const SCHMAUS_ORDER = Object.keys(SCHMAUS_CARDS);
 
@@ -71,7 +78,7 @@ export function schmausCard(id, opts = {}) {
   if (id === null || id === undefined) {
     return h(`${tag}.wcard.back`, { "aria-label": t("card.hidden"), role: "img", class: opts.extraClass, ...(opts.attrs || {}) });
   }
-  const info = SCHMAUS_CARDS[id] || { icon: "?", value: 0 };
+  const info = SCHMAUS_CARDS[id] || { art: null, value: 0 };
   const kind = info.food ? "food" : info.negative ? "negative" : "effect";
   const attrs = { "aria-label": t("card.schmaus", { name: schmausName(id), value: info.value }), ...(opts.attrs || {}) };
   if (tag === "div") attrs.role = attrs.role || "img";
@@ -79,7 +86,7 @@ export function schmausCard(id, opts = {}) {
     `${tag}.wcard`,
     { ...attrs, class: [opts.extraClass, kind].filter(Boolean).join(" ") },
     h("span.wvalue", { "aria-hidden": "true" }, info.food ? String(info.value) : info.value ? `+${info.value}` : ""),
-    h("span.wicon", { "aria-hidden": "true" }, info.icon, info.badge ? h("b", null, info.badge) : null),
+    h("span.wicon", { "aria-hidden": "true" }, info.art ? art(info.art) : "?", info.badge ? h("b", null, info.badge) : null),
     h("span.wname", { "aria-hidden": "true" }, schmausName(id)),
   );
 }

@@ -34,10 +34,12 @@ export function logText(game, entry, name) {
   return `${who}: ${text}`;
 }
 
-export function logPanel(game, log, name) {
-  const list = h("ol.log", { "data-testid": "log", "data-scroll": "log" });
+/** The log, oldest first; `onscroll` tells the page whether the person is
+ * reading older entries (then new ones do not pull the view down). */
+export function logPanel(game, log, name, onscroll) {
+  const list = h("ol.log", { "data-testid": "log", tabindex: "0", "aria-label": t("log.title"), onscroll });
   for (const entry of log) {
-    list.append(h("li", { value: entry.n }, logText(game, entry, name)));
+    list.append(h("li", { value: entry.n, key: `log-${entry.n}` }, logText(game, entry, name)));
   }
   return list;
 }

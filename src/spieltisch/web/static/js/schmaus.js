@@ -73,7 +73,11 @@ function laysArea(ctx) {
       if (v.choosing && v.choosing[s]) note = t("schmaus.choosing");
     } else if (v.phase === "play") {
       const laid = v.committed[s];
-      if (s === v.seat && v.my_play) {
+      const known = ctx.replay && ctx.plays ? ctx.plays[s] : null; // the replay shows sealed lays face up
+      if (known) {
+        cards = known.map((c) => schmausCard(c, { extraClass: "mini sealed" }));
+        note = t("schmaus.laid");
+      } else if (s === v.seat && v.my_play) {
         cards = v.my_play.map((c) => schmausCard(c, { extraClass: "mini sealed" }));
         note = t("schmaus.sealed");
       } else {

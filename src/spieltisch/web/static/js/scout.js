@@ -61,7 +61,9 @@ export function renderScout(ctx) {
   const sel = ctx.sel;
   const wrap = h("div.game.scout");
   wrap.append(opponents(ctx));
-  wrap.append(tableArea(ctx));
+  const seated = v.seat !== null && v.seat !== undefined;
+  // During my flip decision the (empty) table would only push the choice down.
+  if (ctx.replay || !seated || v.phase !== "flip") wrap.append(tableArea(ctx));
   if (ctx.replay) {
     if (v.seat !== null && v.seat !== undefined) {
       wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
@@ -71,6 +73,11 @@ export function renderScout(ctx) {
   if (v.seat === null || v.seat === undefined) return wrap;
   if (v.phase === "flip") {
     wrap.append(flipPanel(ctx));
+    return wrap;
+  }
+  if (v.phase === "over") {
+    // Nobody moves any more: the hand as it ended, without controls.
+    wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
     return wrap;
   }
   const hand = v.hand || [];
@@ -192,6 +199,7 @@ function handRow(ctx, cards, opts = {}) {
         title: gapLabel(cards, i),
         onclick: () => {
           sel.scout.at = i;
+          ctx.reveal(`[data-testid="hand-card-${i}"]`);
           ctx.explain(null);
           ctx.update();
         },
@@ -411,24 +419,32 @@ function flipPanel(ctx) {
     h(
       "div.flip-option",
       null,
-      h("h3", null, t("scout.asDealt")),
-      handRow(ctx, hand, { readonly: true }),
       h(
-        "button.primary",
-        { type: "button", "data-testid": "btn-keep", "data-focus": "btn-keep", onclick: () => ctx.play("keep") },
-        t("scout.keep"),
+        "div.flip-head",
+        null,
+        h("h3", null, t("scout.asDealt")),
+        h(
+          "button.primary",
+          { type: "button", "data-testid": "btn-keep", "data-focus": "btn-keep", onclick: () => ctx.play("keep") },
+          t("scout.keep"),
+        ),
       ),
+      handRow(ctx, hand, { readonly: true }),
     ),
     h(
       "div.flip-option",
       null,
-      h("h3", null, t("scout.turned")),
-      handRow(ctx, turned, { readonly: true }),
       h(
-        "button.primary",
-        { type: "button", "data-testid": "btn-flip", "data-focus": "btn-flip", onclick: () => ctx.play("flip") },
-        t("scout.flip"),
+        "div.flip-head",
+        null,
+        h("h3", null, t("scout.turned")),
+        h(
+          "button.primary",
+          { type: "button", "data-testid": "btn-flip", "data-focus": "btn-flip", onclick: () => ctx.play("flip") },
+          t("scout.flip"),
+        ),
       ),
+      handRow(ctx, turned, { readonly: true }),
     ),
   );
   return panel;
