@@ -98,7 +98,7 @@ def test_fixed_rounds_play_exactly_that_many() -> None:  # W-2 variant, W-18
     ("options", "message"),
     [
         ({"jokers": 1}, "unknown rule option(s) 'jokers'; known: rounds, short_hand"),
-        ({"rounds": 0}, "option 'rounds' must be a whole number from 1 to 1000, not 0"),
+        ({"rounds": 0}, "option 'rounds' must be a whole number from 1 to 1000, 3x-players or draw, not 0"),
         ({"rounds": "3x"}, "option 'rounds' must be a whole number"),
         ({"rounds": True}, "option 'rounds' must be a whole number"),
         ({"short_hand": "draw"}, "option 'short_hand' must be one of draw-until-playable, play-what-you-can"),

@@ -1,17 +1,68 @@
 """The ``spieltisch`` command line (Typer).
 
 Every sub-command lives next to the code it drives and imports its heavy
-dependencies lazily, so ``spieltisch --help`` stays fast.
+dependencies lazily, so ``spieltisch --help`` stays fast. Help is plain text
+(no Rich markup, so ``spieltisch[lab]`` stays readable), ``-h`` works
+everywhere, and every error is one line ``Error: ...`` on stderr with exit
+code 2, the style of Click's own usage errors. A command that needs an
+optional extra checks for it before any work (:mod:`spieltisch.extras`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
+from spieltisch.extras import missing_extras, missing_message
 from spieltisch.lab.cli import app as lab_app
+
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``Error: message`` on stderr; raise the returned exit (code 2)."""
+    typer.echo(f"Error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def require(what: str, *extras: str) -> None:
+    """Stop with the install command unless every extra in ``extras`` is installed."""
+    missing = missing_extras(*extras)
+    if missing:
+        raise fail(missing_message(what, missing))
+
+
+def _wants_help(args: Sequence[str]) -> bool:
+    return any(a in ("-h", "--help") for a in args)
+
+
+class LabGroup(TyperGroup):
+    """``spieltisch lab``: needs the lab extra (and ray for ``--ray``), checked before any work."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        resolved = super().resolve_command(ctx, args)
+        if not _wants_help(args):
+            needed = ["lab"] + (["ray"] if any(a == "--ray" or a.startswith("--ray=") for a in args) else [])
+            missing = missing_extras(*needed)
+            if missing:
+                raise fail(missing_message(f"spieltisch lab {args[0] if args else ''}".strip(), missing))
+        return resolved
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"spieltisch {version('spieltisch')}")
+        except PackageNotFoundError:
+            typer.echo("spieltisch (not installed)")
+        raise typer.Exit()
+
 
 app = typer.Typer(
     name="spieltisch",
@@ -19,10 +70,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings=HELP_OPTIONS,
 )
-bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True)
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """Spieltisch: Scout and Waschbär-Schmaus — engines, bots, lab and web table."""
+
+
+bench_app = typer.Typer(help="Benchmarks that print figures.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(bench_app, name="bench")
-app.add_typer(lab_app, name="lab")
+lab_app.rich_markup_mode = None  # plain help: keeps "spieltisch[ray]" and other brackets
+app.add_typer(lab_app, name="lab", cls=LabGroup)
 
 
 @app.command()
@@ -48,16 +114,23 @@ def scenarios(
 
 @app.command()
 def play(
-    game: Annotated[str, typer.Argument(help="scout or schmaus.")],
+    game: Annotated[str, typer.Argument(metavar="GAME", help="scout or schmaus.")],
     players: Annotated[int, typer.Option(help="Number of players (2-5).")] = 4,
     seed: Annotated[int | None, typer.Option(help="Replay a deal (default: random, printed).")] = None,
     seat: Annotated[
         list[str] | None,
-        typer.Option(help="N=SPEC: human, random, easy, medium, hard or cmd:PROGRAM (repeatable)."),
+        typer.Option(
+            metavar="N=SPEC",
+            help="Who plays seat N: human, random, easy, medium, hard or cmd:PROGRAM (repeatable).",
+        ),
     ] = None,
     you: Annotated[int, typer.Option(help="Your seat.")] = 0,
     option: Annotated[
-        list[str] | None, typer.Option(help="Rule option key=value, the value read as JSON (repeatable).")
+        list[str] | None,
+        typer.Option(
+            metavar="KEY=VALUE",
+            help="Rule option, the value read as JSON, e.g. rounds=6 or deck.HUNTER=1 (repeatable).",
+        ),
     ] = None,
     options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
     bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
@@ -77,8 +150,7 @@ def play(
         )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     raise typer.Exit(code)
 
 
@@ -96,7 +168,9 @@ def bench_engine(
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    port: Annotated[
+        int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port, printed).")
+    ] = 8000,
     database: Annotated[
         str, typer.Option(help="SQLAlchemy URL: sqlite:///FILE (embedded) or postgresql+psycopg://...")
     ] = "sqlite:///spieltisch.db",
@@ -127,6 +201,9 @@ def serve(
     ] = 7.0,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
+    require("spieltisch serve", "web")
+    if database.startswith(("postgresql", "postgres:")):
+        require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
     from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
@@ -144,7 +221,7 @@ def serve(
             keep_abandoned_days=keep_abandoned_days,
         )
     except ValueError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise fail(str(exc)) from None
     run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
 
 
@@ -159,6 +236,7 @@ def bench_server(
     ] = 1.0,
 ) -> None:
     """Moves/s and act-to-state latency (p50/p99) of the web table under many games."""
+    require("spieltisch bench server", "web")
     from spieltisch.benchmarks.server import run
 
     run(clients=clients, games=games, seconds=seconds, game=game, think=think)
@@ -174,13 +252,33 @@ def bench_bots(
     ] = None,
 ) -> None:
     """Decisions/s per bot level and game, and a short strength tournament (e.g. hard vs medium×3)."""
+    require("spieltisch bench bots", "lab")
     from spieltisch.benchmarks.bots import run
 
     run(seconds=seconds, seed=seed, games=games, workers=workers)
 
 
+def _name_values(command: Any) -> None:
+    """Show option values as ``--games GAMES`` (argparse style), not Typer's ``<int>``.
+
+    Duck-typed: recent Typer versions bundle their own copy of Click."""
+    for param in command.params:
+        flag = getattr(param, "is_flag", False) or getattr(param, "count", False)
+        if param.param_type_name == "option" and not flag and param.name and param.metavar is None:
+            param.metavar = param.name.upper()
+    for sub in getattr(command, "commands", {}).values():
+        _name_values(sub)
+
+
+def command() -> Any:
+    """The ``spieltisch`` command as Click runs it."""
+    cmd = typer.main.get_command(app)
+    _name_values(cmd)
+    return cmd
+
+
 def main() -> None:
-    app()
+    command()(prog_name="spieltisch")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,10 @@ app = typer.Typer(
 BotOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--bot", "-b", help="Bot for the next seat (repeat): random, easy, medium, hard or cmd:COMMAND."
+        "--bot",
+        "-b",
+        help="Bot for the next seat (repeat): random, easy, medium, hard, cmd:COMMAND or "
+        "avoid=CARD:SPEC (Waschbär-Schmaus: SPEC that never lays CARD, e.g. avoid=HUNTER:medium).",
     ),
 ]
 BotsOpt = Annotated[

@@ -87,8 +87,12 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
         )
     out = {**DEFAULTS, **opts}
     rounds = out["rounds"]
-    if rounds not in ("3x-players", "draw"):
-        _whole("rounds", rounds, 1, 1000)
+    if rounds not in ("3x-players", "draw") and (
+        not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 1000
+    ):
+        raise OptionsError(
+            f"option 'rounds' must be a whole number from 1 to 1000, 3x-players or draw, not {rounds!r}"
+        )
     for name, allowed in CHOICES.items():
         if out[name] not in allowed:
             raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, not {out[name]!r}")

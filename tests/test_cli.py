@@ -1,0 +1,144 @@
+"""The command line as a newcomer meets it: help, version, one error style,
+missing extras named with their install command, and ``serve``'s port checks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spieltisch import extras
+
+ROOT = Path(__file__).resolve().parents[1]
+CLI = [sys.executable, "-m", "spieltisch.cli"]
+
+
+def run(
+    *args: str, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT, check=False
+    )
+
+
+def test_help_is_plain_text_with_short_flag_and_brackets_kept() -> None:
+    top = run("-h")
+    assert top.returncode == 0 and "Usage: spieltisch" in top.stdout
+    lab = run("lab", "tournament", "-h")
+    assert lab.returncode == 0
+    assert "Needs spieltisch[ray]." in " ".join(lab.stdout.split())
+    assert "avoid=CARD:SPEC" in lab.stdout
+    assert "<bool>" not in lab.stdout and "╭" not in lab.stdout
+    assert "-q, --quiet " in lab.stdout  # a flag takes no value
+    assert "--games GAMES" in lab.stdout
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    out = run("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"spieltisch {version('spieltisch')}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "scout", "--seat", "1=wizard"],  # our own check
+        ["play", "scout", "--players", "x"],  # Click's usage error
+        ["serve", "--port", "99999"],
+        ["lab", "tournament", "--bots", "hard", "--lang", "fr"],
+    ],
+)
+def test_every_error_is_one_error_line_with_exit_code_2(args: list[str]) -> None:
+    out = run(*args)
+    assert out.returncode == 2
+    errors = [line for line in out.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, out.stderr
+    assert "Traceback" not in out.stderr and "╭" not in out.stderr
+
+
+def test_rounds_option_error_names_every_accepted_value() -> None:
+    out = run("play", "schmaus", "--option", "rounds=abc")
+    assert out.returncode == 2
+    assert "must be a whole number from 1 to 1000, 3x-players or draw, not 'abc'" in out.stderr
+
+
+def test_missing_extras_are_named_with_their_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(extras, "_installed", lambda name: name != "trueskill")
+    assert extras.missing_extras("lab", "web") == ["lab"]
+    message = extras.missing_message("spieltisch lab tournament", ["lab"])
+    assert message.startswith("spieltisch lab tournament needs the extra 'lab' (not installed)")
+    assert message.endswith("scripts/setup lab")  # this is a clone with scripts/setup
+
+
+def _without(tmp_path: Path, module: str) -> dict[str, str]:
+    """An environment in which ``import module`` fails and its distribution looks absent."""
+    blocker = tmp_path / f"without-{module}"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        "import importlib.metadata as m\n"
+        "_real = m.distribution\n"
+        "def _distribution(name):\n"
+        f"    if name.lower() == {module!r}:\n"
+        "        raise m.PackageNotFoundError(name)\n"
+        "    return _real(name)\n"
+        "m.distribution = _distribution\n"
+    )
+    return {**os.environ, "PYTHONPATH": str(blocker)}
+
+
+def test_lab_without_its_extra_stops_before_any_work(tmp_path: Path) -> None:
+    env = _without(tmp_path, "trueskill")
+    args = ["lab", "tournament", "--game", "scout", "--bots", "hard,medium", "-n", "400"]
+    out = run(*args, env=env, timeout=20)
+    assert out.returncode == 2
+    assert out.stderr.strip() == (
+        "Error: spieltisch lab tournament needs the extra 'lab' (not installed); "
+        "install with: scripts/setup lab"
+    )
+    helped = run("lab", "tournament", "-h", env=env)  # help still works
+    assert helped.returncode == 0
+
+
+def test_ray_and_postgres_are_checked_too(tmp_path: Path) -> None:
+    out = run("lab", "tournament", "--bots", "random", "--ray", "local", env=_without(tmp_path, "ray"))
+    assert out.returncode == 2 and "needs the extra 'ray'" in out.stderr
+    pg = run("serve", "--database", "postgresql+psycopg://x@127.0.0.1/db", env=_without(tmp_path, "psycopg"))
+    assert pg.returncode == 2 and "needs the extra 'postgres'" in pg.stderr
+
+
+def test_serve_refuses_a_busy_port_before_printing_an_address(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = run("serve", "--port", str(port), "--database", f"sqlite:///{tmp_path / 'x.db'}")
+    assert out.returncode == 2
+    assert "open http" not in out.stdout
+    assert f"Error: port {port} on 127.0.0.1 is in use by another program" in out.stderr
+
+
+def test_serve_prints_the_address_it_really_listens_on(tmp_path: Path) -> None:
+    import httpx
+
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--port", "0", "--database", f"sqlite:///{tmp_path / 'x.db'}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("Spieltisch web table: open http://localhost:"), line
+        url = line.split("open ", 1)[1].split()[0]
+        assert not url.endswith(":0/")
+        assert httpx.get(url, timeout=10).status_code == 200  # listening before it says so
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
