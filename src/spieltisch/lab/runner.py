@@ -97,8 +97,8 @@ class _Progress(Progress):
 
     def __init__(self, *columns: ProgressColumn, panel: Callable[[], RenderableType | None] | None = None,
                  **kwargs: Any) -> None:  # fmt: skip
-        super().__init__(*columns, **kwargs)
         self.panel = panel
+        super().__init__(*columns, **kwargs)
 
     def get_renderables(self) -> Iterator[RenderableType]:
         yield from super().get_renderables()
