@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -93,6 +93,7 @@ def test_wilson_interval_known_values() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_bounds_solve_the_score_equation(case: tuple[int, int]) -> None:
     """By definition, a Wilson bound p solves |k/n - p| = z * sqrt(p (1 - p) / n)."""
@@ -107,6 +108,7 @@ def test_wilson_bounds_solve_the_score_equation(case: tuple[int, int]) -> None:
             assert abs(k / n - bound) == pytest.approx(z * math.sqrt(bound * (1 - bound) / n), abs=1e-9)
 
 
+@settings(deadline=None)
 @given(st.integers(1, 500).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
 def test_wilson_interval_holds_the_observed_rate(case: tuple[int, int]) -> None:
     k, n = case
@@ -122,6 +124,7 @@ def test_wilson_rejects_impossible_counts() -> None:
 # -- seats, games, seeds --------------------------------------------------------
 
 
+@settings(deadline=None)
 @given(st.integers(2, 5), st.integers(0, 50))
 def test_seat_rotation_is_balanced(players: int, block: int) -> None:
     games = [seating(block * players + g, players) for g in range(players)]

@@ -184,6 +184,22 @@ def variants(
     impact_card: Annotated[
         list[str] | None, typer.Option("--impact-card", help="Card id(s) to study (default: all 12).")
     ] = None,
+    looks: Annotated[
+        int,
+        typer.Option(
+            "--looks",
+            help="Sequential test: look after 1/8, 1/4, 1/2 and all games (4 looks) and stop once every "
+            "difference from the first variant is settled; 1 = always play every game.",
+        ),
+    ] = 4,
+    stop_on: Annotated[
+        str,
+        typer.Option(
+            "--stop-on",
+            help="The measure whose differences decide the early stop: skill_gap, rounds, seat0, "
+            "seat_advantage, ruling:W-8, ...",
+        ),
+    ] = "skill_gap",
     workers: WorkersOpt = None,
     ray: RayOpt = None,
     json_path: JsonOpt = None,
@@ -220,6 +236,8 @@ def variants(
             duplicate=not fresh_deals,
             budget=_budget(seconds),
             timeout=timeout,
+            looks=looks,
+            stop_on=stop_on,
         )
         if study.games != games:
             console.print(

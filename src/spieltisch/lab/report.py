@@ -4,19 +4,16 @@ German (``lang="de"``)."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from spieltisch.engine import get_game
+from spieltisch.lab import plots
 from spieltisch.lab.play import RULINGS
 from spieltisch.lab.stats import entrant_name
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from spieltisch.lab.tournament import TournamentResult
     from spieltisch.lab.variants import VariantsResult
 
@@ -109,6 +106,26 @@ TEXT: dict[str, dict[str, str]] = {
         "spread_in_game": "score spread in a game",
         "entry": "line-up entry",
         "no_faults": "No faults.",
+        "cards_in_hand": "cards in hand",
+        "how_to_read": "How to read this:",
+        "per_variant": "per variant",
+        "seat_games": "seat-games",
+        "wins_of": "wins / seat-games",
+        "Paired differences": "Paired differences",
+        "intro_paired": "Each variant against the first one, played on the very same deals with the same "
+        "bot seeds, so luck cancels out deal by deal. A dot is the change (variant minus the first); "
+        "the line through it is the 95% range the true change lies in (paired bootstrap over deals). "
+        "Where the range crosses the zero line the dot is hollow and the table says \"no measurable "
+        "difference\": more games might still find one, but these did not. p is an exact sign test "
+        "over the deals.",
+        "change": "change",
+        "change_from": "change from",
+        "pts_axis": "change (percentage points)",
+        "sign_p": "sign test p",
+        "rating_note": "TrueSkill orders entries by skill estimates that still carry uncertainty: {names} "
+        "have overlapping ranges (μ ± 2σ), so their order here is not established — a weaker bot can sit "
+        "above a stronger one by luck. The win rates and their intervals are the primary measure.",
+        "rating_axis": "TrueSkill μ (line: ± 2σ, the 95% range)",
     },
     "de": {
         "title_tournament": "Turnierbericht",
@@ -189,6 +206,25 @@ TEXT: dict[str, dict[str, str]] = {
         "spread_in_game": "Punktestreuung in einer Partie",
         "entry": "Eintrag",
         "no_faults": "Keine Fehler.",
+        "cards_in_hand": "Karten auf der Hand",
+        "how_to_read": "So liest man das:",
+        "per_variant": "je Variante",
+        "seat_games": "Platz-Partien",
+        "wins_of": "Siege / Platz-Partien",
+        "Paired differences": "Gepaarte Unterschiede",
+        "intro_paired": "Jede Variante gegen die erste, gespielt mit genau denselben Kartenverteilungen "
+        "und Bot-Seeds, sodass sich das Glück Verteilung für Verteilung aufhebt. Ein Punkt ist die "
+        "Änderung (Variante minus erste); der Strich ist der 95-%-Bereich der wahren Änderung (gepaartes "
+        "Bootstrap über die Verteilungen). Kreuzt der Bereich die Nulllinie, ist der Punkt hohl und die "
+        "Tabelle sagt „kein messbarer Unterschied“. p ist ein exakter Vorzeichentest.",
+        "change": "Änderung",
+        "change_from": "Änderung gegenüber",
+        "pts_axis": "Änderung (Prozentpunkte)",
+        "sign_p": "Vorzeichentest p",
+        "rating_note": "TrueSkill ordnet nach Schätzungen, die noch unsicher sind: {names} haben "
+        "überlappende Bereiche (μ ± 2σ), ihre Reihenfolge ist also nicht belegt – ein schwächerer Bot "
+        "kann durch Glück oben stehen. Maßgeblich sind die Siegquoten mit ihren Bereichen.",
+        "rating_axis": "TrueSkill μ (Strich: ± 2σ, der 95-%-Bereich)",
     },
 }
 
@@ -201,112 +237,9 @@ def ci(c: Sequence[float]) -> str:
     return f"{100 * c[0]:.1f}–{100 * c[1]:.1f}%"
 
 
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def png(fig: Figure) -> str:
-    """The figure as a ``data:`` URI (inline base64 PNG); closes the figure."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
-    _pyplot().close(fig)
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def rate_bars(
-    labels: Sequence[str], rates: Sequence[Mapping[str, Any]], fair: float | None, t: Mapping[str, str]
-) -> str:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(labels) + 2), 3.2))
-    values = [r["rate"] for r in rates]
-    low = [r["rate"] - r["ci95"][0] for r in rates]
-    high = [r["ci95"][1] - r["rate"] for r in rates]
-    ax.bar(range(len(labels)), values, yerr=[low, high], capsize=5, color="#4c78a8")
-    if fair is not None:
-        ax.axhline(fair, ls="--", color="#444", label=t["fair"])
-        ax.legend(loc="upper right")
-    ax.set_xticks(range(len(labels)), labels, rotation=20 if len(labels) > 4 else 0)
-    ax.set_ylabel(t["win_rate"])
-    top = max([*(r["ci95"][1] for r in rates), fair or 0.0])
-    ax.set_ylim(0, min(1.0, top * 1.1 + 0.05))
-    ax.yaxis.set_major_formatter(lambda v, _p: f"{100 * v:.0f}%")
-    return png(fig)
-
-
-def grouped_bars(
-    groups: Sequence[str],
-    series: Mapping[str, Sequence[float]],
-    ylabel: str,
-    percent: bool = True,
-    errors: Mapping[str, Sequence[Sequence[float]]] | None = None,
-    fair: float | None = None,
-    fair_label: str = "",
-) -> str:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.9 * len(groups) * max(1, len(series)) + 2), 3.4))
-    width = 0.8 / max(1, len(series))
-    for i, (name, values) in enumerate(series.items()):
-        xs = [g + (i - (len(series) - 1) / 2) * width for g in range(len(groups))]
-        yerr = None
-        if errors is not None and name in errors:
-            yerr = [
-                [v - e[0] for v, e in zip(values, errors[name], strict=True)],
-                [e[1] - v for v, e in zip(values, errors[name], strict=True)],
-            ]
-        ax.bar(xs, values, width=width, label=name, yerr=yerr, capsize=3)
-    if fair is not None:
-        ax.axhline(fair, ls="--", color="#444", label=fair_label)
-    ax.set_xticks(
-        range(len(groups)),
-        groups,
-        rotation=25 if len(groups) > 5 else 0,
-        ha="right" if len(groups) > 5 else "center",
-    )
-    ax.set_ylabel(ylabel)
-    if percent:
-        ax.yaxis.set_major_formatter(lambda v, _p: f"{100 * v:.0f}%")
-    ax.axhline(0, color="#000", lw=0.6)
-    ax.legend(fontsize="small")
-    return png(fig)
-
-
-def box_plot(labels: Sequence[str], data: Sequence[Sequence[float]], ylabel: str) -> str:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(labels) + 2), 3.2))
-    ax.boxplot([list(d) or [0.0] for d in data])
-    ax.set_xticks(range(1, len(labels) + 1), labels)
-    ax.set_ylabel(ylabel)
-    return png(fig)
-
-
-def histograms(panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]]) -> str:
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.0), squeeze=False)
-    for ax, (title, series) in zip(axes[0], panels, strict=True):
-        for name, values in series.items():
-            ax.hist(list(values), bins=min(20, max(3, len(set(values)))), alpha=0.6, label=name)
-        ax.set_xlabel(title)
-        if len(series) > 1:
-            ax.legend(fontsize="small")
-    return png(fig)
-
-
-def line_plot(series: Mapping[str, Sequence[Mapping[str, Any]]], xlabel: str, ylabel: str) -> str:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    for name, points in series.items():
-        xs = [p["round"] for p in points]
-        ax.plot(xs, [p["mean"] for p in points], marker="o", ms=3, label=name)
-        ax.fill_between(xs, [p["min"] for p in points], [p["max"] for p in points], alpha=0.12)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize="small")
-    return png(fig)
+def count_note(t: Mapping[str, str], games: int, per: str = "") -> str:
+    """``n = 400 games`` (``per variant``): the title every figure carries."""
+    return f"n = {games} {t['games']}" + (f" {per}" if per else "")
 
 
 PAGE = """<!DOCTYPE html>
@@ -322,7 +255,9 @@ table { border-collapse: collapse; margin: .8rem 0; font-size: .92rem; }
 th, td { border: 1px solid #ddd; padding: .25rem .6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
-img { max-width: 100%; display: block; margin: .6rem 0; }
+img { max-width: 100%; height: auto; display: block; margin: .6rem 0; }
+caption { text-align: left; color: #555; padding: .2rem 0; }
+td.diff-none { color: #666; } td.diff-yes { font-weight: 600; }
 code { background: #f3f3f3; padding: 0 .2rem; }
 nav a { margin-right: .8rem; }
 </style></head><body>
@@ -331,7 +266,7 @@ nav a { margin-right: .8rem; }
 {% for s in sections %}
 <section id="{{ s.id }}">
 <h2>{{ s.title }}</h2>
-<p class="intro">{{ s.intro }}</p>
+<p class="intro"><strong>{{ how }}</strong> {{ s.intro }}</p>
 {% for line in s.lines %}<p>{{ line }}</p>{% endfor %}
 {% for img in s.images %}<img src="{{ img }}" alt="{{ s.title }}">{% endfor %}
 {% for table in s.tables %}
@@ -372,7 +307,8 @@ def render(title: str, sections: Sequence[Mapping[str, Any]], lang: str) -> str:
     import jinja2
 
     env = jinja2.Environment(autoescape=True)
-    return env.from_string(PAGE).render(title=title, sections=sections, lang=lang)
+    how = TEXT[lang]["how_to_read"] if lang in TEXT else TEXT["en"]["how_to_read"]
+    return env.from_string(PAGE).render(title=title, sections=sections, lang=lang, how=how)
 
 
 def _texts(lang: str) -> dict[str, str]:
@@ -418,13 +354,18 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
             "win-rates",
             t["Win rates"],
             t["intro_win_rates"],
-            images=[rate_bars(labels, bots, fair, t)],
-            tables=[
-                table(
-                    [t["bot"], t["games"], t["wins"], t["win_rate"], t["ci"]],
-                    [[b["bot"], b["games"], b["wins"], pct(b["rate"]), ci(b["ci95"])] for b in bots],
+            images=[
+                plots.vbars(
+                    labels,
+                    {"": [100 * b["rate"] for b in bots]},
+                    t["win_rate"],
+                    count_note(t, s["games"]),
+                    errors={"": [(100 * b["ci95"][0], 100 * b["ci95"][1]) for b in bots]},
+                    ref=100 * fair,
+                    ref_label=t["fair"],
                 )
             ],
+            tables=[_bot_table(bots, s["games"], t)],
         ),
         section(
             "scores",
@@ -432,10 +373,11 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
             t["intro_scores"],
             [f"{t['margin']}: {s['margin']['mean']:.1f} ({t['sd']} {s['margin']['sd']:.1f})"],
             images=[
-                box_plot(
+                plots.boxes(
                     entry_labels,
                     [[g.scores[g.entry_seat(e)] for g in result.games] for e in range(len(entry_labels))],
                     t["score"],
+                    count_note(t, s["games"]),
                 )
             ],
             tables=[
@@ -458,7 +400,8 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
             "ratings",
             t["Ratings"],
             t["intro_ratings"],
-            images=[_rating_plot(s["entries"], t)],
+            _rating_notes(s["entries"], t),
+            images=[_rating_plot(s["entries"], t, s["games"])],
             tables=[
                 table(
                     [t["entry"], "μ", "σ", "μ − 3σ"],
@@ -478,7 +421,17 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
             "seats",
             t["Seats"],
             t["intro_seats"],
-            images=[rate_bars([str(x["seat"]) for x in s["seats"]], s["seats"], fair, t)],
+            images=[
+                plots.vbars(
+                    [f"{t['seat']} {x['seat']}" for x in s["seats"]],
+                    {"": [100 * x["rate"] for x in s["seats"]]},
+                    t["win_rate"],
+                    count_note(t, s["games"]),
+                    errors={"": [(100 * x["ci95"][0], 100 * x["ci95"][1]) for x in s["seats"]]},
+                    ref=100 * fair,
+                    ref_label=t["fair"],
+                )
+            ],
             tables=[
                 table(
                     [t["seat"], t["games"], t["wins"], t["win_rate"], t["ci"], t["mean"]],
@@ -501,11 +454,13 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
             t["Game length"],
             t["intro_game_length"],
             images=[
-                histograms(
+                plots.counts(
                     [
-                        (t["decisions"], {"": [float(sum(g.decisions)) for g in result.games]}),
                         (t["rounds"], {"": [float(g.rounds) for g in result.games]}),
-                    ]
+                        (t["decisions"], {"": [float(sum(g.decisions)) for g in result.games]}),
+                    ],
+                    t["games"],
+                    count_note(t, s["games"]),
                 )
             ],
             tables=[
@@ -529,20 +484,33 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
     return render(f"{t['title_tournament']} — {get_game(cfg['game']).title}", sections, lang)
 
 
-def _rating_plot(entries: Sequence[Mapping[str, Any]], t: Mapping[str, str]) -> str:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.1 * len(entries) + 2), 3.0))
-    ax.bar(
-        range(len(entries)),
-        [e["rating"]["mu"] for e in entries],
-        yerr=[e["rating"]["sigma"] for e in entries],
-        capsize=5,
-        color="#72b7b2",
+def _bot_table(bots: Sequence[Mapping[str, Any]], games: int, t: Mapping[str, str]) -> dict[str, Any]:
+    """Per bot: the games (as in the summary), its wins out of its seat-games (a bot
+    listed twice plays two seats of every game), the rate and its 95 % range."""
+    return table(
+        [t["bot"], t["games"], t["wins_of"], t["win_rate"], t["ci"]],
+        [[b["bot"], games, f"{b['wins']} / {b['games']}", pct(b["rate"]), ci(b["ci95"])] for b in bots],
     )
-    ax.axhline(25, ls="--", color="#444")
-    ax.set_xticks(range(len(entries)), [e["label"] for e in entries])
-    ax.set_ylabel(t["rating"])
-    return png(fig)
+
+
+def _rating_plot(entries: Sequence[Mapping[str, Any]], t: Mapping[str, str], games: int) -> str:
+    mus = [(e["rating"]["mu"], 2 * e["rating"]["sigma"]) for e in entries]
+    values = [(mu, mu - r, mu + r) for mu, r in mus]
+    return plots.dots([e["label"] for e in entries], values, t["rating_axis"], count_note(t, games))
+
+
+def _rating_notes(entries: Sequence[Mapping[str, Any]], t: Mapping[str, str]) -> list[str]:
+    """Say so when TrueSkill's order of two entries is not established (their
+    μ ± 2σ ranges overlap) and disagrees with their win rates."""
+    unsure: list[str] = []
+    for a in entries:
+        for b in entries:
+            ra, rb = a["rating"], b["rating"]
+            if a["label"] >= b["label"] or (ra["mu"] > rb["mu"]) == (a["rate"] > b["rate"]):
+                continue
+            if abs(ra["mu"] - rb["mu"]) < 2 * (ra["sigma"] + rb["sigma"]):
+                unsure.append(f"{a['label']} / {b['label']}")
+    return [t["rating_note"].format(names=", ".join(unsure))] if unsure else []
 
 
 def variants_html(result: VariantsResult, lang: str = "en") -> str:
@@ -552,6 +520,8 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
     sums = [result.summaries[n] for n in names]
     fair = sums[0]["fair_share"]
     bot_names = [b["bot"] for b in sums[0]["bots"]]
+    played = result.played or sums[0]["games"]
+    per = count_note(t, played, t["per_variant"])
 
     def bot_rate(summary: Mapping[str, Any], bot: str) -> Mapping[str, Any]:
         return next(b for b in summary["bots"] if b["bot"] == bot)
@@ -563,6 +533,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 v.name,
                 json.dumps(v.options) if v.options else t["defaults"],
                 v.description,
+                s["games"],
                 *(pct(bot_rate(s, b)["rate"]) for b in bot_names),
                 "–" if s["skill_gap"] is None else pct(s["skill_gap"]),
                 pct(s["seats"][0]["rate"]),
@@ -576,8 +547,9 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["intro_summary"],
             [
                 f"{t['lineup']}: {', '.join(map(entrant_name, study.lineup))} · "
-                f"{t['games']}: {study.games} · "
+                f"{t['games']}: {played} {t['per_variant']} · "
                 f"{t['seed']}: {study.seed}",
+                result.stop_note(lang),
             ],
             tables=[
                 table(
@@ -585,6 +557,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                         t["variant"],
                         t["options"],
                         "",
+                        t["games"],
                         *(f"{t['win_rate']} {b}" for b in bot_names),
                         "skill gap",
                         f"{t['seat']} 0",
@@ -594,6 +567,10 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 )
             ],
         ),
+    ]
+    if len(names) > 1:
+        sections.append(_paired_section(result, t, lang))
+    sections += [
         section(
             "skill",
             t["Skill"],
@@ -604,24 +581,28 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 for n, s in zip(names, sums, strict=True)
             ],
             images=[
-                grouped_bars(
+                plots.vbars(
                     names,
-                    {b: [bot_rate(s, b)["rate"] for s in sums] for b in bot_names},
+                    {b: [100 * bot_rate(s, b)["rate"] for s in sums] for b in bot_names},
                     t["win_rate"],
-                    errors={b: [bot_rate(s, b)["ci95"] for s in sums] for b in bot_names},
-                    fair=fair,
-                    fair_label=t["fair"],
+                    per,
+                    errors={
+                        b: [(100 * bot_rate(s, b)["ci95"][0], 100 * bot_rate(s, b)["ci95"][1]) for s in sums]
+                        for b in bot_names
+                    },
+                    ref=100 * fair,
+                    ref_label=t["fair"],
                 )
             ],
             tables=[
                 table(
-                    [t["variant"], t["bot"], t["games"], t["wins"], t["win_rate"], t["ci"]],
+                    [t["variant"], t["bot"], t["games"], t["wins_of"], t["win_rate"], t["ci"]],
                     [
                         [
                             n,
                             b,
-                            bot_rate(s, b)["games"],
-                            bot_rate(s, b)["wins"],
+                            s["games"],
+                            f"{bot_rate(s, b)['wins']} / {bot_rate(s, b)['games']}",
                             pct(bot_rate(s, b)["rate"]),
                             ci(bot_rate(s, b)["ci95"]),
                         ]
@@ -636,19 +617,20 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Seats"],
             t["intro_seats_v"],
             images=[
-                grouped_bars(
+                plots.vbars(
                     [f"{t['seat']} {i}" for i in range(study.players)],
-                    {n: [x["rate"] for x in s["seats"]] for n, s in zip(names, sums, strict=True)},
+                    {n: [100 * x["rate"] for x in s["seats"]] for n, s in zip(names, sums, strict=True)},
                     t["win_rate"],
-                    fair=fair,
-                    fair_label=t["fair"],
+                    per,
+                    ref=100 * fair,
+                    ref_label=t["fair"],
                 )
             ],
             tables=[
                 table(
-                    [t["variant"], *(f"{t['seat']} {i}" for i in range(study.players))],
+                    [t["variant"], t["games"], *(f"{t['seat']} {i}" for i in range(study.players))],
                     [
-                        [n, *(f"{pct(x['rate'])} ({ci(x['ci95'])})" for x in s["seats"])]
+                        [n, s["games"], *(f"{pct(x['rate'])} ({ci(x['ci95'])})" for x in s["seats"])]
                         for n, s in zip(names, sums, strict=True)
                     ],
                 )
@@ -659,21 +641,21 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Scores"],
             t["intro_scores_v"],
             images=[
-                box_plot(
+                plots.boxes(
                     names,
                     [[float(sc) for g in result.games if g.group == n for sc in g.scores] for n in names],
                     t["score"],
+                    per,
                 )
             ],
             tables=[
                 table(
-                    [t["variant"], t["mean"], t["sd"], t["spread_in_game"], t["margin"]],
+                    [t["variant"], t["games"], t["mean"], t["sd"], t["spread_in_game"], t["margin"]],
                     [
                         [
                             n,
-                            f"{s['bots'][0]['score']['mean']:.1f}"
-                            if len(s["bots"]) == 1
-                            else f"{_mean_score(s):.1f}",
+                            s["games"],
+                            f"{_mean_score(s):.1f}",
                             f"{_pooled_sd(result, n):.1f}",
                             f"{s['score_spread_in_game']['mean']:.1f}",
                             f"{s['margin']['mean']:.1f}",
@@ -688,10 +670,14 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Rulings"],
             t["intro_rulings"],
             images=[
-                grouped_bars(
-                    [rule for rule, _ in RULINGS],
-                    {n: [r["round_share"] for r in s["rulings"]] for n, s in zip(names, sums, strict=True)},
+                plots.hbars(
+                    [f"{rule} {_ruling_meaning(rule, meaning, lang)}" for rule, meaning in RULINGS],
+                    {
+                        n: [100 * r["round_share"] for r in s["rulings"]]
+                        for n, s in zip(names, sums, strict=True)
+                    },
                     t["round_share"],
+                    per,
                 )
             ],
             tables=[
@@ -704,7 +690,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                     [
                         [
                             rule,
-                            meaning,
+                            _ruling_meaning(rule, meaning, lang),
                             *(
                                 pct(s["rulings"][i]["round_share"])
                                 + " / "
@@ -714,6 +700,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                         ]
                         for i, (rule, meaning) in enumerate(RULINGS)
                     ],
+                    caption=per,
                 )
             ],
         ),
@@ -722,10 +709,11 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Hand sizes"],
             t["intro_hand_sizes"],
             images=[
-                line_plot(
+                plots.lines(
                     {n: s["hand_sizes"] for n, s in zip(names, sums, strict=True)},
                     t["round"],
-                    t["Hand sizes"],
+                    t["cards_in_hand"],
+                    per,
                 )
             ],
             tables=[
@@ -735,6 +723,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                         [r, *(_hand_cell(s, r) for s in sums)]
                         for r in range(1, 1 + max((len(s["hand_sizes"]) for s in sums), default=0))
                     ],
+                    caption=per,
                 )
             ],
         ),
@@ -743,7 +732,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             t["Game length"],
             t["intro_game_length_v"],
             images=[
-                histograms(
+                plots.counts(
                     [
                         (
                             t["rounds"],
@@ -756,13 +745,16 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                                 for n in names
                             },
                         ),
-                    ]
+                    ],
+                    t["games"],
+                    per,
                 )
             ],
             tables=[
                 table(
                     [
                         t["variant"],
+                        t["games"],
                         f"{t['rounds']} ({t['mean']})",
                         f"{t['decisions']} ({t['mean']})",
                         f"{t['decisions']} ({t['sd']})",
@@ -770,6 +762,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                     [
                         [
                             n,
+                            s["games"],
                             f"{s['length']['rounds']['mean']:.1f}",
                             f"{s['length']['decisions']['mean']:.1f}",
                             f"{s['length']['decisions']['sd']:.1f}",
@@ -781,31 +774,38 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
         ),
     ]
     if study.impact_cards:
+        impact_games = sums[0]["impact"][0]["with"]["games"] if sums[0]["impact"] else 0
         sections.append(
             section(
                 "card-impact",
                 t["Card impact"],
                 t["intro_impact"],
                 [
-                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {study.impact_games}",
+                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {impact_games} "
+                    f"{t['per_variant']}",
                 ],
                 images=[
-                    grouped_bars(
+                    plots.forest(
                         list(study.impact_cards),
-                        {n: [c["delta"] for c in s["impact"]] for n, s in zip(names, sums, strict=True)},
-                        t["delta"],
+                        {
+                            n: [_interval_of(c.get("paired"), 100 * c["delta"]) for c in s["impact"]]
+                            for n, s in zip(names, sums, strict=True)
+                        },
+                        t["pts_axis"],
+                        count_note(t, impact_games, t["per_variant"]),
                     )
                 ],
                 tables=[
                     table(
-                        [t["variant"], "card", t["with"], t["without"], t["delta"], t["bites"]],
+                        [t["variant"], "card", t["games"], t["with"], t["without"], t["delta"], t["bites"]],
                         [
                             [
                                 n,
                                 c["card"],
+                                c["with"]["games"],
                                 f"{pct(c['with']['rate'])} ({ci(c['with']['ci95'])})",
                                 f"{pct(c['without']['rate'])} ({ci(c['without']['ci95'])})",
-                                f"{100 * c['delta']:+.1f}",
+                                _diff_cell(c.get("paired"), "pts", lang, 100 * c["delta"]),
                                 f"{c['bites_per_game']:.1f}",
                             ]
                             for n, s in zip(names, sums, strict=True)
@@ -816,6 +816,71 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
             )
         )
     return render(f"{t['title_variants']} — Waschbär-Schmaus", sections, lang)
+
+
+def _ruling_meaning(rule: str, meaning: str, lang: str) -> str:
+    from spieltisch.lab.paired import RULING_NAMES_DE
+
+    return RULING_NAMES_DE[rule] if lang == "de" else meaning
+
+
+def _interval_of(d: Mapping[str, Any] | None, value: float) -> tuple[float, float, float]:
+    if not d:
+        return value, value, value
+    return d["value"], d["ci95"][0], d["ci95"][1]
+
+
+def _diff_cell(d: Mapping[str, Any] | None, unit: str, lang: str, value: float) -> str:
+    from spieltisch.lab.paired import describe_diff, estimate_from_json
+
+    if not d:
+        return f"{value:+.1f}"
+    return describe_diff(estimate_from_json(d), unit, lang)
+
+
+def _paired_section(result: VariantsResult, t: Mapping[str, str], lang: str) -> dict[str, Any]:
+    """Every measure's paired difference from the first variant: a forest plot of
+    the percentage-point measures and a table of all of them."""
+    from spieltisch.lab.paired import estimate_from_json
+
+    study = result.study
+    base = study.variants[0].name
+    others = [v.name for v in study.variants[1:]]
+    keys = study.paired_keys()
+    known = study.measures()
+    cells = {n: result.summaries[n]["paired"]["measures"] for n in others}
+    pts_keys = [k for k in keys if known[k].unit in ("pts", "%", "% of rounds")]
+    rows = []
+    for k in keys:
+        row: list[Any] = [known[k].title(lang)]
+        for n in others:
+            d = cells[n][k]
+            e = estimate_from_json(d)
+            p = "" if e.p_value is None else f"{e.p_value:.3f}"
+            row += [_diff_cell(d, known[k].unit, lang, e.value), p]
+        rows.append(row)
+    return section(
+        "paired",
+        t["Paired differences"],
+        t["intro_paired"],
+        [result.stop_note(lang)],
+        images=[
+            plots.forest(
+                [known[k].title(lang) for k in pts_keys],
+                {n: [_interval_of(cells[n][k], 0.0) for k in pts_keys] for n in others},
+                t["pts_axis"],
+                f"{count_note(t, result.played, t['per_variant'])} · {t['change_from']} {base}",
+                first_color=1,
+            )
+        ],
+        tables=[
+            table(
+                [t["measure"], *(h for n in others for h in (f"{n} − {base}", t["sign_p"]))],
+                rows,
+                caption=count_note(t, result.played, t["per_variant"]),
+            )
+        ],
+    )
 
 
 def _mean_score(summary: Mapping[str, Any]) -> float:

@@ -3,6 +3,13 @@
 Whatever the backend and the number of workers, the results come back in task
 order and every game depends only on its task, so a study is reproducible
 from its seed alone.
+
+Progress is honest from the first game: games go out one (or a few, for
+thousands of quick games) at a time and each result is counted the moment it
+arrives; the rate is games done over the time since the start (not a short
+window, which jumps when results arrive in bursts), and the time left is the
+games left at that rate. A :class:`Runner` keeps its worker pool across
+several batches (the design search plays many small ones).
 """
 
 from __future__ import annotations
@@ -11,9 +18,10 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,7 +31,6 @@ from rich.progress import (
     TaskProgressColumn,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -32,6 +39,11 @@ from spieltisch.lab.play import GameResult, GameTask, play_game
 
 Advance = Callable[[int], None]
 
+MAX_CHUNK = 4
+"""At most this many games per unit of work: one game costs milliseconds (random
+bots) to seconds (searching bots), so a few games per message keep the overhead
+low and the progress bar moving."""
+
 
 def play_chunk(tasks: Sequence[GameTask]) -> list[GameResult]:
     """Play a few games one after another (the unit of work sent to a worker)."""
@@ -39,45 +51,196 @@ def play_chunk(tasks: Sequence[GameTask]) -> list[GameResult]:
 
 
 def chunked(tasks: Sequence[GameTask], workers: int) -> list[list[GameTask]]:
-    """Small chunks: few enough to keep the overhead low, many enough for a smooth
-    progress bar and balanced workers."""
-    size = max(1, min(16, len(tasks) // (workers * 8)))
+    """Chunks of one game; :data:`MAX_CHUNK` games only for thousands of games
+    per worker (quick bots, where one game is a millisecond job)."""
+    size = MAX_CHUNK if len(tasks) >= workers * 1000 else 1
     return [list(tasks[i : i + size]) for i in range(0, len(tasks), size)]
 
 
+def overall_rate(task: Task) -> float | None:
+    """Games per second since the start, ``None`` before the first game is done."""
+    elapsed = task.finished_time if task.finished else task.elapsed
+    if not task.completed or not elapsed:
+        return None
+    return task.completed / elapsed
+
+
 class RateColumn(ProgressColumn):
-    """Games per second."""
+    """Games per second over the whole run so far."""
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("–/s" if speed is None else f"{speed:,.1f} games/s", style="progress.data.speed")
+        speed = overall_rate(task)
+        if speed is None:
+            return Text("measuring…", style="progress.data.speed")
+        text = f"{speed:,.1f} games/s" if speed >= 1 else f"{1 / speed:,.1f} s/game"
+        return Text(text, style="progress.data.speed")
+
+
+class EtaColumn(ProgressColumn):
+    """Time left: the games left at the overall rate."""
+
+    def render(self, task: Task) -> Text:
+        if task.finished:
+            return Text("done", style="progress.remaining")
+        speed = overall_rate(task)
+        if speed is None or task.total is None:
+            return Text("ETA –", style="progress.remaining")
+        left = max(0.0, (task.total - task.completed) / speed)
+        minutes, seconds = divmod(round(left), 60)
+        hours, minutes = divmod(minutes, 60)
+        text = f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+        return Text(f"ETA {text}", style="progress.remaining")
+
+
+class _Progress(Progress):
+    """A progress bar with an optional live panel under it (the design search's best candidates)."""
+
+    def __init__(self, *columns: ProgressColumn, panel: Callable[[], RenderableType | None] | None = None,
+                 **kwargs: Any) -> None:  # fmt: skip
+        self.panel = panel
+        super().__init__(*columns, **kwargs)
+
+    def get_renderables(self) -> Iterator[RenderableType]:
+        yield from super().get_renderables()
+        extra = self.panel() if self.panel is not None else None
+        if extra is not None:
+            yield extra
+
+
+class ProgressBar:
+    """``advance(n)`` counts games; ``add(n)`` raises the total (sequential
+    studies and the design search learn their total as they go)."""
+
+    def __init__(self, progress: _Progress | None, task_id: Any = None) -> None:
+        self._progress = progress
+        self._task = task_id
+
+    def advance(self, n: int) -> None:
+        if self._progress is not None:
+            self._progress.advance(self._task, n)
+
+    def __call__(self, n: int) -> None:
+        self.advance(n)
+
+    def set_total(self, total: int) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, total=total)
+
+    def describe(self, text: str) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, description=text)
 
 
 @contextmanager
-def progress_bar(total: int, description: str, enabled: bool) -> Iterator[Advance]:
-    """A rich progress bar (rate and ETA) on stderr; a no-op when disabled."""
+def progress_bar(
+    total: int,
+    description: str,
+    enabled: bool,
+    panel: Callable[[], RenderableType | None] | None = None,
+) -> Iterator[ProgressBar]:
+    """A rich progress bar (overall rate and ETA) on stderr; a no-op when disabled."""
     if not enabled:
-        yield lambda _n: None
+        yield ProgressBar(None)
         return
-    progress = Progress(
+    progress = _Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),
         RateColumn(),
         TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        EtaColumn(),
         console=Console(stderr=True),
         transient=False,
+        refresh_per_second=4,
+        panel=panel,
     )
     with progress:
-        task_id = progress.add_task(description, total=total)
-        yield lambda n: progress.advance(task_id, n)
+        yield ProgressBar(progress, progress.add_task(description, total=total))
 
 
 def default_workers() -> int:
     return os.cpu_count() or 1
+
+
+class Runner:
+    """Plays batches of tasks on one backend, keeping its worker pool (or Ray
+    connection) until closed. Use as a context manager."""
+
+    def __init__(self, workers: int | None = None, ray_address: str | None = None) -> None:
+        if workers is not None and workers < 1:
+            raise LabError(f"--workers must be at least 1, not {workers}")
+        self.workers = workers or default_workers()
+        self.ray_address = ray_address
+        self._pool: ProcessPoolExecutor | None = None
+        self._ray: Any = None
+        if ray_address is not None:
+            self._ray = _start_ray(ray_address, workers)
+            self.workers = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._ray is not None:
+            self._ray.shutdown()
+            self._ray = None
+
+    def run(self, tasks: Sequence[GameTask], advance: Advance = lambda _n: None) -> list[GameResult]:
+        """Every task played; results in task order, ``advance`` called per finished chunk."""
+        if self._ray is not None:
+            return self._run_ray(tasks, advance)
+        if self.workers == 1 or len(tasks) <= 1:
+            results = []
+            for task in tasks:
+                results.append(play_game(task))
+                advance(1)
+            return results
+        return self._run_processes(tasks, advance)
+
+    def _run_processes(self, tasks: Sequence[GameTask], advance: Advance) -> list[GameResult]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        chunks = chunked(tasks, self.workers)
+        out: list[list[GameResult] | None] = [None] * len(chunks)
+        pending: dict[Future[list[GameResult]], int] = {
+            self._pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)
+        }
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    i = pending.pop(future)
+                    out[i] = future.result()
+                    advance(len(chunks[i]))
+        finally:
+            for future in pending:
+                future.cancel()
+        return [result for chunk in out if chunk is not None for result in chunk]
+
+    def _run_ray(self, tasks: Sequence[GameTask], advance: Advance) -> list[GameResult]:
+        ray = self._ray
+        remote = ray.remote(play_chunk)
+        chunks = chunked(tasks, self.workers)
+        refs = [remote.remote(chunk) for chunk in chunks]
+        index = {ref: i for i, ref in enumerate(refs)}
+        out: list[list[GameResult] | None] = [None] * len(chunks)
+        pending = list(refs)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                i = index[ref]
+                out[i] = ray.get(ref)
+                advance(len(chunks[i]))
+        return [result for chunk in out if chunk is not None for result in chunk]
 
 
 def run_tasks(
@@ -92,35 +255,8 @@ def run_tasks(
     ``workers``: local processes (default: every core; 1 plays in this
     process). ``ray_address``: a Ray cluster address, or ``"local"`` to start a
     small Ray instance here (then ``workers`` is its CPU count)."""
-    if workers is not None and workers < 1:
-        raise LabError(f"--workers must be at least 1, not {workers}")
-    with progress_bar(len(tasks), description, progress) as advance:
-        if ray_address is not None:
-            return _run_ray(tasks, ray_address, workers, advance)
-        n = workers or default_workers()
-        if n == 1 or len(tasks) <= 1:
-            results = []
-            for task in tasks:
-                results.append(play_game(task))
-                advance(1)
-            return results
-        return _run_processes(tasks, n, advance)
-
-
-def _run_processes(tasks: Sequence[GameTask], workers: int, advance: Advance) -> list[GameResult]:
-    chunks = chunked(tasks, workers)
-    out: list[list[GameResult] | None] = [None] * len(chunks)
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-        pending: dict[Future[list[GameResult]], int] = {
-            pool.submit(play_chunk, chunk): i for i, chunk in enumerate(chunks)
-        }
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                i = pending.pop(future)
-                out[i] = future.result()
-                advance(len(chunks[i]))
-    return [result for chunk in out if chunk is not None for result in chunk]
+    with Runner(workers, ray_address) as runner, progress_bar(len(tasks), description, progress) as bar:
+        return runner.run(tasks, bar)
 
 
 def import_ray() -> Any:
@@ -134,9 +270,7 @@ def import_ray() -> Any:
     return ray
 
 
-def _run_ray(
-    tasks: Sequence[GameTask], address: str, workers: int | None, advance: Advance
-) -> list[GameResult]:
+def _start_ray(address: str, workers: int | None) -> Any:
     ray = import_ray()
     import logging
 
@@ -160,20 +294,4 @@ def _run_ray(
             )
         except ConnectionError as exc:
             raise LabError(f"cannot reach the Ray cluster at {address!r}: {exc}") from exc
-    try:
-        remote = ray.remote(play_chunk)
-        cluster_cpus = int(ray.cluster_resources().get("CPU", 1))
-        chunks = chunked(tasks, max(1, cluster_cpus))
-        refs = [remote.remote(chunk) for chunk in chunks]
-        index = {ref: i for i, ref in enumerate(refs)}
-        out: list[list[GameResult] | None] = [None] * len(chunks)
-        pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                i = index[ref]
-                out[i] = ray.get(ref)
-                advance(len(chunks[i]))
-        return [result for chunk in out if chunk is not None for result in chunk]
-    finally:
-        ray.shutdown()
+    return ray

@@ -33,8 +33,9 @@ from spieltisch.lab.config import (
     round_up_games,
     validate_options,
 )
+from spieltisch.lab.paired import CONFIDENCE, Estimate, Measure, measures, paired_difference
 from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding
-from spieltisch.lab.runner import run_tasks
+from spieltisch.lab.runner import Runner, progress_bar
 from spieltisch.lab.stats import entrant_name, rate, spread, summarize
 from spieltisch.lab.tournament import pct, summary_table, write_csv, write_text
 from spieltisch.options import OptionsInputError
@@ -105,6 +106,11 @@ class VariantStudy:
     budget: Budget | None = None
     timeout: float = 10.0
     normalized: dict[str, dict[str, Any]] = field(default_factory=dict)
+    looks: int = 1
+    """Sequential testing: look at the paired differences after 1/2^(looks-1), ...,
+    1/2, all of the games, and stop at the first look where every one is settled."""
+    stop_on: str = "skill_gap"
+    """The measure whose paired differences (each variant vs the first) decide the early stop."""
 
     @classmethod
     def create(
@@ -118,6 +124,8 @@ class VariantStudy:
         duplicate: bool = True,
         budget: Budget | None = None,
         timeout: float = 10.0,
+        looks: int = 1,
+        stop_on: str = "skill_gap",
     ) -> VariantStudy:
         from spieltisch.engine.schmaus.cards import IDS
 
@@ -152,6 +160,11 @@ class VariantStudy:
             raise LabError(
                 f"unknown card(s) {', '.join(unknown)} for --impact-card (one of {', '.join(IDS)})"
             )
+        if not 1 <= looks <= 8:
+            raise LabError(f"--looks must be from 1 (no early stop) to 8, not {looks}")
+        known = measures([entrant_name(e) for e in lineup], players)
+        if stop_on not in known:
+            raise LabError(f"--stop-on {stop_on!r}: choose one of {', '.join(known)}")
         return cls(
             tuple(lineup),
             tuple(variants),
@@ -163,13 +176,17 @@ class VariantStudy:
             budget,
             timeout,
             normalized,
+            looks,
+            stop_on,
         )
 
     @property
     def players(self) -> int:
         return len(self.lineup)
 
-    def _tasks(self, variant: Variant, lineup: tuple[Entrant, ...], games: int, group: str) -> list[GameTask]:
+    def _tasks(
+        self, variant: Variant, lineup: tuple[Entrant, ...], games: int, group: str, start: int = 0
+    ) -> list[GameTask]:
         return [
             GameTask(
                 game=GAME,
@@ -183,17 +200,49 @@ class VariantStudy:
                 detail=True,
                 group=group,
             )
-            for i in range(games)
+            for i in range(start, games)
         ]
 
-    def tasks(self) -> list[GameTask]:
+    def tasks(self, start: int = 0, stop: int | None = None, impact: int | None = None) -> list[GameTask]:
+        """Games ``start`` to ``stop`` of every variant, then the first ``impact``
+        games of each variant again for every card-impact run."""
+        stop = self.games if stop is None else stop
+        impact = self.impact_games if impact is None else impact
         out = []
         for v in self.variants:
-            out += self._tasks(v, self.lineup, self.games, v.name)
+            out += self._tasks(v, self.lineup, stop, v.name, start)
+        for v in self.variants:
             for card in self.impact_cards:
                 avoid = (avoiding(card, self.lineup[0]), *self.lineup[1:])
-                out += self._tasks(v, avoid, self.impact_games, f"{v.name}/{AVOID_PREFIX}{card}")
+                out += self._tasks(v, avoid, impact, f"{v.name}/{AVOID_PREFIX}{card}")
         return out
+
+    def look_points(self) -> list[int]:
+        """Game counts at which the study looks (whole rotation blocks), the last one all games."""
+        n = self.players
+        points = [round_up_games(max(1, self.games >> (self.looks - 1 - k)), n) for k in range(self.looks)]
+        return sorted({min(p, self.games) for p in points})
+
+    @property
+    def stop_confidence(self) -> float:
+        """Each look tests at 1 − 5 %/looks (Bonferroni), so stopping early keeps
+        the chance of a false "settled" under 5 %."""
+        return 1 - (1 - CONFIDENCE) / self.looks
+
+    def specs(self) -> list[str]:
+        return [entrant_name(e) for e in self.lineup]
+
+    def measures(self) -> dict[str, Measure]:
+        return measures(self.specs(), self.players)
+
+    def compare(
+        self, base: Sequence[GameResult], other: Sequence[GameResult], measure: Measure,
+        confidence: float = CONFIDENCE,
+    ) -> Estimate:  # fmt: skip
+        """The paired difference ``measure(other) − measure(base)`` (same indices and seeds)."""
+        return paired_difference(
+            base, other, measure, self.specs(), self.players, self.duplicate, self.seed, confidence
+        )
 
     def config_json(self) -> dict[str, Any]:
         return {
@@ -219,16 +268,80 @@ class VariantStudy:
     def run(
         self, workers: int | None = None, ray_address: str | None = None, progress: bool = False
     ) -> VariantsResult:
-        results = run_tasks(
-            self.tasks(), workers=workers, ray_address=ray_address, progress=progress, description="variants"
-        )
-        by_group: dict[str, list[GameResult]] = {}
-        for r in results:
-            by_group.setdefault(r.group, []).append(r)
-        summaries = {v.name: self.summarize_variant(v, by_group) for v in self.variants}
-        return VariantsResult(self, results, summaries)
+        """Play look by look; stop at the first look where every variant's paired
+        difference in :attr:`stop_on` is settled (its interval excludes 0)."""
+        results: list[GameResult] = []
+        played = 0
+        stopped: dict[str, Any] = {"looks": self.looks, "stop_on": self.stop_on, "settled": False}
+        measure = self.measures()[self.stop_on]
+        with (
+            Runner(workers, ray_address) as runner,
+            progress_bar(len(self.tasks()), "variants", progress) as bar,
+        ):
+            for look, point in enumerate(self.look_points(), 1):
+                results += runner.run(self.tasks(played, point, impact=0), bar)
+                played = point
+                stopped.update(look=look, games=played)
+                if point == self.games or self.looks == 1:
+                    break
+                by_group = _by_group(results)
+                base = by_group[self.variants[0].name]
+                if all(
+                    not self.compare(base, by_group[v.name], measure, self.stop_confidence).covers_zero
+                    for v in self.variants[1:]
+                ):
+                    stopped["settled"] = True
+                    break
+            impact = min(self.impact_games, played)
+            bar.set_total(len(self.tasks(0, played, impact)))
+            results += runner.run(self.tasks(played, played, impact), bar)
+        if self.looks > 1 and not stopped["settled"]:
+            by_group = _by_group(results)
+            base = by_group[self.variants[0].name]
+            stopped["settled"] = all(
+                not self.compare(base, by_group[v.name], measure, self.stop_confidence).covers_zero
+                for v in self.variants[1:]
+            )
+        stopped["confidence"] = self.stop_confidence
+        by_group = _by_group(results)
+        summaries = {v.name: self.summarize_variant(v, by_group, impact) for v in self.variants}
+        self.add_paired(summaries, by_group)
+        return VariantsResult(self, results, summaries, played, stopped)
 
-    def summarize_variant(self, variant: Variant, by_group: Mapping[str, list[GameResult]]) -> dict[str, Any]:
+    def add_paired(
+        self, summaries: dict[str, dict[str, Any]], by_group: Mapping[str, list[GameResult]]
+    ) -> None:
+        """Each variant's paired differences from the first variant, measure by measure."""
+        base_name = self.variants[0].name
+        base = by_group[base_name]
+        keys = self.paired_keys()
+        known = self.measures()
+        for v in self.variants:
+            summaries[v.name]["paired"] = {
+                "against": base_name,
+                "measures": {
+                    k: {
+                        "label": known[k].label,
+                        "unit": known[k].unit,
+                        **self.compare(base, by_group[v.name], known[k]).to_json(),
+                    }
+                    for k in keys
+                }
+                if v.name != base_name
+                else {},
+            }
+
+    def paired_keys(self) -> list[str]:
+        bots = list(dict.fromkeys(self.specs()))
+        keys = ["skill_gap"] if len(bots) > 1 else []
+        keys += [f"win:{b}" for b in bots]
+        keys += ["seat_advantage", "seat0", "rounds", "score_spread", "margin"]
+        keys += [f"ruling:{rule}" for rule, _ in RULINGS]
+        return keys
+
+    def summarize_variant(
+        self, variant: Variant, by_group: Mapping[str, list[GameResult]], impact_games: int
+    ) -> dict[str, Any]:
         games = by_group.get(variant.name, [])
         summary = summarize(games, self.lineup)
         rates = [b["rate"] for b in summary["bots"]]
@@ -237,12 +350,33 @@ class VariantStudy:
         summary["rulings"] = ruling_summary(games)
         summary["hand_sizes"] = hand_size_summary(games)
         summary["impact"] = [
-            impact_summary(
-                card, games[: self.impact_games], by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", [])
+            self.impact_summary(
+                card, games[:impact_games], by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", [])
             )
             for card in self.impact_cards
         ]
         return summary
+
+    def impact_summary(
+        self, card: str, baseline: Sequence[GameResult], restricted: Sequence[GameResult]
+    ) -> dict[str, Any]:
+        """:func:`impact_summary` plus the paired difference with its interval."""
+        out = impact_summary(card, baseline, restricted)
+        if baseline and restricted:
+            entry0 = Measure("entry0", "win rate of line-up entry 0", "%", ("entry_win:0",),
+                             lambda m: 100 * m["entry_win:0"])  # fmt: skip
+            diff = paired_difference(
+                restricted, baseline, entry0, self.specs(), self.players, self.duplicate, self.seed
+            )
+            out["paired"] = diff.to_json()
+        return out
+
+
+def _by_group(results: Sequence[GameResult]) -> dict[str, list[GameResult]]:
+    by_group: dict[str, list[GameResult]] = {}
+    for r in results:
+        by_group.setdefault(r.group, []).append(r)
+    return by_group
 
 
 def ruling_summary(games: Sequence[GameResult]) -> list[dict[str, Any]]:
@@ -312,10 +446,15 @@ class VariantsResult:
     study: VariantStudy
     games: list[GameResult]
     summaries: dict[str, dict[str, Any]]
+    played: int = 0
+    """Games played per variant (fewer than ``study.games`` after an early stop)."""
+    sequential: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.study.config_json(),
+            "games_per_variant": self.played,
+            "sequential": self.sequential,
             "variants": self.summaries,
             "games": [g.to_json() for g in self.games],
         }
@@ -380,3 +519,58 @@ class VariantsResult:
         for name, cells in rows:
             table.add_row(name, *cells)
         console.print(table)
+        self.print_paired(console)
+
+    def stop_note(self, lang: str = "en") -> str:
+        """How many games the study took, and why it stopped there."""
+        seq = self.sequential
+        de = lang == "de"
+        if seq.get("looks", 1) <= 1:
+            return (f"{self.played} Partien je Variante (ohne frühen Abbruch)." if de
+                    else f"{self.played} games per variant (no early stop).")  # fmt: skip
+        level = f"{100 * seq['confidence']:.2f}%"
+        if seq["settled"] and self.played < self.study.games:
+            if de:
+                return (
+                    f"Früh beendet nach {self.played} von {self.study.games} Partien je Variante (Blick "
+                    f"{seq['look']} von {seq['looks']}): jeder Unterschied in {seq['stop_on']} war auf dem "
+                    f"{level}-Niveau entschieden (die 5 % auf alle Blicke verteilt)."
+                )
+            return (
+                f"Stopped early after {self.played} of {self.study.games} games per variant (look "
+                f"{seq['look']} of {seq['looks']}): every {seq['stop_on']} difference was settled at the "
+                f"{level} level (5% shared by the looks)."
+            )
+        if de:
+            state = "entschieden" if seq["settled"] else "nicht entschieden"
+            return (
+                f"Alle {self.played} Partien je Variante gespielt; die Unterschiede in {seq['stop_on']} sind "
+                f"auf dem {level}-Niveau {state}."
+            )
+        state = "settled" if seq["settled"] else "not settled"
+        return (
+            f"Played all {self.played} games per variant; the {seq['stop_on']} differences are {state} "
+            f"at the {level} level."
+        )
+
+    def print_paired(self, console: Console) -> None:
+        from spieltisch.lab.paired import describe_diff, estimate_from_json
+
+        base = self.study.variants[0].name
+        others = [v.name for v in self.study.variants[1:]]
+        table = Table(title=f"Paired differences from {base} (same deals and seeds; 95% intervals)")
+        table.add_column("measure")
+        for name in others:
+            table.add_column(f"{name} − {base}", justify="right")
+        for key in self.study.paired_keys():
+            cells = []
+            label = key
+            for name in others:
+                d = self.summaries[name]["paired"]["measures"][key]
+                label = d["label"]
+                cells.append(describe_diff(estimate_from_json(d), d["unit"]))
+            table.add_row(label, *cells)
+        console.print(table)
+        console.print(
+            f"{self.stop_note()} Each difference: {self.played} games per variant, paired deal by deal."
+        )
