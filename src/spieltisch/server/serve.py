@@ -111,7 +111,8 @@ def run_server(
     from spieltisch.server.app import create_app
 
     # The limits the server enforces before the app reads anything (frame size, request head).
-    config = uvicorn.Config(create_app(database, bot_delay=bot_delay, limits=limits), **uvicorn_options(limits))
+    app = create_app(database, bot_delay=bot_delay, limits=limits)
+    config = uvicorn.Config(app, **uvicorn_options(limits))
     server = _AnnouncingServer(config, banner)
     with sock:
         server.run(sockets=[sock])
