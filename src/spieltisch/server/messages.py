@@ -316,6 +316,9 @@ class Frame(_Out):
     seat: int | None
     view: JSONObject
     hands: list[Any]
+    plays: list[Any] | None = Field(
+        default=None, description="Waschbär-Schmaus: every seat's sealed lay (the game is over)."
+    )
 
 
 class ReplayOut(_Out):
