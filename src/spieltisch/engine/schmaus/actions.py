@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from spieltisch.engine.base import parse_action
 from spieltisch.engine.core import Action, InvalidActionError
 from spieltisch.engine.schmaus.cards import IDS, parse_card, parse_cards, play_error, texts
 from spieltisch.engine.schmaus.reasons import REASONS
@@ -123,17 +124,12 @@ def parse_json(data: Mapping[str, Any]) -> SchmausAction:
     raise InvalidActionError(f"unknown Waschbär-Schmaus action type {kind!r} (play, target, x5 or discard)")
 
 
-_TYPES = (Play, Target, Times5, Discard)
+_TYPES: tuple[type[SchmausAction], ...] = (Play, Target, Times5, Discard)
 
 
 def parse(action: object) -> SchmausAction:
-    if type(action) in _TYPES:  # faster than isinstance on ABC subclasses
-        return action  # type: ignore[return-value]
-    if isinstance(action, str):
-        return parse_text(action)
-    if isinstance(action, Mapping):
-        return parse_json(action)
-    raise InvalidActionError(f"not a Waschbär-Schmaus action: {action!r}")
+    """From notation text, the scenario JSON form, or an action (returned as is)."""
+    return parse_action(action, _TYPES, parse_text, parse_json, "Waschbär-Schmaus")
 
 
 def action_id(action: SchmausAction) -> int:

@@ -8,17 +8,8 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Self
 
-from spieltisch.engine.core import (
-    JSON,
-    Action,
-    IllegalActionError,
-    OptionsError,
-    Outcome,
-    RecordError,
-    RulesError,
-    State,
-    winners_of,
-)
+from spieltisch.engine.base import BaseState
+from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
     EFFECTS,
@@ -59,10 +50,17 @@ def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-class SchmausState(State):
+class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
 
-    game: ClassVar[Any]
+    OVER: ClassVar[str] = OVER
+    PHASES: ClassVar[tuple[str, ...]] = (PLAY, TARGET, DISCARD, OVER)
+    PLAYERS_RULING: ClassVar[str] = "W-1"
+    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
+        "draw_pile", "discard", "scores", "plays", "targets", "x5", "choosing", "must_discard", "results",
+        "history", "short_draws", "empty_draws",
+    )  # fmt: skip
+    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "sealed_discards")
 
     def __init__(self) -> None:
         self.players = 0
@@ -91,8 +89,7 @@ class SchmausState(State):
     # -- construction --------------------------------------------------------
     @classmethod
     def new(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> Self:
-        if not isinstance(players, int) or not 2 <= players <= 5:
-            raise OptionsError(f"Waschbär-Schmaus is for 2 to 5 players, not {players} (W-1)")
+        cls.check_players(players)
         s = cls()
         s.players, s.seed = players, seed
         s.options = normalize_options(options, players)
@@ -135,10 +132,7 @@ class SchmausState(State):
     ) -> Self:
         """A hand-made table at the start of a round, before W-5 is applied.
         ``draw_pile`` lists the top card first."""
-        if not isinstance(players, int) or not 2 <= players <= 5:
-            raise OptionsError(f"Waschbär-Schmaus is for 2 to 5 players, not {players} (W-1)")
-        if len(hands) != players:
-            raise OptionsError(f"{players} players need {players} hands, got {len(hands)}")
+        cls.check_players(players, hands)
         s = cls()
         s.players, s.seed = players, 0
         s.options = normalize_options(options)
@@ -281,13 +275,8 @@ class SchmausState(State):
             return tuple(s for s in range(self.players) if self.must_discard[s])
         return ()
 
-    def is_over(self) -> bool:
-        return self.phase == OVER
-
-    def outcome(self) -> Outcome | None:
-        if self.phase != OVER:
-            return None
-        return Outcome(tuple(self.scores), winners_of(self.scores))
+    def final_scores(self) -> list[int]:
+        return self.scores
 
     # -- legal actions -------------------------------------------------------
     def legal_action_ids(self, seat: int) -> list[int]:
@@ -325,12 +314,6 @@ class SchmausState(State):
         for k in cards:
             rest[k] -= 1
         return can_play_full(rest)
-
-    def action_from_id(self, action_id: int) -> Action:
-        return A.from_id(action_id)
-
-    def action_id(self, action: Action) -> int:
-        return A.action_id(A.parse(action))
 
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
@@ -438,9 +421,11 @@ class SchmausState(State):
             self._next_round()
 
     # -- information ---------------------------------------------------------
-    def view(self, seat: int | None, *, log: bool = True) -> dict[str, JSON]:
+    def _view_options(self) -> dict[str, JSON]:
+        return {"options": self.options}
+
+    def _view_body(self, seat: int | None, over: bool, log: bool) -> dict[str, JSON]:
         n = self.players
-        over = self.phase == OVER
         revealed = self.phase == TARGET
         committed: list[bool] = [False] * n
         if self.phase == PLAY:
@@ -453,14 +438,6 @@ class SchmausState(State):
         if seat is not None and self.plays[seat] is not None and self.phase != OVER:
             own_play = texts(self.plays[seat] or ())
         return {
-            "game": "schmaus",
-            "seat": seat,
-            "players": n,
-            "options": self.options,
-            "round": self.round,
-            "rounds": self.rounds,
-            "phase": self.phase,
-            "to_move": list(self.to_move()),
             "hand": texts(counts_to_list(self.hands[seat])) if seat is not None else None,
             "hands": [texts(counts_to_list(h)) for h in self.hands] if over else None,
             "hand_sizes": [sum(h) + len(d) for h, d in zip(self.hands, self.sealed_discards, strict=True)],
@@ -474,14 +451,10 @@ class SchmausState(State):
             "must_discard": self.must_discard[seat] if seat is not None else None,
             "must_keep_play": self.discard_before_play if self.phase == DISCARD else None,
             "round_results": self.results,
-            "outcome": self.outcome().to_json() if over else None,  # type: ignore[union-attr]
         }
 
-    def to_json(self) -> dict[str, JSON]:
+    def _state_json(self) -> dict[str, JSON]:
         return {
-            "game": "schmaus",
-            "players": self.players,
-            "seed": self.seed,
             "options": self.options,
             "rounds": self.rounds,
             "round": self.round,
@@ -500,56 +473,35 @@ class SchmausState(State):
             "reshuffles": self.reshuffles,
             "short_draws": list(self.short_draws),
             "empty_draws": list(self.empty_draws),
-            "results": self.results,
-            "history": [list(h) for h in self.history],
         }
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> Self:
-        try:
-            s = cls()
-            s.players = int(data["players"])
-            s.seed = int(data["seed"])
-            s.options = normalize_options(data["options"])
-            s.rounds = int(data["rounds"])
-            s.round = int(data["round"])
-            s.phase = str(data["phase"])
-            s.hands = []
-            for hand in data["hands"]:
-                counts = [0] * 12
-                for c in hand:
-                    counts[parse_card(c)] += 1
-                s.hands.append(counts)
-            s.draw_pile = [parse_card(c) for c in reversed(data["draw_pile"])]
-            s.discard = [parse_card(c) for c in data["discard"]]
-            s.scores = [int(x) for x in data["scores"]]
-            s.plays = [None if p is None else tuple(sorted(map(parse_card, p))) for p in data["plays"]]
-            s.targets = [None if t is None else int(t) for t in data["targets"]]
-            s.x5 = [None if k is None else parse_card(k) for k in data["x5"]]
-            s.choosing = [bool(c) for c in data["choosing"]]
-            s.must_discard = [int(m) for m in data["must_discard"]]
-            s.sealed_discards = [[parse_card(c) for c in d] for d in data["sealed_discards"]]
-            s.discard_before_play = bool(data["discard_before_play"])
-            s.reshuffles = int(data["reshuffles"])
-            s.short_draws = [int(x) for x in data["short_draws"]]
-            s.empty_draws = [int(x) for x in data["empty_draws"]]
-            s.results = list(data["results"])
-            s.history = [(int(a), int(b)) for a, b in data["history"]]
-        except (KeyError, TypeError, ValueError, RulesError) as exc:
-            raise RecordError(f"broken Waschbär-Schmaus state: {exc}") from exc
-        problem = s._broken(data)
-        if problem:
-            raise RecordError(f"broken Waschbär-Schmaus state: {problem}")
-        return s
+    def _load_json(self, data: Mapping[str, JSON]) -> None:
+        self.options = normalize_options(data["options"])
+        self.rounds = int(data["rounds"])
+        self.round = int(data["round"])
+        self.phase = str(data["phase"])
+        self.hands = []
+        for hand in data["hands"]:
+            counts = [0] * 12
+            for c in hand:
+                counts[parse_card(c)] += 1
+            self.hands.append(counts)
+        self.draw_pile = [parse_card(c) for c in reversed(data["draw_pile"])]
+        self.discard = [parse_card(c) for c in data["discard"]]
+        self.scores = [int(x) for x in data["scores"]]
+        self.plays = [None if p is None else tuple(sorted(map(parse_card, p))) for p in data["plays"]]
+        self.targets = [None if t is None else int(t) for t in data["targets"]]
+        self.x5 = [None if k is None else parse_card(k) for k in data["x5"]]
+        self.choosing = [bool(c) for c in data["choosing"]]
+        self.must_discard = [int(m) for m in data["must_discard"]]
+        self.sealed_discards = [[parse_card(c) for c in d] for d in data["sealed_discards"]]
+        self.discard_before_play = bool(data["discard_before_play"])
+        self.reshuffles = int(data["reshuffles"])
+        self.short_draws = [int(x) for x in data["short_draws"]]
+        self.empty_draws = [int(x) for x in data["empty_draws"]]
 
-    def _broken(self, data: Mapping[str, JSON]) -> str | None:
-        """What makes a state read from JSON impossible, or ``None``."""
-        n = self.players
-        if not 2 <= n <= 5:
-            return f"Waschbär-Schmaus is for 2 to 5 players, not {n} (W-1)"
-        if self.phase not in (PLAY, TARGET, DISCARD, OVER):
-            return f"unknown phase {self.phase!r}"
-        lists: dict[str, Sequence[Any]] = {
+    def _seat_lists(self) -> dict[str, Sequence[Any]]:
+        return {
             "hands": self.hands,
             "plays": self.plays,
             "scores": self.scores,
@@ -561,9 +513,9 @@ class SchmausState(State):
             "short_draws": self.short_draws,
             "empty_draws": self.empty_draws,
         }
-        for name, values in lists.items():
-            if len(values) != n:
-                return f"{name!r} needs one entry per seat ({n}), got {len(values)}"
+
+    def _broken_rules(self) -> str | None:
+        n = self.players
         if not 1 <= self.round <= self.rounds:
             return f"round {self.round} of {self.rounds} is impossible"
         if any(p is not None and p not in A.PLAY_ID for p in self.plays):
@@ -579,39 +531,13 @@ class SchmausState(State):
         extra = [IDS[k] for k in range(12) if counts[k] > deck[k]]
         if extra:
             return f"more {', '.join(extra)} cards than the deck holds"
-        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
-            return "'results' must be a list of round summaries"
-        if any(not 0 <= seat < n or not 0 <= a < A.NUM_ACTIONS for seat, a in self.history):
-            return "'history' names an unknown seat or action id"
         return None
 
-    def clone(self) -> Self:
-        s = type(self).__new__(type(self))
-        s.__dict__.update(self.__dict__)
-        s.hands = [list(h) for h in self.hands]
-        s.draw_pile = list(self.draw_pile)
-        s.discard = list(self.discard)
-        s.scores = list(self.scores)
-        s.plays = list(self.plays)
-        s.targets = list(self.targets)
-        s.x5 = list(self.x5)
-        s.choosing = list(self.choosing)
-        s.must_discard = list(self.must_discard)
-        s.sealed_discards = [list(d) for d in self.sealed_discards]
-        s.results = list(self.results)
-        s.history = list(self.history)
-        s.short_draws = list(self.short_draws)
-        s.empty_draws = list(self.empty_draws)
-        return s
+    def _hand_texts(self, seat: int) -> list[str]:
+        return texts(counts_to_list(self.hands[seat]))
 
-    def describe(self) -> str:
-        hands = " | ".join(" ".join(texts(counts_to_list(h))) for h in self.hands)
-        mover = ",".join(map(str, self.to_move())) or "-"
-        return (
-            f"schmaus {self.players}p round {self.round}/{self.rounds} {self.phase} "
-            f"to-move {mover} hands [{hands}] draw {len(self.draw_pile)} "
-            f"discard {len(self.discard)} scores {self.scores}"
-        )
+    def _describe_more(self) -> str:
+        return f"draw {len(self.draw_pile)} discard {len(self.discard)} scores {self.scores}"
 
     def game_options(self) -> dict[str, JSON]:
         return dict(self.options)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from spieltisch.engine.base import parse_action
 from spieltisch.engine.core import Action, InvalidActionError
 
 MAX_HAND = 45
@@ -169,17 +170,12 @@ def parse_json(data: Mapping[str, Any]) -> ScoutAction:
     raise InvalidActionError(f"unknown Scout action type {kind!r} (flip, show, scout or scout_show)")
 
 
-_TYPES = (Flip, Show, Scout, ScoutShow)
+_TYPES: tuple[type[ScoutAction], ...] = (Flip, Show, Scout, ScoutShow)
 
 
 def parse(action: object) -> ScoutAction:
-    if type(action) in _TYPES:  # faster than isinstance on ABC subclasses
-        return action  # type: ignore[return-value]
-    if isinstance(action, str):
-        return parse_text(action)
-    if isinstance(action, Mapping):
-        return parse_json(action)
-    raise InvalidActionError(f"not a Scout action: {action!r}")
+    """From notation text, the scenario JSON form, or an action (returned as is)."""
+    return parse_action(action, _TYPES, parse_text, parse_json, "Scout")
 
 
 # -- numbering ---------------------------------------------------------------

@@ -6,16 +6,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-from spieltisch.engine.core import (
-    JSON,
-    Action,
-    InvalidActionError,
-    OptionsError,
-    Outcome,
-    RecordError,
-    State,
-    winners_of,
-)
+from spieltisch.engine.base import BaseState
+from spieltisch.engine.core import JSON, Action, OptionsError
 from spieltisch.engine.scout import actions as A
 from spieltisch.engine.scout.cards import (
     ALL_CARDS,
@@ -63,10 +55,17 @@ def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
 
 
-class ScoutState(State):
+class ScoutState(BaseState):
     """A Scout game in progress. Build one with :meth:`Scout.new_state`."""
 
-    game: ClassVar[Any]
+    OVER: ClassVar[str] = OVER
+    PHASES: ClassVar[tuple[str, ...]] = (FLIP, PLAY, OVER)
+    PLAYERS_RULING: ClassVar[str] = "S-2"
+    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
+        "pending", "table", "chips", "collected", "tokens", "totals", "beaten", "set_aside", "results",
+        "history",
+    )  # fmt: skip
+    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "known")
 
     def __init__(self) -> None:
         self.players = 0
@@ -94,9 +93,9 @@ class ScoutState(State):
 
     # -- construction --------------------------------------------------------
     @classmethod
-    def new(cls, players: int, seed: int) -> ScoutState:
-        if players not in DEALT:
-            raise OptionsError(f"Scout is for 2 to 5 players, not {players} (S-2)")
+    def new(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> Self:
+        cls.game.normalize_options(options)
+        cls.check_players(players)
         s = cls()
         s.players, s.seed, s.rounds = players, seed, ROUNDS[players]
         s.totals = [0] * players
@@ -115,13 +114,10 @@ class ScoutState(State):
         chips: Sequence[int] | None = None,
         collected: Sequence[int] | None = None,
         tokens: Sequence[int] | None = None,
-    ) -> ScoutState:
+    ) -> Self:
         """A hand-made position, played as the last round of a game (so it
         stays visible after the round ends). Used by rule scenarios."""
-        if players not in DEALT:
-            raise OptionsError(f"Scout is for 2 to 5 players, not {players} (S-2)")
-        if len(hands) != players:
-            raise OptionsError(f"{players} players need {players} hands, got {len(hands)}")
+        cls.check_players(players, hands)
         seen: set[int] = set()
         for c in [c for h in hands for c in h] + list(table):
             if identity(c) in seen:
@@ -218,13 +214,8 @@ class ScoutState(State):
             return tuple(s for s in range(self.players) if self.pending[s])
         return ()
 
-    def is_over(self) -> bool:
-        return self.phase == OVER
-
-    def outcome(self) -> Outcome | None:
-        if self.phase != OVER:
-            return None
-        return Outcome(tuple(self.totals), winners_of(self.totals))
+    def final_scores(self) -> list[int]:
+        return self.totals
 
     # -- legal actions -------------------------------------------------------
     def legal_action_ids(self, seat: int) -> list[int]:
@@ -270,12 +261,6 @@ class ScoutState(State):
                     for s, n in _sets_through(new_vals, at, rkey):
                         out.append(base + s * H + n - 1)
         return out
-
-    def action_from_id(self, action_id: int) -> Action:
-        return A.from_id(action_id)
-
-    def action_id(self, action: Action) -> int:
-        return A.action_id(A.parse(action))
 
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
@@ -453,9 +438,11 @@ class ScoutState(State):
             return None
         return {"owner": self.owner, "cards": [card_text(c) for c in self.table]}
 
-    def view(self, seat: int | None, *, log: bool = True) -> dict[str, JSON]:
+    def round_number(self) -> int:
+        return self.round + 1
+
+    def _view_body(self, seat: int | None, over: bool, log: bool) -> dict[str, JSON]:
         n = self.players
-        over = self.phase == OVER
         hands: list[list[str | None]] = []
         for s in range(n):
             if s == seat or over:
@@ -477,13 +464,6 @@ class ScoutState(State):
                 public["hands"] = r["hands"]
             results.append(public)
         return {
-            "game": "scout",
-            "seat": seat,
-            "players": n,
-            "round": self.round + 1,
-            "rounds": self.rounds,
-            "phase": self.phase,
-            "to_move": list(self.to_move()),
             "hand": hands[seat] if seat is not None else None,
             "hands": hands,
             "hand_sizes": [len(h) for h in self.hands],
@@ -497,14 +477,10 @@ class ScoutState(State):
             "scores": list(self.totals),
             "round_results": results,
             "log": entries if log else None,
-            "outcome": self.outcome().to_json() if over else None,  # type: ignore[union-attr]
         }
 
-    def to_json(self) -> dict[str, JSON]:
+    def _state_json(self) -> dict[str, JSON]:
         return {
-            "game": "scout",
-            "players": self.players,
-            "seed": self.seed,
             "rounds": self.rounds,
             "round": self.round,
             "first_start": self.first_start,
@@ -521,52 +497,31 @@ class ScoutState(State):
             "totals": list(self.totals),
             "beaten": [card_text(c) for c in self.beaten],
             "set_aside": [card_text(c) for c in self.set_aside],
-            "results": self.results,
-            "history": [list(h) for h in self.history],
             "dealt": self.dealt,
         }
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> ScoutState:
-        try:
-            s = cls()
-            s.players = int(data["players"])
-            s.seed = int(data["seed"])
-            s.rounds = int(data["rounds"])
-            s.round = int(data["round"])
-            s.first_start = int(data["first_start"])
-            s.phase = str(data["phase"])
-            s.hands = [[parse_card(c) for c in h] for h in data["hands"]]
-            s.known = [[bool(k) for k in ks] for ks in data["known"]]
-            s.pending = [bool(p) for p in data["pending"]]
-            s.table = [parse_card(c) for c in data["table"]]
-            s.table_key = set_key([TOP[c] for c in s.table]) if s.table else -1
-            s.owner = None if data["owner"] is None else int(data["owner"])
-            s.current = int(data["current"])
-            s.chips = [int(x) for x in data["chips"]]
-            s.collected = [int(x) for x in data["collected"]]
-            s.tokens = [int(x) for x in data["tokens"]]
-            s.totals = [int(x) for x in data["totals"]]
-            s.beaten = [parse_card(c) for c in data["beaten"]]
-            s.set_aside = [parse_card(c) for c in data["set_aside"]]
-            s.results = list(data["results"])
-            s.history = [(int(a), int(b)) for a, b in data["history"]]
-            s.dealt = bool(data.get("dealt", True))
-        except (KeyError, TypeError, ValueError, InvalidActionError) as exc:
-            raise RecordError(f"broken Scout state: {exc}") from exc
-        problem = s._broken(data)
-        if problem:
-            raise RecordError(f"broken Scout state: {problem}")
-        return s
+    def _load_json(self, data: Mapping[str, JSON]) -> None:
+        self.rounds = int(data["rounds"])
+        self.round = int(data["round"])
+        self.first_start = int(data["first_start"])
+        self.phase = str(data["phase"])
+        self.hands = [[parse_card(c) for c in h] for h in data["hands"]]
+        self.known = [[bool(k) for k in ks] for ks in data["known"]]
+        self.pending = [bool(p) for p in data["pending"]]
+        self.table = [parse_card(c) for c in data["table"]]
+        self.table_key = set_key([TOP[c] for c in self.table]) if self.table else -1
+        self.owner = None if data["owner"] is None else int(data["owner"])
+        self.current = int(data["current"])
+        self.chips = [int(x) for x in data["chips"]]
+        self.collected = [int(x) for x in data["collected"]]
+        self.tokens = [int(x) for x in data["tokens"]]
+        self.totals = [int(x) for x in data["totals"]]
+        self.beaten = [parse_card(c) for c in data["beaten"]]
+        self.set_aside = [parse_card(c) for c in data["set_aside"]]
+        self.dealt = bool(data.get("dealt", True))
 
-    def _broken(self, data: Mapping[str, JSON]) -> str | None:
-        """What makes a state read from JSON impossible, or ``None``."""
-        n = self.players
-        if n not in DEALT:
-            return f"Scout is for 2 to 5 players, not {n}"
-        if self.phase not in (FLIP, PLAY, OVER):
-            return f"unknown phase {self.phase!r}"
-        lists: dict[str, Sequence[Any]] = {
+    def _seat_lists(self) -> dict[str, Sequence[Any]]:
+        return {
             "hands": self.hands,
             "known": self.known,
             "pending": self.pending,
@@ -575,9 +530,9 @@ class ScoutState(State):
             "tokens": self.tokens,
             "totals": self.totals,
         }
-        for name, values in lists.items():
-            if len(values) != n:
-                return f"{name!r} needs one entry per seat ({n}), got {len(values)}"
+
+    def _broken_rules(self) -> str | None:
+        n = self.players
         if any(len(h) != len(k) for h, k in zip(self.hands, self.known, strict=True)):
             return "'known' does not match the hands"
         if any(len(h) > H for h in self.hands):
@@ -602,38 +557,14 @@ class ScoutState(State):
             return f"a card removed for {n} players is in play (S-2)"
         if any(c < 0 for c in self.chips + self.collected + self.tokens):
             return "chips, captured cards and tokens cannot be negative"
-        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
-            return "'results' must be a list of round summaries"
-        if any(not 0 <= seat < n or not 0 <= a < A.NUM_ACTIONS for seat, a in self.history):
-            return "'history' names an unknown seat or action id"
         return None
 
-    def clone(self) -> Self:
-        s = type(self).__new__(type(self))
-        s.__dict__.update(self.__dict__)
-        s.hands = [list(h) for h in self.hands]
-        s.known = [list(k) for k in self.known]
-        s.pending = list(self.pending)
-        s.table = list(self.table)
-        s.chips = list(self.chips)
-        s.collected = list(self.collected)
-        s.tokens = list(self.tokens)
-        s.totals = list(self.totals)
-        s.beaten = list(self.beaten)
-        s.set_aside = list(self.set_aside)
-        s.results = list(self.results)
-        s.history = list(self.history)
-        return s
+    def _hand_texts(self, seat: int) -> list[str]:
+        return [card_text(c) for c in self.hands[seat]]
 
-    def describe(self) -> str:
-        hands = " | ".join(" ".join(card_text(c) for c in h) for h in self.hands)
+    def _describe_more(self) -> str:
         table = " ".join(card_text(c) for c in self.table) or "-"
-        mover = ",".join(map(str, self.to_move())) or "-"
-        return (
-            f"scout {self.players}p round {self.round + 1}/{self.rounds} {self.phase} "
-            f"to-move {mover} hands [{hands}] table [{table}] owner {self.owner} "
-            f"chips {self.chips} scores {self.totals}"
-        )
+        return f"table [{table}] owner {self.owner} chips {self.chips} scores {self.totals}"
 
     def game_options(self) -> dict[str, JSON]:
         return {}
