@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("numpy")
 
-from spieltisch.engine import InvalidActionError, get_game  # noqa: E402
-from spieltisch.engine.scout import ScoutState  # noqa: E402
-from spieltisch.rl import scout_actions as SA  # noqa: E402
+from spieltisch.engine import InvalidActionError, get_game
+from spieltisch.engine.scout import ScoutState
+from spieltisch.rl import scout_actions as SA
 
 SCOUT = get_game("scout")
 
@@ -64,7 +64,7 @@ def test_every_id_decodes_and_its_notation_reads_back() -> None:
 
 
 def test_bad_ids_are_refused_clearly() -> None:
-    with pytest.raises(InvalidActionError, match="outside 0..1404"):
+    with pytest.raises(InvalidActionError, match=r"outside 0\.\.1404"):
         SA.decode(1405)
     with pytest.raises(InvalidActionError, match="not the scout half"):
         SA.to_text(SA.show_id(0, 1), pending=SA.KEEP)
@@ -115,7 +115,9 @@ def test_mask_is_the_same_when_the_engine_lists_a_one_card_scout_once(drop: str)
 
         once = SA.legal([e for e in engine_ids if kept(e)], 1)
         assert once.ids() == full.ids()
-        assert {h: sorted(s) for h, s in once.halves.items()} == {h: sorted(s) for h, s in full.halves.items()}
+        assert {h: sorted(s) for h, s in once.halves.items()} == {
+            h: sorted(s) for h, s in full.halves.items()
+        }
         for rl_id in once.ids():
             if rl_id in once.complete:
                 assert after(state, seat, once.complete[rl_id]) == after(state, seat, full.complete[rl_id])

@@ -35,7 +35,7 @@ ObsDict = dict[str, Any]
 class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
     """One seat of a game against bots; see the module docs."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 - as gymnasium.Env declares it
 
     def __init__(
         self,
@@ -84,7 +84,9 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
 
     def _obs(self) -> ObsDict:
         t = self.table
-        tensor = t.observe(self.seat) if self.observation_kind == "observation" else t.information_state(self.seat)
+        tensor = (
+            t.observe(self.seat) if self.observation_kind == "observation" else t.information_state(self.seat)
+        )
         return {"observation": tensor, "action_mask": t.mask(self.seat)}
 
     def _close_bots(self) -> None:
@@ -104,7 +106,9 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
                 choice = legal[int(self.np_random.integers(len(legal)))]
             t.apply_engine(seat, choice)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[ObsDict, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsDict, dict[str, Any]]:
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(0, 2**31))
         self._close_bots()
@@ -167,4 +171,6 @@ def register_envs() -> None:
     for name, entry in (("Scout", "scout_env"), ("Schmaus", "schmaus_env")):
         env_id = f"spieltisch/{name}-v0"
         if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=f"spieltisch.rl.gym_env:{entry}", disable_env_checker=False)
+            gymnasium.register(
+                id=env_id, entry_point=f"spieltisch.rl.gym_env:{entry}", disable_env_checker=False
+            )

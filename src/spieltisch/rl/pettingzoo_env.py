@@ -26,6 +26,7 @@ from spieltisch.engine import get_game
 from spieltisch.rl.tables import SchmausTable, Table, Vector, make_table
 
 ObsDict = dict[str, Any]
+RENDER: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1, "is_parallelizable": False}
 
 
 def _agent(seat: int) -> str:
@@ -121,7 +122,6 @@ class _Common:
 class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
     """Turn by turn (AEC) environment of one game; see the module docs."""
 
-    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "spieltisch_v0", "render_fps": 1}
 
     def __init__(
         self,
@@ -132,7 +132,7 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
         observation: str = "observation",
     ) -> None:
         super().__init__()
-        self.metadata = {**self.metadata, "name": f"{get_game(game).name}_v0"}
+        self.metadata = {**RENDER, "name": f"{get_game(game).name}_v0"}
         self._setup(game, players, options, render_mode, observation)
         self.agents: list[str] = []
 
@@ -178,8 +178,6 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
     several cards takes one step per card.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "name": "schmaus_v0", "render_fps": 1}
-
     def __init__(
         self,
         players: int = 4,
@@ -187,6 +185,7 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         render_mode: str | None = None,
         observation: str = "observation",
     ) -> None:
+        self.metadata = {**RENDER, "name": "schmaus_v0"}
         self._setup("schmaus", players, options, render_mode, observation, allow_wait=True)
         self.agents: list[str] = []
 

@@ -199,7 +199,9 @@ class SchmausTable(Table):
         action = int(action)
         if action == schmaus_obs.WAIT and self.allow_wait and not self.is_over():
             if seat in self.to_move():
-                raise InvalidActionError(f"seat {seat} must decide now; 'wait' is for seats with nothing to do")
+                raise InvalidActionError(
+                    f"seat {seat} must decide now; 'wait' is for seats with nothing to do"
+                )
             return
         self._check_seat(seat)
         if action not in self.state.legal_action_ids(seat):
