@@ -66,7 +66,9 @@ def test_scout_tensors_ignore_hidden_cards(players: int) -> None:
             other.pending = table.pending
             assert np.array_equal(table.observe(seat), other.observe(seat))
             assert np.array_equal(table.information_state(seat), other.information_state(seat))
-            assert np.array_equal(scout_obs.spectator_tensor(table.state), scout_obs.spectator_tensor(other.state))
+            assert np.array_equal(
+                scout_obs.spectator_tensor(table.state), scout_obs.spectator_tensor(other.state)
+            )
             if not np.array_equal(
                 scout_obs.full_state_tensor(table.state), scout_obs.full_state_tensor(other.state)
             ):

@@ -122,7 +122,6 @@ class _Common:
 class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
     """Turn by turn (AEC) environment of one game; see the module docs."""
 
-
     def __init__(
         self,
         game: str,
