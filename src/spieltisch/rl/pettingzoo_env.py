@@ -1,0 +1,244 @@
+"""PettingZoo environments for both games (AEC; a parallel one for Waschbär-Schmaus).
+
+Agents are ``player_0`` .. ``player_{n-1}`` (= seats). Each observation is a
+dict ``{"observation": float32 tensor, "action_mask": int8 mask}``; the
+tensor is the seat's observation tensor, or its information-state tensor with
+``observation="information_state"``. Rewards are the change of every seat's
+game total after each action, so an agent's return is its final total.
+
+Sealed simultaneous decisions (Scout's flips S-5, Waschbär-Schmaus' lays,
+grocer / ×5 choices and hand-limit discards W-4, W-9, W-11, W-16) are played
+turn by turn in seat order in the AEC environment, with hidden commits: the
+views show only *that* a seat has decided, never what, until the reveal.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv, ParallelEnv
+
+from spieltisch.engine import get_game
+from spieltisch.rl.tables import SchmausTable, Table, Vector, make_table
+
+ObsDict = dict[str, Any]
+RENDER: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1, "is_parallelizable": False}
+
+
+def _agent(seat: int) -> str:
+    return f"player_{seat}"
+
+
+def _seat(agent: str) -> int:
+    return int(agent.rsplit("_", 1)[1])
+
+
+def _spaces(table_size: int, num_actions: int) -> gymnasium.spaces.Dict:
+    return gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(-1e4, 1e4, shape=(table_size,), dtype=np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
+        }
+    )
+
+
+class _Common:
+    """Construction, seeding, spaces and rendering shared by both API styles."""
+
+    metadata: dict[str, Any]
+    table: Table
+
+    def _setup(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any] | None,
+        render_mode: str | None,
+        observation: str,
+        allow_wait: bool = False,
+    ) -> None:
+        g = get_game(game)
+        if not g.min_players <= players <= g.max_players:
+            raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
+        if observation not in ("observation", "information_state"):
+            raise ValueError("observation must be 'observation' or 'information_state'")
+        g.normalize_options(options)  # bad rule options fail here, not at reset
+        self.game = g.name
+        self.players = players
+        self.rule_options = dict(options or {})
+        self.render_mode = render_mode
+        self.observation_kind = observation
+        self.allow_wait = allow_wait
+        self.possible_agents = [_agent(s) for s in range(players)]
+        kwargs = {"allow_wait": True} if allow_wait else {}
+        probe = make_table(self.game, players, 0, self.rule_options, **kwargs)
+        size = probe.obs_size if observation == "observation" else probe.info_size
+        self._obs_spaces = {a: _spaces(size, probe.num_actions) for a in self.possible_agents}
+        self._act_spaces = {a: gymnasium.spaces.Discrete(probe.num_actions) for a in self.possible_agents}
+        self._seeds = np.random.default_rng()
+        self.table = probe
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self._obs_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        return self._act_spaces[agent]
+
+    def _new_table(self, seed: int | None) -> None:
+        if seed is not None:
+            self._seeds = np.random.default_rng(seed)
+        game_seed = int(self._seeds.integers(0, 2**31))
+        kwargs = {"allow_wait": True} if self.allow_wait else {}
+        self.table = make_table(self.game, self.players, game_seed, self.rule_options, **kwargs)
+
+    def _tensor(self, seat: int) -> Vector:
+        if self.observation_kind == "observation":
+            return self.table.observe(seat)
+        return self.table.information_state(seat)
+
+    def _obs(self, seat: int) -> ObsDict:
+        return {"observation": self._tensor(seat), "action_mask": self.table.mask(seat)}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = self.table.state.describe()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
+    """Turn by turn (AEC) environment of one game; see the module docs."""
+
+    def __init__(
+        self,
+        game: str,
+        players: int = 4,
+        options: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        observation: str = "observation",
+    ) -> None:
+        super().__init__()
+        self.metadata = {**RENDER, "name": f"{get_game(game).name}_v0"}
+        self._setup(game, players, options, render_mode, observation)
+        self.agents: list[str] = []
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """New game; ``seed`` seeds the sequence of deals (rule options are fixed at construction)."""
+        self._new_table(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = _agent(self.table.to_move()[0])
+
+    def observe(self, agent: str) -> ObsDict:
+        return self._obs(_seat(agent))
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = _seat(agent)
+        self._cumulative_rewards[agent] = 0.0
+        before = self.table.scores()
+        self.table.step(seat, int(action))
+        after = self.table.scores()
+        self.rewards = {_agent(s): float(after[s] - before[s]) for s in range(self.players)}
+        if self.table.is_over():
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            self.agent_selection = _agent(self.table.to_move()[0])
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+
+class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
+    """Waschbär-Schmaus with every sealed decision taken at once (W-4, W-9, W-11, W-16).
+
+    Every live agent acts every step; an agent with nothing to decide sends
+    ``wait`` (id 183, the only id its mask allows). A hand-limit discard of
+    several cards takes one step per card.
+    """
+
+    def __init__(
+        self,
+        players: int = 4,
+        options: Mapping[str, Any] | None = None,
+        render_mode: str | None = None,
+        observation: str = "observation",
+    ) -> None:
+        self.metadata = {**RENDER, "name": "schmaus_v0"}
+        self._setup("schmaus", players, options, render_mode, observation, allow_wait=True)
+        self.agents: list[str] = []
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
+        self._new_table(seed)
+        self.agents = self.possible_agents[:]
+        return {a: self._obs(_seat(a)) for a in self.agents}, {a: {} for a in self.agents}
+
+    def step(
+        self, actions: dict[str, int]
+    ) -> tuple[
+        dict[str, ObsDict],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        table = self.table
+        assert isinstance(table, SchmausTable)
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"every live agent acts each step; no action for {', '.join(missing)}")
+        deciding = table.to_move()
+        for agent in self.agents:  # all checked before any is applied
+            seat = _seat(agent)
+            if int(actions[agent]) not in table.legal_ids(seat):
+                text = table.action_text(seat, int(actions[agent]))
+                raise ValueError(f"{agent}: action {actions[agent]} ({text}) is not legal now")
+        before = table.scores()
+        for seat in deciding:
+            table.step(seat, int(actions[_agent(seat)]))
+        after = table.scores()
+        rewards = {a: float(after[_seat(a)] - before[_seat(a)]) for a in self.agents}
+        over = table.is_over()
+        obs = {a: self._obs(_seat(a)) for a in self.agents}
+        terminations = dict.fromkeys(self.agents, over)
+        truncations = dict.fromkeys(self.agents, False)
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        if over:
+            self.agents = []
+        if self.render_mode == "human":
+            self.render()
+        return obs, rewards, terminations, truncations, infos
+
+    @functools.cached_property
+    def state_space(self) -> gymnasium.spaces.Space[Any]:
+        from spieltisch.rl import schmaus_obs
+
+        return gymnasium.spaces.Box(-1e4, 1e4, shape=(schmaus_obs.FULL_SIZE,), dtype=np.float32)
+
+    def state(self) -> Vector:
+        """The full-state tensor (research only: every hand)."""
+        from spieltisch.rl import schmaus_obs
+
+        return schmaus_obs.full_state_tensor(self.table.state)

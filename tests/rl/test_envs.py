@@ -1,0 +1,131 @@
+"""Each library's own checker on both games and every player count (docs/rl.md)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+pytest.importorskip("pettingzoo")
+gymnasium = pytest.importorskip("gymnasium")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test, seed_test  # noqa: E402
+
+import spieltisch.rl  # noqa: E402,F401 - registers the Gymnasium environments
+from spieltisch.rl import schmaus_obs, schmaus_v0, scout_v0  # noqa: E402
+
+PLAYERS = [2, 3, 4, 5]
+
+
+@pytest.fixture(autouse=True)
+def _quiet() -> None:
+    warnings.filterwarnings("ignore", module="pettingzoo")
+    warnings.filterwarnings("ignore", module="gymnasium")
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_pettingzoo_api_scout(players: int) -> None:
+    api_test(scout_v0.env(players=players), num_cycles=200)
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_pettingzoo_api_schmaus(players: int) -> None:
+    api_test(schmaus_v0.env(players=players), num_cycles=200)
+    parallel_api_test(schmaus_v0.parallel_env(players=players), num_cycles=200)
+
+
+def test_pettingzoo_information_state_and_options() -> None:
+    api_test(scout_v0.env(players=3, observation="information_state"), num_cycles=100)
+    options = {"short_hand": "play-what-you-can", "hand_limit": 9}
+    api_test(schmaus_v0.env(players=3, options=options, observation="information_state"), num_cycles=100)
+
+
+@pytest.mark.parametrize("make", [lambda: scout_v0.env(players=4), lambda: schmaus_v0.env(players=3)])
+def test_pettingzoo_seed(make: object) -> None:
+    seed_test(make, num_cycles=100)  # type: ignore[arg-type]
+
+
+def test_bad_arguments_are_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        scout_v0.env(players=6)
+    with pytest.raises(ValueError, match="unknown rule option"):
+        schmaus_v0.env(options={"handlimit": 3})
+    with pytest.raises(ValueError, match="render_mode"):
+        scout_v0.env(render_mode="video")
+    env = scout_v0.env(players=3)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match="not legal now"):
+        env.step(1404)
+
+
+def _play_out_aec(env: object, seed: int) -> dict[str, float]:
+    env.reset(seed=seed)  # type: ignore[attr-defined]
+    returns: dict[str, float] = {}
+    for agent in env.agent_iter():  # type: ignore[attr-defined]
+        obs, reward, term, trunc, _ = env.last()  # type: ignore[attr-defined]
+        returns[agent] = returns.get(agent, 0.0) + reward
+        if term or trunc:
+            env.step(None)  # type: ignore[attr-defined]
+            continue
+        env.step(int(obs["action_mask"].nonzero()[0][0]))  # type: ignore[attr-defined]
+    return returns
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_returns_are_the_final_totals(game: str) -> None:
+    module = scout_v0 if game == "scout" else schmaus_v0
+    env = module.env(players=3)
+    returns = _play_out_aec(env, seed=4)
+    totals = env.unwrapped.table.scores()
+    assert [returns[f"player_{s}"] for s in range(3)] == [float(t) for t in totals]
+
+
+def test_parallel_idle_seats_wait() -> None:
+    env = schmaus_v0.parallel_env(players=3)
+    obs, _ = env.reset(seed=2)
+    steps = 0
+    while env.agents:
+        actions = {a: int(obs[a]["action_mask"].nonzero()[0][-1]) for a in env.agents}
+        obs, *_ = env.step(actions)
+        steps += 1
+        for a in env.agents:
+            mask = obs[a]["action_mask"]
+            if mask[schmaus_obs.WAIT]:
+                assert mask.sum() == 1  # waiting is the only choice of an idle seat
+    assert steps >= 9  # 3 × players rounds (W-2)
+
+
+@pytest.mark.parametrize("game", ["Scout", "Schmaus"])
+@pytest.mark.parametrize("players", PLAYERS)
+def test_gymnasium_check_env(game: str, players: int) -> None:
+    env = gymnasium.make(f"spieltisch/{game}-v0", players=players, opponents="random")
+    check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("game", ["Scout", "Schmaus"])
+def test_gymnasium_against_built_in_bots(game: str) -> None:
+    env = gymnasium.make(f"spieltisch/{game}-v0", players=3, opponents=["easy", "random"])
+    obs, _ = env.reset(seed=5)
+    total, done = 0.0, False
+    while not done:
+        action = int(obs["action_mask"].nonzero()[0][0])
+        obs, reward, done, _, info = env.step(action)
+        total += float(reward)
+    assert total == info["scores"][0]
+    assert not info.get("illegal")
+
+
+def test_gymnasium_bad_opponent_spec() -> None:
+    with pytest.raises(ValueError, match="unknown bot level"):
+        gymnasium.make("spieltisch/Scout-v0", players=3, opponents="grandmaster")
+    with pytest.raises(ValueError, match="need 2 opponents"):
+        gymnasium.make("spieltisch/Scout-v0", players=3, opponents=["easy"])
+
+
+@pytest.mark.parametrize("game", ["Scout", "Schmaus"])
+def test_gymnasium_medium_opponents_as_in_the_issue(game: str) -> None:
+    env = gymnasium.make(f"spieltisch/{game}-v0", players=4, opponents="medium")
+    obs, _ = env.reset(seed=1)
+    obs, _, _, _, info = env.step(int(obs["action_mask"].nonzero()[0][0]))
+    assert env.observation_space.contains(obs) and not info.get("illegal")
