@@ -53,7 +53,9 @@ def play(
     seed: Annotated[int | None, typer.Option(help="Replay a deal (default: random, printed).")] = None,
     seat: Annotated[
         list[str] | None,
-        typer.Option(help="N=SPEC: human, random, easy, medium, hard or cmd:PROGRAM (repeatable)."),
+        typer.Option(
+            help="N=SPEC: human, random, easy, medium, hard (hard:playouts=2000) or cmd:PROGRAM (repeatable)."
+        ),
     ] = None,
     you: Annotated[int, typer.Option(help="Your seat.")] = 0,
     option: Annotated[
