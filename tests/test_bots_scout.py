@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, MediumBot
+from spieltisch.bots.scout import EasyBot, HardBot, MediumBot, policy
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState, parse_card
@@ -144,6 +144,28 @@ def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps:
     scored = score_actions(state.hands[seat], state.table, players, state.chips[seat])
     ids = [a for _, a in scored]
     assert sorted(ids) == sorted(state.legal_action_ids(seat))
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
+def test_the_playouts_fast_policy_picks_what_the_scored_list_ranks_first(
+    players: int, seed: int, steps: int
+) -> None:
+    state = ScoutState.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_over():
+            return
+        seat = state.to_move()[0]
+        legal = state.legal_action_ids(seat)
+        state.apply_id(seat, legal[rng.randrange(len(legal))])
+    if state.is_over() or state.phase != "play":
+        return
+    seat = state.current
+    args = (state.hands[seat], state.table, players, state.chips[seat])
+    scored = score_actions(*args, full=False)
+    first_best = max(scored, key=lambda t: t[0])[1]  # max keeps the first of equal scores
+    assert policy._best_pruned(*args) == first_best
 
 
 # -- budget and seeds ---------------------------------------------------------------

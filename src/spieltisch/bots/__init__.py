@@ -4,9 +4,19 @@
 everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
-* ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game
+* ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
+  newest version; ``hard@v1`` a kept older version (a baseline)
+* ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
+  (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
+  Waschbär-Schmaus), optionally with a wall-clock cap (``:cap=2``,
+  machine-dependent); see :mod:`spieltisch.bots.spec`
 * ``cmd:COMMAND`` - an external program speaking the bot protocol
   (``docs/bot-protocol.md``)
+
+A built-in bot is a plain picklable object built from its spec string alone,
+so a worker process can build it (``make_bot``) and answer
+``bot.choose(view, legal)``; without a cap its answers depend only on the
+spec, the seed and the views it was shown.
 """
 
 from __future__ import annotations
@@ -14,35 +24,68 @@ from __future__ import annotations
 import importlib
 
 from spieltisch.bots.base import Bot, Budget, RandomBot, View
+from spieltisch.bots.spec import BotSpec, parse_spec
 from spieltisch.engine import OptionsError, get_game
 
 LEVELS = ("random", "easy", "medium", "hard")
 
-# Built-in levels: module and class per game, imported on first use.
-_BUILT_IN: dict[str, dict[str, str]] = {
+# Built-in levels: per game and level, the kept versions (oldest first, the
+# last is the default), each a module:class imported on first use.
+_BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
     "scout": {
-        "easy": "spieltisch.bots.scout:EasyBot",
-        "medium": "spieltisch.bots.scout:MediumBot",
-        "hard": "spieltisch.bots.scout:HardBot",
+        "easy": {"v1": "spieltisch.bots.scout:EasyBot"},
+        "medium": {"v1": "spieltisch.bots.scout:MediumBot"},
+        "hard": {"v1": "spieltisch.bots.scout:HardBot"},
     },
     "schmaus": {
-        "easy": "spieltisch.bots.schmaus:EasyBot",
-        "medium": "spieltisch.bots.schmaus:MediumBot",
-        "hard": "spieltisch.bots.schmaus:HardBot",
+        "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},
+        "medium": {"v1": "spieltisch.bots.schmaus:MediumBot"},
+        "hard": {"v1": "spieltisch.bots.schmaus:HardBot"},
     },
 }
 
 
-def bot_class(game: str, level: str) -> type[Bot]:
-    name = get_game(game).name
+def versions(game: str, level: str) -> list[str]:
+    """The kept versions of a built-in level, oldest first (the last is the default)."""
     if level == "random":
+        return ["v1"]
+    return list(_BUILT_IN[get_game(game).name].get(level, {}))
+
+
+def bot_class(game: str, level: str) -> type[Bot]:
+    """The class of a built-in level, ``LEVEL`` or ``LEVEL@VERSION``."""
+    name = get_game(game).name
+    level, _, version = level.partition("@")
+    if level == "random":
+        if version and version != "v1":
+            raise OptionsError(f"unknown version {version!r} of random: it has v1 only")
         return RandomBot
-    target = _BUILT_IN[name].get(level)
-    if target is None:
+    kept = _BUILT_IN[name].get(level)
+    if kept is None:
         raise OptionsError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)} or cmd:...")
-    module, cls = target.split(":")
+    if version and version not in kept:
+        raise OptionsError(
+            f"unknown version {version!r} of {level} for {get_game(game).title}: "
+            f"choose one of {', '.join(kept)}"
+        )
+    module, cls = kept[version or list(kept)[-1]].split(":")
     found: type[Bot] = getattr(importlib.import_module(module), cls)
     return found
+
+
+def parse_bot_spec(game: str, spec: str) -> tuple[type[Bot], BotSpec]:
+    """The class and parsed budget of a built-in bot spec; raises
+    :class:`OptionsError` (a ``ValueError``) saying what is wrong."""
+    head = spec.strip().split(":", 1)[0]
+    cls = bot_class(game, head.strip())
+    return cls, parse_spec(spec, cls.work_unit)
+
+
+def check_spec(game: str, spec: str) -> None:
+    """Raise :class:`OptionsError` unless ``spec`` names a built-in bot of
+    ``game`` with a valid budget (``cmd:`` specs are checked when started)."""
+    if not spec.startswith("cmd:"):
+        parse_bot_spec(game, spec)
 
 
 def make_bot(
@@ -53,12 +96,27 @@ def make_bot(
     budget: Budget | None = None,
     timeout: float = 10.0,
 ) -> Bot:
-    """A bot for ``seat`` from a seat spec (see the module docs)."""
+    """A bot for ``seat`` from a seat spec (see the module docs). What the
+    spec states of the budget wins over ``budget``; what neither states is
+    the level's default."""
     if spec.startswith("cmd:"):
         from spieltisch.bots.external import ExternalBot
 
         return ExternalBot(game, seat, seed, command=spec[4:], timeout=timeout, budget=budget)
-    return bot_class(game, spec)(game, seat, seed, budget)
+    cls, parsed = parse_bot_spec(game, spec)
+    return cls(game, seat, seed, parsed.budget(budget))
 
 
-__all__ = ["LEVELS", "Bot", "Budget", "RandomBot", "View", "bot_class", "make_bot"]
+__all__ = [
+    "LEVELS",
+    "Bot",
+    "BotSpec",
+    "Budget",
+    "RandomBot",
+    "View",
+    "bot_class",
+    "check_spec",
+    "make_bot",
+    "parse_bot_spec",
+    "versions",
+]

@@ -24,11 +24,12 @@ legal action ids; every random choice comes from ``self.rng`` (seeded by
   its hand can still win in the next rounds. Grocer targets and ×5 cards are
   chosen knowing every revealed card.
 
-Budgets: ``Budget.iterations`` is the number of samples (medium: opponent
-score samples, default 32; hard: opponent-hand samples, default 64);
-``Budget.seconds`` caps the time per decision (default 0.5 s for hard). The
-iteration count normally ends the search well before the time cap, which
-keeps decisions reproducible; a tight time cap trades that for speed.
+Budgets are counted in work: ``Budget.iterations`` is the number of samples
+(medium: opponent score samples, default 32; hard: opponent-hand samples),
+so a decision depends only on the seed and the view, on any machine. An
+optional ``Budget.seconds`` wall-clock cap (none by default) stops hard
+earlier on a slow or busy machine, which trades reproducibility for an
+answer in time.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
-from spieltisch.bots.base import Bot, Budget, View
+from spieltisch.bots.base import Bot, View
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
     BASE,
@@ -407,10 +408,11 @@ class MediumBot(_SchmausBot):
     """Greedy for the expected pot share of this round (see :class:`OpponentModel`)."""
 
     level = "medium"
-    default_samples = 32
+    work_unit = "samples"
+    default_work = 32
 
     def lay(self, view: View, lays: list[int]) -> int:
-        samples = self.budget.iterations or self.default_samples
+        samples = self.work
         model = OpponentModel(
             unseen_counts(view), _opponent_hand_size(view), view["players"], samples, self.rng
         )
@@ -421,8 +423,9 @@ class HardBot(_SchmausBot):
     """Samples the hidden hands and scores every legal lay against them."""
 
     level = "hard"
-    default_samples = 64
-    default_seconds = 0.5
+    version = "v1"
+    work_unit = "samples"
+    default_work = 64
     noise = 0.15
     """Share of sampled opponent lays that are random instead of medium's."""
     card_weight = 0.6
@@ -453,11 +456,6 @@ class HardBot(_SchmausBot):
     """How many later lays :meth:`_plan_value` plans from the rest of the hand."""
     plan_decay = 0.8
     """Discount of each further planned lay (draws and the game's end)."""
-
-    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
-        super().__init__(game, seat, seed, budget)
-        self.samples = self.budget.iterations or self.default_samples
-        self.seconds = self.budget.seconds or self.default_seconds
 
     # -- future worth --------------------------------------------------------
     def _weights(self, view: View, hand_after: int) -> tuple[float, float]:
@@ -596,7 +594,7 @@ class HardBot(_SchmausBot):
 
     # -- lay -----------------------------------------------------------------
     def lay(self, view: View, lays: list[int]) -> int:
-        start = time.perf_counter()
+        deadline = self.deadline()
         me, n = view["seat"], view["players"]
         size = len(view["hand"])
         unseen = unseen_counts(view)
@@ -646,7 +644,8 @@ class HardBot(_SchmausBot):
         totals = dict.fromkeys(lays, 0.0)
         done = 0
         rest = list(pool)
-        while done < self.samples and (done == 0 or time.perf_counter() - start < self.seconds):
+        samples = self.work
+        while done < samples and (done == 0 or time.perf_counter() < deadline):
             self.rng.shuffle(rest)
             table = [0] * n
             for s, counts in self._deal(rest, sizes, history, last, medium, short).items():

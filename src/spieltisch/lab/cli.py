@@ -24,7 +24,8 @@ BotOpt = Annotated[
     typer.Option(
         "--bot",
         "-b",
-        help="Bot for the next seat (repeat): random, easy, medium, hard, cmd:COMMAND or "
+        help="Bot for the next seat (repeat): random, easy, medium, hard (hard@v1, hard:playouts=1200, "
+        "see docs/bots.md), cmd:COMMAND or "
         "avoid=CARD:SPEC (Waschbär-Schmaus: SPEC that never lays CARD, e.g. avoid=HUNTER:medium).",
     ),
 ]
@@ -50,7 +51,12 @@ CsvOpt = Annotated[Path | None, typer.Option("--csv", help="Write one CSV row pe
 HtmlOpt = Annotated[Path | None, typer.Option("--html", help="Write a self-contained HTML report.")]
 LangOpt = Annotated[str, typer.Option("--lang", help="Report language: en or de.")]
 BudgetOpt = Annotated[
-    float | None, typer.Option("--seconds", help="Thinking time per decision for bots that search.")
+    float | None,
+    typer.Option(
+        "--seconds",
+        help="Wall-clock cap per decision for bots that search (default none). Makes results depend "
+        "on the machine and its load; budgets in work (hard:playouts=N) do not.",
+    ),
 ]
 TimeoutOpt = Annotated[
     float, typer.Option("--timeout", help="Seconds an external (cmd:) bot may take per decision.")

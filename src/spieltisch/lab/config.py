@@ -84,7 +84,7 @@ def avoided_card(spec: str) -> tuple[str, str] | None:
 
 def check_bot_spec(game: str, spec: str) -> None:
     """Raise :class:`LabError` unless ``make_bot`` (or the lab's ``avoid=``) can build ``spec``."""
-    from spieltisch.bots import LEVELS, bot_class
+    from spieltisch.bots import LEVELS, check_spec
 
     avoid = avoided_card(spec)
     if avoid is not None:
@@ -111,16 +111,15 @@ def check_bot_spec(game: str, spec: str) -> None:
         except ImportError as exc:
             raise LabError(f"bot spec {spec!r}: external bots are not available: {exc}") from exc
         return
-    if spec not in LEVELS:
+    if spec.split(":", 1)[0].partition("@")[0].strip() not in LEVELS:
         raise LabError(
-            f"unknown bot spec {spec!r}: use one of {', '.join(LEVELS)}, cmd:COMMAND or avoid=CARD:SPEC"
+            f"unknown bot spec {spec!r}: use one of {', '.join(LEVELS)} (LEVEL:KEY=VALUE for a budget), "
+            "cmd:COMMAND or avoid=CARD:SPEC"
         )
     try:
-        bot_class(game, spec)
+        check_spec(game, spec)
     except (ImportError, AttributeError) as exc:
-        raise LabError(
-            f"bot level {spec!r} for {get_game(game).title} is not available (yet): {exc}"
-        ) from exc
+        raise LabError(f"bot spec {spec!r} for {get_game(game).title} is not available (yet): {exc}") from exc
     except RulesError as exc:
         raise LabError(str(exc)) from exc
 

@@ -155,16 +155,19 @@ def ranked_actions(pos: Position, legal: Sequence[int]) -> list[tuple[float, int
 
 
 class HardBot(Bot):
-    """Determinized Monte-Carlo search with medium playouts to the round end.
+    """Determinized Monte-Carlo search with medium playouts to the round end
+    (version 1, kept as the baseline ``hard@v1``).
 
-    Budget: ``seconds`` (default 0.3) and ``iterations`` (playouts, default
-    4000) per decision, whichever runs out first. Round horizon: each sampled
-    world is a standalone last-round position (``ScoutState.from_position``).
+    Budget: ``iterations`` playouts per decision (default
+    :attr:`default_work`); an optional ``seconds`` wall-clock cap stops it
+    earlier (machine-dependent). Round horizon: each sampled world is a
+    standalone last-round position (``ScoutState.from_position``).
     """
 
     level = "hard"
-    default_seconds = 0.3
-    default_iterations = 4000
+    version = "v1"
+    work_unit = "playouts"
+    default_work = 300
     candidates = 6
 
     def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
@@ -172,7 +175,7 @@ class HardBot(Bot):
         self.knowledge = Knowledge()
 
     def choose(self, view: View, legal: Sequence[int]) -> int:
-        started = time.perf_counter()
+        deadline = self.deadline()
         pos = Position.from_view(view)
         self.knowledge.update(view, pos)
         if len(legal) == 1:
@@ -182,14 +185,16 @@ class HardBot(Bot):
         if pos.phase == "flip":
             cands = [KEEP_ID, FLIP_ID] if not policy.wants_flip(pos.hand) else [FLIP_ID, KEEP_ID]
         else:
-            cands = distinct_candidates(pos, ranked_actions(pos, legal), self.candidates)
+            cands = self.candidate_actions(pos, legal)
             if not cands:
                 return legal[self.rng.randrange(len(legal))]
         if len(cands) == 1:
             return cands[0]
-        seconds = self.budget.seconds if self.budget.seconds is not None else self.default_seconds
-        limit = self.budget.iterations if self.budget.iterations is not None else self.default_iterations
-        return cands[self._search(pos, cands, started + seconds, limit)]
+        return cands[self._search(pos, cands, deadline, self.work)]
+
+    def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
+        """The actions the search compares: medium's best distinct ones."""
+        return distinct_candidates(pos, ranked_actions(pos, legal), self.candidates)
 
     def _search(self, pos: Position, cands: list[int], deadline: float, limit: int) -> int:
         """Index of the candidate with the best mean over sampled worlds.

@@ -192,11 +192,77 @@ def best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: 
 
 
 def _best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int, full: bool) -> int:
+    if not full:
+        return _best_pruned(hand, table, players, chips)
     best_score = -1e9
     best = -1
     for score, action in score_actions(hand, table, players, chips, full):
         if score > best_score:
             best_score, best = score, action
+    return best
+
+
+def _best_pruned(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
+    """``max(score_actions(..., full=False))`` (first on ties) without building
+    the list: the playouts' hot path. Every score is computed with exactly the
+    same operations in the same order as :func:`score_actions` (a test checks
+    that both always agree)."""
+    cache_get = _CACHE.get
+    vals = tuple([TOP[c] for c in hand])
+    h = len(vals)
+    m = len(table)
+    table_key = set_key([TOP[c] for c in table]) if table else -1
+    best_score = -1e9
+    best = -1
+    for s, n, k in beating_sets(vals, table_key):
+        rest = vals[:s] + vals[s + n :]
+        if rest:
+            hv = cache_get(rest)
+            if hv is None:
+                hv = hand_value(rest)
+            score = m + hv - exposure(n, k)
+        else:
+            score = m + EMPTY_BONUS
+        if score > best_score:
+            best_score, best = score, SHOW_BASE + s * H + n - 1
+    if not table:
+        return best
+    two = players == 2
+    if two and chips == 0:
+        return best
+    cost = CHIP_2P if two else TOKEN
+    with_ss = not two and chips > 0 and h + 1 <= H
+    for end in (0, 1):
+        c = table[0] if end == 0 else table[-1]
+        if with_ss:
+            reduced = table[1:] if end == 0 else table[:-1]
+            rkey = set_key([TOP[x] for x in reduced]) if reduced else -1
+            rm = len(reduced)
+        for turn in (0, 1):
+            v = BOTTOM[c] if turn else TOP[c]
+            index0 = (end * 2 + turn) * (H + 1)
+            for at in fit_positions(vals, v):
+                nv = (*vals[:at], v, *vals[at:])
+                hv = cache_get(nv)
+                if hv is None:
+                    hv = hand_value(nv)
+                score = hv - cost
+                if score > best_score:
+                    best_score, best = score, SCOUT_BASE + index0 + at
+                if not with_ss:
+                    continue
+                base = SS_BASE + (index0 + at) * HH
+                for s, n, k in beating_sets(nv, rkey):
+                    rest = nv[:s] + nv[s + n :]
+                    if rest:
+                        hv = cache_get(rest)
+                        if hv is None:
+                            hv = hand_value(rest)
+                        score = rm + hv - exposure(n, k) - TOKEN - SS_CHIP
+                    else:
+                        score = rm + EMPTY_BONUS - TOKEN - SS_CHIP
+                    if score > best_score:
+                        best_score, best = score, base + s * H + n - 1
     return best
 
 

@@ -1,0 +1,162 @@
+"""Bot specs and work-counted budgets: the same seed gives the same game on
+any machine, under any load and with any number of workers."""
+
+from __future__ import annotations
+
+import itertools
+import pickle
+import subprocess
+import sys
+import time
+
+import pytest
+
+from spieltisch.bots import Budget, bot_class, check_spec, make_bot, versions
+from spieltisch.bots.spec import BotSpec, parse_spec
+from spieltisch.engine import OptionsError, get_game
+from spieltisch.lab.config import LabError
+from spieltisch.lab.tournament import Tournament
+from spieltisch.match import play_match
+
+# -- the spec syntax ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("hard", BotSpec("hard")),
+        ("hard@v1", BotSpec("hard", "v1")),
+        ("hard:playouts=400", BotSpec("hard", work=400)),
+        ("hard@v1:playouts=50:cap=1.5", BotSpec("hard", "v1", 50, 1.5)),
+        (" hard : cap=2 ", BotSpec("hard", cap=2.0)),
+    ],
+)
+def test_specs_parse(text: str, expected: BotSpec) -> None:
+    assert parse_spec(text, "playouts") == expected
+
+
+@pytest.mark.parametrize(
+    ("game", "spec", "message"),
+    [
+        ("scout", "hard:playouts=abc", "playouts must be a whole number"),
+        ("scout", "hard:playouts=0", "between 1 and"),
+        ("scout", "hard:samples=10", "unknown key 'samples'; hard takes playouts and cap"),
+        ("schmaus", "hard:playouts=10", "unknown key 'playouts'; hard takes samples and cap"),
+        ("scout", "hard:playouts=5:playouts=6", "playouts is given twice"),
+        ("scout", "hard:cap=-1", "cap must be more than 0 seconds"),
+        ("scout", "hard:cap=soon", "cap must be seconds"),
+        ("scout", "hard:playouts", "write KEY=VALUE"),
+        ("scout", "hard@", "give a version after @"),
+        ("scout", "hard@v99", "unknown version 'v99' of hard"),
+        ("scout", "medium:playouts=5", "medium does no search and takes no budget"),
+        ("schmaus", "easy:samples=5", "easy does no search"),
+        ("scout", "strong", "unknown bot level 'strong'"),
+    ],
+)
+def test_bad_specs_say_what_is_wrong(game: str, spec: str, message: str) -> None:
+    with pytest.raises(OptionsError, match=message):
+        check_spec(game, spec)
+    with pytest.raises(LabError):
+        Tournament.create(game, [spec, "random", "random"], 3)
+
+
+def test_spec_budget_wins_over_the_passed_budget_and_defaults_fill_the_rest() -> None:
+    bot = make_bot("scout", "hard:playouts=77", 0, 1, Budget(seconds=3.0, iterations=5))
+    assert bot.budget == Budget(seconds=3.0, iterations=77)
+    assert bot.work == 77
+    default = make_bot("scout", "hard", 0, 1)
+    assert default.budget == Budget() and default.work == bot_class("scout", "hard").default_work
+    assert make_bot("schmaus", "medium:samples=9", 0, 1).work == 9
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_every_kept_version_is_playable_and_the_default_is_the_newest(game: str) -> None:
+    kept = versions(game, "hard")
+    assert kept[0] == "v1"
+    assert bot_class(game, "hard") is bot_class(game, f"hard@{kept[-1]}")
+    for version in kept:
+        cls = bot_class(game, f"hard@{version}")
+        assert cls.version == version and cls.work_unit is not None
+
+
+# -- budgets in work: independent of the clock -----------------------------------
+
+SPECS = {"scout": "hard:playouts=16", "schmaus": "hard:samples=16"}
+
+
+def _game_log(game: str, specs: list[str], seed: int) -> list[object]:
+    bots = [make_bot(game, spec, s, seed) for s, spec in enumerate(specs)]
+    return list(play_match(game, bots, seed).state.history)
+
+
+def slow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine where every look at the clock finds a minute gone."""
+    ticks = itertools.count()
+    monkeypatch.setattr(time, "perf_counter", lambda: 60.0 * next(ticks))
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_work_budgets_ignore_the_clock(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    specs = [SPECS[game], "medium"]
+    normal = _game_log(game, specs, 8)
+    slow_clock(monkeypatch)
+    assert _game_log(game, specs, 8) == normal
+
+
+def test_a_wall_clock_cap_stops_the_search_early(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a cap and a slow clock every search stops after its first playout,
+    # so the game differs from the uncapped one (which is why the lab never
+    # caps unless asked).
+    free = _game_log("scout", ["hard:playouts=40", "medium"], 3)
+    slow_clock(monkeypatch)
+    assert _game_log("scout", ["hard:playouts=40", "medium"], 3) == free
+    assert _game_log("scout", ["hard:playouts=40:cap=1", "medium"], 3) != free
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_bots_pickle_mid_game_and_go_on_alike(game: str) -> None:
+    # A worker process builds a bot from its spec, or receives one pickled:
+    # either way it plays on exactly as the original would.
+    state = get_game(game).new_state(3, 4)
+    bot = make_bot(game, SPECS[game], 0, 4)
+    turns = 0
+    while turns < 6:
+        seat = state.to_move()[0]
+        legal = state.legal_action_ids(seat)
+        if seat == 0:
+            turns += 1
+            action = bot.choose(state.view(0), legal)
+        else:
+            action = legal[0]
+        state.apply_id(seat, action)
+    while 0 not in state.to_move():
+        seat = state.to_move()[0]
+        state.apply_id(seat, state.legal_action_ids(seat)[0])
+    copy = pickle.loads(pickle.dumps(bot))
+    legal = state.legal_action_ids(0)
+    assert copy.choose(state.view(0), legal) == bot.choose(state.view(0), legal)
+
+
+# -- the lab: -j 1, -j 2 and a busy machine give the same tournament ----------------
+
+
+@pytest.mark.parametrize(
+    ("game", "lineup"),
+    [
+        ("scout", ["hard:playouts=10", "hard@v1:playouts=10"]),
+        ("schmaus", ["hard:samples=12", "medium", "hard@v1:samples=12"]),
+    ],
+)
+def test_hard_tournaments_are_identical_across_workers_and_load(game: str, lineup: list[str]) -> None:
+    t = Tournament.create(game, lineup, 3, seed=21)
+    one = t.run(workers=1)
+    two = t.run(workers=2)
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        loaded = t.run(workers=2)
+    finally:
+        busy.kill()
+        busy.wait()
+    assert [g.to_json() for g in one.games] == [g.to_json() for g in two.games]
+    assert [g.to_json() for g in one.games] == [g.to_json() for g in loaded.games]
+    assert one.summary == two.summary == loaded.summary
