@@ -24,9 +24,16 @@ class ServerThread:
     """Runs the app under uvicorn on a free port of 127.0.0.1 until :meth:`stop`."""
 
     def __init__(
-        self, database: str, bot_delay: float = 0.0, table_prefix: str = "", room_idle: float = 600.0
+        self,
+        database: str,
+        bot_delay: float = 0.0,
+        table_prefix: str = "",
+        room_idle: float = 600.0,
+        **options: Any,
     ) -> None:
-        self.app = create_app(database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle)
+        self.app = create_app(
+            database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle, **options
+        )
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

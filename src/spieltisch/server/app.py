@@ -24,6 +24,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.games import games_info
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables
 from spieltisch.server.store import Store
@@ -80,11 +81,16 @@ def create_app(
     table_prefix: str = "",
     static_dir: Path | None = None,
     room_idle: float = 600.0,
+    bot_workers: int | None = None,
+    bot_pool: BotPool | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
-    Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps them."""
+    Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps them.
+    Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
+    or in ``bot_pool``."""
     store = Store(database, prefix=table_prefix)
-    tables = Tables(store, bot_delay=bot_delay)
+    pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
+    tables = Tables(store, pool, bot_delay=bot_delay)
     static = static_dir or STATIC_DIR
 
     async def sweep() -> None:
@@ -100,6 +106,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        pool.warm()
         await tables.start()
         sweeper = asyncio.create_task(sweep(), name="forget-idle-rooms")
         try:
@@ -109,7 +116,8 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await tables.stop()
-            store.close()
+            await asyncio.to_thread(pool.close)
+            await asyncio.to_thread(store.close)
 
     app = FastAPI(title="Spieltisch", lifespan=lifespan, docs_url="/api/docs", redoc_url=None)
     app.state.tables = tables
