@@ -36,12 +36,19 @@ class ServerThread:
         limits: Limits | None = None,
         log_level: str = "warning",
         access_log: bool = False,
+        **options: Any,
     ) -> None:
         """``limits``: the server's limits (default: the production defaults), enforced as
-        ``spieltisch serve`` enforces them (:func:`uvicorn_options`)."""
+        ``spieltisch serve`` enforces them (:func:`uvicorn_options`); ``options`` go to
+        :func:`create_app` (e.g. ``bot_workers``)."""
         self.limits = limits or Limits()
         self.app = create_app(
-            database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle, limits=self.limits
+            database,
+            bot_delay=bot_delay,
+            table_prefix=table_prefix,
+            room_idle=room_idle,
+            limits=self.limits,
+            **options,
         )
         config = uvicorn.Config(
             self.app,

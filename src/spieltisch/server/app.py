@@ -26,6 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from spieltisch.server import redact
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.games import games_info
 from spieltisch.server.limits import DAY, Addresses, Limits
 from spieltisch.server.messages import (
@@ -93,13 +94,18 @@ def create_app(
     static_dir: Path | None = None,
     room_idle: float = 600.0,
     limits: Limits | None = None,
+    bot_workers: int | None = None,
+    bot_pool: BotPool | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
-    them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``)."""
+    them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``).
+    Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
+    or in ``bot_pool``."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
-    tables = Tables(store, bot_delay=bot_delay)
+    pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
+    tables = Tables(store, pool, bot_delay=bot_delay)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -134,6 +140,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        pool.warm()
         await tables.start()
         sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
         try:
@@ -143,7 +150,8 @@ def create_app(
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await tables.stop()
-            store.close()
+            await asyncio.to_thread(pool.close)
+            await asyncio.to_thread(store.close)
 
     app = FastAPI(
         title="Spieltisch",

@@ -3,8 +3,10 @@
 Every command - from a person's WebSocket or from a bot - goes through
 :meth:`Room.act`: under the room's lock it checks the seat, the version and
 the turn, applies the action to a copy of the state through the engine
-(``state.apply`` validates), writes it to the database and only then swaps the
-copy in and broadcasts every connection its own view and legal actions.
+(``state.apply`` validates), hands the write to the store's group writer and,
+once it is durable, swaps the copy in and broadcasts every connection its own
+view and legal actions. The event loop never waits on the disk, and bots
+think in the worker processes of a :class:`~spieltisch.server.botpool.BotPool`.
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
-from spieltisch.bots import make_bot
-from spieltisch.bots.base import Bot, RandomBot
 from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 log = logging.getLogger("spieltisch.server")
@@ -157,10 +158,11 @@ class _Cache:
 class Room:
     """A table: its game state, seats, bots and connections. One lock orders all commands."""
 
-    def __init__(self, row: RoomRow, store: Store) -> None:
+    def __init__(self, row: RoomRow, store: Store, pool: BotPool) -> None:
         self.row = row
         self.code = row.code
         self.store = store
+        self.pool = pool
         self.game = get_game(row.game)
         record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
         self.state: State = record.replay()
@@ -169,11 +171,10 @@ class Room:
         self.turn_version = [self.version] * row.players
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
-        self.bots: dict[int, Bot] = {
-            s.seat: make_bot(row.game, s.level or "random", s.seat, row.seed)
-            for s in row.seats
-            if s.kind == "bot"
-        }
+        self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
+        """The bot seats and their specs; the bots themselves live in the pool's workers."""
+        self.bot_memory: dict[int, bytes | None] = dict.fromkeys(self.bots)
+        """Each bot as it was after its last decision (pickled), sent with the next one."""
         self.fallback = random.Random(f"server/{row.code}/{row.seed}/fallback")
         self.wake = asyncio.Event()
         self.bot_task: asyncio.Task[None] | None = None
@@ -388,13 +389,8 @@ class Room:
             added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
-            try:
-                if self.store.sqlite:  # an embedded write is shorter than a thread hand-off
-                    self.store.append_actions(self.code, self.version, added, changed)
-                else:
-                    await anyio.to_thread.run_sync(
-                        self.store.append_actions, self.code, self.version, added, changed
-                    )
+            try:  # durable before it is applied, acknowledged or broadcast
+                await self.store.append_actions_async(self.code, self.version, added, changed)
             except Exception as exc:  # nothing was applied: the sender may retry
                 log.exception("room %s: storing %s failed", self.code, added)
                 raise CommandError(
@@ -434,8 +430,6 @@ class Room:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        for bot in self.bots.values():
-            bot.close()
 
     def _bot_movers(self) -> list[int]:
         if self.row.status != "playing":
@@ -443,18 +437,21 @@ class Room:
         return [s for s in self.state.to_move() if s in self.bots]
 
     async def _bot_loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while self.row.status != "over":
             await self.wake.wait()
             self.wake.clear()
             while movers := self._bot_movers():
-                await asyncio.sleep(self.row.bot_delay)
-                for seat in movers:
-                    if seat not in self._bot_movers():
-                        continue
-                    version = self.version
-                    view = self.state.view(seat)
-                    legal = self.state.legal_action_ids(seat)
-                    choice = await self._choose(seat, view, legal)
+                # Every bot to move thinks at once, each in a worker; the table's
+                # bot delay runs meanwhile (the minimum time before a bot moves).
+                version, started = self.version, loop.time()
+                decisions = await asyncio.gather(
+                    *(self._choose(seat, self.state.view(seat), self.legal_ids(seat)) for seat in movers)
+                )
+                wait = self.row.bot_delay - (loop.time() - started)
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                for seat, (choice, memory) in zip(movers, decisions, strict=True):
                     try:
                         await self.act(seat, version, action_id=choice)
                     except CommandError as exc:
@@ -462,21 +459,24 @@ class Room:
                             await asyncio.sleep(1.0)
                         elif exc.code != "stale":
                             log.warning("room %s: bot seat %d refused: %s", self.code, seat, exc.message)
+                    else:  # the bot remembers only the decisions that were played
+                        self.bot_memory[seat] = memory
 
-    async def _choose(self, seat: int, view: dict[str, Any], legal: list[int]) -> int:
-        bot = self.bots[seat]
+    async def _choose(self, seat: int, view: dict[str, Any], legal: list[int]) -> tuple[int, bytes | None]:
+        """The bot's choice and memory after it; a random legal action (and the
+        old memory) when the bot failed or chose what is not legal."""
+        memory = self.bot_memory[seat]
         try:
-            if isinstance(bot, RandomBot):
-                choice = bot.choose(view, legal)
-            else:
-                choice = await anyio.to_thread.run_sync(bot.choose, view, legal)
+            choice, after = await self.pool.choose(
+                self.game.name, self.bots[seat], seat, self.row.seed, memory, view, legal
+            )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
-            return legal[self.fallback.randrange(len(legal))]
+            return legal[self.fallback.randrange(len(legal))], memory
         if choice not in legal:
             log.warning("room %s: bot seat %d chose illegal id %r; random instead", self.code, seat, choice)
-            return legal[self.fallback.randrange(len(legal))]
-        return choice
+            return legal[self.fallback.randrange(len(legal))], memory
+        return choice, after
 
 
 @dataclass
@@ -491,8 +491,9 @@ class SeatSpec:
 class Tables:
     """All rooms of a server: creation, joining, rematches, loading from storage."""
 
-    def __init__(self, store: Store, bot_delay: float = 0.6) -> None:
+    def __init__(self, store: Store, pool: BotPool, bot_delay: float = 0.6) -> None:
         self.store = store
+        self.pool = pool
         self.bot_delay = bot_delay
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
@@ -523,7 +524,7 @@ class Tables:
                 row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
                 if row is None:
                     raise RoomError(404, f"no room {code}")
-                room = await anyio.to_thread.run_sync(Room, row, self.store)
+                room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
                 self.rooms[code] = room
                 room.start_bots()
         room.used = time.monotonic()
@@ -623,12 +624,12 @@ class Tables:
                 rematch_of=rematch_of,
             )
             try:
-                await anyio.to_thread.run_sync(self.store.create_room, row, rematch_of)
+                await self.store.create_room_async(row, rematch_of)
             except CodeTaken:
                 continue
             except StoreError as exc:
                 raise RoomError(503, f"the database refused the new room: {exc}") from exc
-            room = Room(row, self.store)
+            room = Room(row, self.store, self.pool)
             self.rooms[row.code] = room
             room.start_bots()
             return room
@@ -661,7 +662,7 @@ class Tables:
             all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
             status = "playing" if all_taken and room.row.status == "waiting" else None
             try:
-                await anyio.to_thread.run_sync(room.store.update_seat, room.code, updated, status)
+                await room.store.update_seat_async(room.code, updated, status)
             except Exception as exc:
                 raise RoomError(503, f"the database refused the seat: {exc}") from exc
             seats[seat] = updated
@@ -721,7 +722,7 @@ class Tables:
         if target.secret_hash is None:
             async with room.lock:
                 target.secret_hash = hash_secret(new_secret_)
-                await anyio.to_thread.run_sync(room.store.update_seat, room.code, target, None)
+                await room.store.update_seat_async(room.code, target, None)
         return new_secret_
 
     async def replay(self, code: str, seat: int | None, secret: str | None) -> dict[str, Any]:

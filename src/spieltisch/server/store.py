@@ -1,18 +1,29 @@
-"""Rooms, seats and action logs in SQL (SQLAlchemy 2, synchronous).
+"""Rooms, seats and action logs in SQL (SQLAlchemy 2), written by one group-commit writer.
 
 A game is stored as its seed, rule options and action log: ``rooms``,
 ``seats`` and ``actions(room, idx, seat, text)``. SQLite (an embedded file) is
-the default; PostgreSQL works through ``postgresql+psycopg://...``. Every call
-is one short transaction; the server calls them from a worker thread and only
-applies a move after its row is committed.
+the default; PostgreSQL works through ``postgresql+psycopg://...``.
+
+Every write goes through the store's :class:`GroupWriter`: one thread that
+takes all the writes queued while its previous commit was on its way to the
+disk and commits them in one transaction (group commit). A write's future
+completes only when its transaction is durable (SQLite ``synchronous=FULL`` in
+WAL mode, PostgreSQL's default ``synchronous_commit=on``), so one commit
+serves many moves, and an ``await`` of :meth:`Store.append` never blocks the
+event loop on the disk. Reads run on the caller's thread (the server calls
+them from a worker thread).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
+import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +45,13 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+
+log = logging.getLogger("spieltisch.server.store")
+
+MAX_GROUP = 512
+"""Most writes one transaction of the :class:`GroupWriter` takes."""
 
 
 class StoreError(RuntimeError):
@@ -88,8 +105,8 @@ class Store:
             raise StoreError(f"cannot use database {url!r}: {exc}") from exc
         if self.sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        # SQLite has one writer at a time; serialise our writers instead of
-        # letting them wait on the file lock.
+        # SQLite has one writer at a time: the group writer holds this lock while
+        # it commits, and so must any other writer (see _write).
         self._write_lock = threading.Lock() if self.sqlite else None
         md = MetaData()
         self.metadata = md
@@ -131,14 +148,49 @@ class Store:
             md.create_all(self.engine)
         except Exception as exc:
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
+        self.writer = GroupWriter(self.engine, self._write_lock)
 
     # -- writes ----------------------------------------------------------------
+    # Each write has a blocking form (tools and tests; never on the event loop)
+    # and an ``_async`` form for the server; both go through the group writer.
     def _write(self) -> Any:
+        """The lock a write outside the group writer must hold (SQLite has one writer)."""
         return self._write_lock if self._write_lock is not None else _NoLock()
 
     def create_room(self, room: RoomRow, rematch_of: str | None = None) -> None:
-        """Insert a room with its seats (and, for a rematch, link the old room)."""
-        with self._write(), self.engine.begin() as conn:
+        """Insert a room with its seats (and, for a rematch, link the old room).
+        Raises :class:`CodeTaken` when the code is in use."""
+        self.writer.submit(self._create_room(room, rematch_of)).result()
+
+    async def create_room_async(self, room: RoomRow, rematch_of: str | None = None) -> None:
+        await _durable(self.writer.submit(self._create_room(room, rematch_of)))
+
+    def update_seat(self, code: str, seat: SeatRow, status: str | None = None) -> None:
+        """Store a seat (and the room's new status, when it changed)."""
+        self.writer.submit(self._update_seat(code, seat, status)).result()
+
+    async def update_seat_async(self, code: str, seat: SeatRow, status: str | None = None) -> None:
+        await _durable(self.writer.submit(self._update_seat(code, seat, status)))
+
+    def append_actions(
+        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
+    ) -> None:
+        """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
+        status, atomically.
+
+        The primary key ``(room, idx)`` makes a second writer of the same
+        index fail instead of forking the log.
+        """
+        self.writer.submit(_Append(self, code, start, actions, status)).result()
+
+    async def append_actions_async(
+        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
+    ) -> None:
+        """:meth:`append_actions` for the event loop: returns once the actions are durable."""
+        await _durable(self.writer.submit(_Append(self, code, start, actions, status)))
+
+    def _create_room(self, room: RoomRow, rematch_of: str | None) -> Write:
+        def write(conn: Connection) -> None:
             try:
                 conn.execute(
                     self.rooms.insert().values(
@@ -162,10 +214,13 @@ class Store:
                     update(self.rooms).where(self.rooms.c.code == rematch_of).values(rematch=room.code)
                 )
 
-    def update_seat(self, code: str, seat: SeatRow, status: str | None = None) -> None:
-        with self._write(), self.engine.begin() as conn:
-            values = _seat_values(code, seat)
-            del values["room"], values["seat"]
+        return write
+
+    def _update_seat(self, code: str, seat: SeatRow, status: str | None) -> Write:
+        values = _seat_values(code, seat)
+        del values["room"], values["seat"]
+
+        def write(conn: Connection) -> None:
             conn.execute(
                 update(self.seats)
                 .where(self.seats.c.room == code, self.seats.c.seat == seat.seat)
@@ -174,20 +229,7 @@ class Store:
             if status is not None:
                 conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
 
-    def append_actions(
-        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
-    ) -> None:
-        """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
-        status, atomically.
-
-        The primary key ``(room, idx)`` makes a second writer of the same
-        index fail instead of forking the log.
-        """
-        rows = [{"room": code, "idx": start + i, "seat": s, "text": t} for i, (s, t) in enumerate(actions)]
-        with self._write(), self.engine.begin() as conn:
-            conn.execute(self.actions.insert(), rows)
-            if status is not None:
-                conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
+        return write
 
     # -- reads -----------------------------------------------------------------
     def exists(self, code: str) -> bool:
@@ -249,10 +291,13 @@ class Store:
             return int(n)
 
     def close(self) -> None:
+        """Commit the writes still queued, then let go of the database."""
+        self.writer.close()
         self.engine.dispose()
 
     def drop(self) -> None:
         """Drop this store's tables (tests with a per-run table prefix)."""
+        self.writer.close()
         self.metadata.drop_all(self.engine)
         self.engine.dispose()
 
@@ -279,6 +324,144 @@ class Store:
                 conn.execute(delete(self.seats).where(self.seats.c.room.in_(chunk)))
                 conn.execute(delete(r).where(r.c.code.in_(chunk)))
         return codes
+
+
+Write = Callable[[Connection], None]
+"""One write: statements run inside the group's transaction."""
+
+
+class _Append:
+    """Actions ``start, start+1, ...`` of one room and its new status (one write).
+    Consecutive appends of a group are sent to the database as one statement."""
+
+    def __init__(
+        self, store: Store, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None
+    ) -> None:
+        self.store = store
+        self.code = code
+        self.rows = [
+            {"room": code, "idx": start + i, "seat": s, "text": t} for i, (s, t) in enumerate(actions)
+        ]
+        self.status = status
+
+    def __call__(self, conn: Connection) -> None:
+        _run_appends(conn, [self])
+
+
+def _run_appends(conn: Connection, appends: Sequence[_Append]) -> None:
+    store = appends[0].store
+    rows = [row for a in appends for row in a.rows]
+    if rows:
+        conn.execute(store.actions.insert(), rows)
+    for a in appends:
+        if a.status is not None:
+            conn.execute(update(store.rooms).where(store.rooms.c.code == a.code).values(status=a.status))
+
+
+def _run_group(conn: Connection, writes: Sequence[Write]) -> None:
+    """Run ``writes`` in order; consecutive appends to one store go as one statement."""
+    i = 0
+    while i < len(writes):
+        w = writes[i]
+        if isinstance(w, _Append):
+            j = i + 1
+            while j < len(writes) and isinstance(writes[j], _Append):
+                j += 1
+            _run_appends(conn, writes[i:j])  # type: ignore[arg-type]  # all _Append (checked)
+            i = j
+        else:
+            w(conn)
+            i += 1
+
+
+class GroupWriter:
+    """The one writer of a store: a thread that commits queued writes in groups.
+
+    :meth:`submit` queues a write and returns a future that completes when the
+    transaction holding it is committed - durable - or fails with that write's
+    own error. While one commit is on its way to the disk, the writes arriving
+    meanwhile queue up, and the next transaction takes all of them (up to
+    :data:`MAX_GROUP`): a commit's cost is shared by every write that arrived
+    during the previous one, and nobody waits for a group to fill up. When a
+    group fails, each of its writes is tried alone, so a refused write (a room
+    code in use, a second writer of a log index) fails only its own future.
+    Writes are committed in the order they were submitted.
+    """
+
+    def __init__(self, engine: Engine, lock: threading.Lock | None = None) -> None:
+        self._engine = engine
+        self._lock = lock
+        self._queue: deque[tuple[Write, concurrent.futures.Future[None]]] = deque()
+        self._cond = threading.Condition()
+        self._closed = False
+        self.commits = 0
+        """Transactions committed so far."""
+        self.writes = 0
+        """Writes committed so far (``writes / commits`` is the mean group size)."""
+        self._thread = threading.Thread(target=self._run, name="spieltisch-store-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, write: Write) -> concurrent.futures.Future[None]:
+        future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        with self._cond:
+            if self._closed:
+                raise StoreError("the store is closed: nothing was written")
+            self._queue.append((write, future))
+            self._cond.notify()
+        return future
+
+    def close(self) -> None:
+        """Commit every write still queued, then stop the thread (idempotent)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return  # closed, and everything queued is written
+                group = [self._queue.popleft() for _ in range(min(MAX_GROUP, len(self._queue)))]
+            self._commit(group)
+
+    def _commit(self, group: list[tuple[Write, concurrent.futures.Future[None]]]) -> None:
+        live = [(w, f) for w, f in group if f.set_running_or_notify_cancel()]
+        if not live:
+            return
+        try:
+            self._transaction([w for w, _ in live])
+        except Exception as exc:
+            if len(live) == 1:
+                live[0][1].set_exception(exc)
+                return
+            for w, f in live:  # which write was refused? each alone
+                try:
+                    self._transaction([w])
+                except Exception as alone:
+                    f.set_exception(alone)
+                else:
+                    f.set_result(None)
+            return
+        for _, f in live:
+            f.set_result(None)
+
+    def _transaction(self, writes: Sequence[Write]) -> None:
+        lock = self._lock if self._lock is not None else _NoLock()
+        with lock, self._engine.begin() as conn:
+            _run_group(conn, writes)
+        self.commits += 1
+        self.writes += len(writes)
+
+
+async def _durable(future: concurrent.futures.Future[None]) -> None:
+    """Wait, without blocking the event loop, until a submitted write is committed.
+
+    Cancelling the waiter cancels the write if its group has not started yet."""
+    await asyncio.wrap_future(future)
 
 
 class _NoLock:

@@ -1,0 +1,161 @@
+"""Bots think in worker processes, never in the server's interpreter.
+
+A :class:`BotPool` is a :class:`~concurrent.futures.ProcessPoolExecutor`
+(``forkserver`` start method where there is one, else ``spawn``; one worker
+per CPU the server may use by default) whose workers run at a lower CPU
+priority than the server: a thinking bot never holds the event loop or its
+interpreter, and people's moves are served first when the machine is busy.
+
+A decision is :func:`think`: the worker builds the bot from its seat spec
+(:func:`spieltisch.bots.make_bot`) - or restores it from its *memory*, the
+pickled bot after its previous decision at this seat - and asks it for one of
+the legal action ids given the seat's view. Only the view and the legal ids
+cross to the worker, never the state. Because the memory travels with the
+request, any worker can take any decision, and a bot plays the same game
+whichever worker, and however many, served it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+import pickle
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+log = logging.getLogger("spieltisch.server.bots")
+
+NICENESS = 10
+"""How much lower the workers' CPU priority is than the server's (``os.nice``)."""
+
+Think = Callable[[str, str, int, int, bytes | None, dict[str, Any], Sequence[int]], tuple[int, bytes]]
+"""``(game, spec, seat, seed, memory, view, legal) -> (action id, memory after)``."""
+
+
+class BotCrashed(RuntimeError):
+    """A worker process died while a bot was thinking (the pool was renewed)."""
+
+
+def default_workers() -> int:
+    """``SPIELTISCH_BOT_WORKERS`` if set, else the number of CPUs this process may use."""
+    text = os.environ.get("SPIELTISCH_BOT_WORKERS")
+    if text:
+        try:
+            n = int(text)
+        except ValueError:
+            raise ValueError(f"SPIELTISCH_BOT_WORKERS must be a whole number, not {text!r}") from None
+        if n < 1:
+            raise ValueError(f"SPIELTISCH_BOT_WORKERS must be at least 1, not {n}")
+        return n
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def think(
+    game: str,
+    spec: str,
+    seat: int,
+    seed: int,
+    memory: bytes | None,
+    view: dict[str, Any],
+    legal: Sequence[int],
+) -> tuple[int, bytes]:
+    """One decision of the bot at ``seat`` (runs in a worker process)."""
+    from spieltisch.bots import make_bot
+
+    bot = pickle.loads(memory) if memory is not None else make_bot(game, spec, seat, seed)
+    choice = bot.choose(view, legal)
+    return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _start_worker(niceness: int) -> None:
+    if niceness:
+        with contextlib.suppress(OSError):  # not allowed here: think at the same priority
+            os.nice(niceness)
+    import spieltisch.bots  # noqa: F401 - import once per worker, not on the first decision
+
+
+def _warm() -> None:
+    return None
+
+
+class BotPool:
+    """Worker processes that think for the bots of every table of a server.
+
+    ``think`` is the function a worker runs per decision (a module-level
+    function, so that it can be sent to the worker); ``niceness`` how much
+    lower the workers' CPU priority is. The processes start on first use
+    (:meth:`warm` starts them ahead).
+    """
+
+    def __init__(self, workers: int | None = None, think: Think = think, niceness: int = NICENESS) -> None:
+        self.workers = workers if workers is not None else default_workers()
+        if self.workers < 1:
+            raise ValueError(f"a bot pool needs at least one worker, not {self.workers}")
+        self._think = think
+        self._niceness = niceness
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def _pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the bot pool is closed")
+            if self._executor is None:
+                methods = multiprocessing.get_all_start_methods()
+                ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+                self._executor = ProcessPoolExecutor(
+                    self.workers, mp_context=ctx, initializer=_start_worker, initargs=(self._niceness,)
+                )
+            return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now rather than on the first decision."""
+        pool = self._pool()
+        for _ in range(self.workers):
+            pool.submit(_warm)
+
+    async def choose(
+        self,
+        game: str,
+        spec: str,
+        seat: int,
+        seed: int,
+        memory: bytes | None,
+        view: dict[str, Any],
+        legal: Sequence[int],
+    ) -> tuple[int, bytes]:
+        """The bot's action id and its memory after the decision.
+
+        Raises what the bot raised, or :class:`BotCrashed` when its worker
+        died (then the pool is renewed for the next decisions)."""
+        pool = self._pool()
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(pool, self._think, game, spec, seat, seed, memory, view, legal)
+        except BrokenProcessPool as exc:
+            self._renew(pool)
+            raise BotCrashed(f"the worker process thinking for seat {seat} died") from exc
+
+    def _renew(self, broken: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._executor is broken:
+                self._executor = None
+        broken.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers (a decision in progress is abandoned)."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
