@@ -129,6 +129,8 @@ class Player:
     last: dict[str, Any] | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
     """The log as a client keeps it: the entries of every state spliced in at ``log_from``."""
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    """Every message this client sent after its hello."""
 
     async def run(self) -> None:
         async with seat_socket(self.url) as ws:
@@ -139,7 +141,8 @@ class Player:
                     self.errors.append(msg)
                     if msg["code"] == "rate_limited":  # faster than 20/s: wait, then resync
                         await asyncio.sleep(0.2)
-                        await ws.send(json.dumps({"type": "sync"}))
+                        self.sent.append({"type": "sync"})
+                        await ws.send(json.dumps(self.sent[-1]))
                     continue
                 if msg["type"] != "state":
                     continue
@@ -156,7 +159,8 @@ class Player:
                     return
                 if msg["legal"]:
                     action_id, _text = self.rng.choice(msg["legal"])
-                    await ws.send(json.dumps({"type": "act", "version": msg["version"], "id": action_id}))
+                    self.sent.append({"type": "act", "version": msg["version"], "id": action_id})
+                    await ws.send(json.dumps(self.sent[-1]))
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
