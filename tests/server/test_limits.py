@@ -13,13 +13,15 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from server_harness import ServerThread, connect_seat, open_room, ws_url
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
-from spieltisch.server.limits import Limits
+from spieltisch.server.limits import Addresses, Limits
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -255,3 +257,35 @@ def test_every_limit_is_a_serve_option() -> None:
         assert f"--{f.name.replace('_', '-')}" in result.output, f.name
     bad = CliRunner().invoke(cli_app, ["serve", "--messages-per-second", "-1"])
     assert bad.exit_code != 0 and "messages_per_second must be 0 or more" in bad.output
+
+
+def test_reopening_a_socket_does_not_refill_the_message_bucket() -> None:
+    book = Addresses(Limits(messages_per_second=1, message_burst=3))
+    assert book.open_socket("a")
+    assert [book.take_message("a") for _ in range(4)] == [True, True, True, False]
+    book.close_socket("a")
+    assert book.open_socket("a")
+    assert not book.take_message("a")  # still empty: the address is remembered
+    book.close_socket("a")
+    assert book.sweep() == 1  # remembered while its bucket refills ...
+    fast = Addresses(Limits(messages_per_second=1000, message_burst=3))
+    assert fast.open_socket("a") and all(fast.take_message("a") for _ in range(3))
+    fast.close_socket("a")
+    time.sleep(0.01)
+    assert fast.sweep() == 0  # ... and forgotten once it would be full again
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), max_size=60), st.integers(1, 4))
+def test_open_sockets_never_exceed_the_limit(steps: list[tuple[str, bool]], limit: int) -> None:
+    book = Addresses(Limits(sockets_per_address=limit))
+    mine: dict[str, int] = {}
+    for address, opening in steps:
+        if opening:
+            if book.open_socket(address):
+                mine[address] = mine.get(address, 0) + 1
+            else:
+                assert mine.get(address, 0) == limit
+        elif mine.get(address, 0):
+            book.close_socket(address)
+            mine[address] -= 1
+        assert book.sockets(address) == mine.get(address, 0) <= limit

@@ -121,6 +121,7 @@ def create_app(
         while True:
             await asyncio.sleep(period)
             try:
+                addresses.sweep()
                 gone = await tables.forget_idle(room_idle)
                 if gone:
                     log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))

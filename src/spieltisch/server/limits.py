@@ -97,10 +97,26 @@ class Addresses:
             entry = self._by[address] = _Address(tokens=float(self.limits.message_burst), at=time.monotonic())
         return entry
 
+    def _idle(self, entry: _Address, now: float) -> bool:
+        """Nothing to remember: no socket, no room in the last minute, a full bucket again
+        (so closing and reopening a socket does not refill it faster)."""
+        while entry.rooms and now - entry.rooms[0] >= 60.0:
+            entry.rooms.popleft()
+        rate = self.limits.messages_per_second
+        full = not rate or entry.tokens + (now - entry.at) * rate >= self.limits.message_burst
+        return entry.sockets == 0 and not entry.rooms and full
+
     def _tidy(self, address: str) -> None:
         entry = self._by.get(address)
-        if entry is not None and entry.sockets == 0 and not entry.rooms:
-            del self._by[address]  # a full bucket again next time: nothing is lost
+        if entry is not None and self._idle(entry, time.monotonic()):
+            del self._by[address]
+
+    def sweep(self) -> int:
+        """Forget every address with nothing to remember; returns how many are still known."""
+        now = time.monotonic()
+        for address in [a for a, e in self._by.items() if self._idle(e, now)]:
+            del self._by[address]
+        return len(self._by)
 
     def open_socket(self, address: str) -> bool:
         """Count a new socket; ``False`` (nothing counted) when the address has too many."""
