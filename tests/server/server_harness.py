@@ -23,6 +23,10 @@ from spieltisch.server.limits import Limits, uvicorn_options
 
 T = TypeVar("T")
 
+TEST_LIMITS = Limits(messages_per_second=0, sockets_per_address=0, rooms_per_minute=0)
+"""The production limits, except the per-address counts: every test client comes from
+127.0.0.1, like many people at once (tests of those limits set them)."""
+
 
 class ServerThread:
     """Runs the app under uvicorn on a free port of 127.0.0.1 until :meth:`stop`."""
@@ -37,9 +41,9 @@ class ServerThread:
         log_level: str = "warning",
         access_log: bool = False,
     ) -> None:
-        """``limits``: the server's limits (default: the production defaults), enforced as
+        """``limits``: the server's limits (default :data:`TEST_LIMITS`), enforced as
         ``spieltisch serve`` enforces them (:func:`uvicorn_options`)."""
-        self.limits = limits or Limits()
+        self.limits = limits or TEST_LIMITS
         self.app = create_app(
             database, bot_delay=bot_delay, table_prefix=table_prefix, room_idle=room_idle, limits=self.limits
         )

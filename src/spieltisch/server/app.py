@@ -83,7 +83,8 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
         503: "the database refused the write",
     }
-    return {c: {"model": ErrorOut, "description": texts[c]} for c in codes}
+    # 422 everywhere: a bad parameter is answered {"detail": "..."} too (validation_error below).
+    return {c: {"model": ErrorOut, "description": texts[c]} for c in sorted({*codes, 422})}
 
 
 def create_app(
