@@ -119,6 +119,7 @@ def serve(
     max_request_head: Annotated[
         int, typer.Option(help="Largest request line with headers in bytes (the WebSocket handshake too).")
     ] = 16384,
+    max_body: Annotated[int, typer.Option(help="Largest HTTP request body in bytes.")] = 65536,
     keep_finished_days: Annotated[
         float, typer.Option(help="Days a finished game stays stored (0: forever).")
     ] = 30.0,
@@ -140,6 +141,7 @@ def serve(
             hello_timeout=hello_timeout,
             request_timeout=request_timeout,
             max_request_head=max_request_head,
+            max_body=max_body,
             keep_finished_days=keep_finished_days,
             keep_abandoned_days=keep_abandoned_days,
         )

@@ -289,3 +289,21 @@ def test_open_sockets_never_exceed_the_limit(steps: list[tuple[str, bool]], limi
             book.close_socket(address)
             mine[address] -= 1
         assert book.sockets(address) == mine.get(address, 0) <= limit
+
+
+def test_a_too_large_request_body_is_refused_by_its_length(make_server: Any) -> None:
+    srv = make_server(max_body=2048)
+    big = {"game": "scout", "players": 2, "name": "x" * 4000}
+    with srv.client() as client:
+        r = client.post("/api/rooms", json=big)
+        assert r.status_code == 413
+        assert r.json() == {"detail": "max_body: request bodies are limited to 2048 bytes"}
+
+        def chunks() -> Iterator[bytes]:
+            yield b'{"game": "scout", '
+            yield b'"players": 2}'
+
+        r = client.post("/api/rooms", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 411 and "Content-Length" in r.json()["detail"]
+        assert srv.app.state.store.unfinished() == []  # nothing stored
+        assert client.post("/api/rooms", json={"game": "scout", "players": 2}).status_code == 200
