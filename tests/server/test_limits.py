@@ -307,3 +307,30 @@ def test_a_too_large_request_body_is_refused_by_its_length(make_server: Any) -> 
         assert r.status_code == 411 and "Content-Length" in r.json()["detail"]
         assert srv.app.state.store.unfinished() == []  # nothing stored
         assert client.post("/api/rooms", json={"game": "scout", "players": 2}).status_code == 200
+
+
+def test_a_client_that_reads_too_slowly_is_closed_1008_too_slow(server: ServerThread) -> None:
+    """A connection that falls 512 messages behind is closed, so the server never holds an
+    unbounded backlog (here: thousands of syncs asked for by a client with a tiny receive buffer)."""
+    with server.client() as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN], 8)
+    host, port = server.http.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(
+        socket.SOL_SOCKET, socket.SO_RCVBUF, 4096
+    )  # no autotuning: the backlog stays at the server
+    sock.connect((host, int(port)))
+    with connect_seat(ws_url(server, room, 0, secrets[0]), sock=sock, max_size=None) as ws:
+        asked = 3000
+        for _ in range(asked):
+            ws.send('{"type": "sync"}')
+        states = 0
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                if json.loads(ws.recv(timeout=20))["type"] == "state":
+                    states += 1
+        frame = closed.value.rcvd
+        assert frame is not None and (frame.code, frame.reason) == (1008, "too slow")
+        assert states < asked, states
+    with connect_seat(ws_url(server, room, 1, secrets[1])) as other:  # everybody else is served
+        assert recv(other)["type"] == "state"
