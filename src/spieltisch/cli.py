@@ -166,6 +166,9 @@ def bench_engine(
     run(seconds=seconds, seed=seed)
 
 
+LIMITS = "Limits against hostile or broken clients (docs/protocol.md, Limits; 0 switches a count off)"
+
+
 @app.command()
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
@@ -178,27 +181,53 @@ def serve(
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
-    max_message: Annotated[int, typer.Option(help="Largest WebSocket message in bytes.")] = 8192,
+    max_message: Annotated[
+        int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
+    ] = 8192,
     messages_per_second: Annotated[
-        float, typer.Option(help="Messages per second per client address, all its sockets together.")
+        float,
+        typer.Option(
+            help="Messages per second per client address, all its sockets together.", rich_help_panel=LIMITS
+        ),
     ] = 20.0,
-    message_burst: Annotated[int, typer.Option(help="Messages one address may send at once.")] = 40,
+    message_burst: Annotated[
+        int, typer.Option(help="Messages one address may send at once.", rich_help_panel=LIMITS)
+    ] = 40,
     sockets_per_address: Annotated[
-        int, typer.Option(help="Open WebSockets per client address, spectators included.")
+        int,
+        typer.Option(help="Open WebSockets per client address, spectators included.", rich_help_panel=LIMITS),
     ] = 32,
-    rooms_per_minute: Annotated[int, typer.Option(help="Rooms one client address may open per minute.")] = 10,
-    hello_timeout: Annotated[float, typer.Option(help="Seconds a new socket has to send its hello.")] = 10.0,
+    rooms_per_minute: Annotated[
+        int, typer.Option(help="Rooms one client address may open per minute.", rich_help_panel=LIMITS)
+    ] = 10,
+    hello_timeout: Annotated[
+        float, typer.Option(help="Seconds a new socket has to send its hello.", rich_help_panel=LIMITS)
+    ] = 10.0,
     request_timeout: Annotated[
-        float, typer.Option(help="Seconds a client has to send a request line and its headers.")
+        float,
+        typer.Option(
+            help="Seconds a client has to send a request line and its headers.", rich_help_panel=LIMITS
+        ),
     ] = 10.0,
     max_request_head: Annotated[
-        int, typer.Option(help="Largest request line with headers in bytes (the WebSocket handshake too).")
+        int,
+        typer.Option(
+            help="Largest request line with headers in bytes (the WebSocket handshake too).",
+            rich_help_panel=LIMITS,
+        ),
     ] = 16384,
+    max_body: Annotated[
+        int, typer.Option(help="Largest HTTP request body in bytes.", rich_help_panel=LIMITS)
+    ] = 65536,
     keep_finished_days: Annotated[
-        float, typer.Option(help="Days a finished game stays stored (0: forever).")
+        float, typer.Option(help="Days a finished game stays stored (0: forever).", rich_help_panel=LIMITS)
     ] = 30.0,
     keep_abandoned_days: Annotated[
-        float, typer.Option(help="Days an unfinished game nobody is connected to stays stored (0: forever).")
+        float,
+        typer.Option(
+            help="Days an unfinished game nobody is connected to stays stored (0: forever).",
+            rich_help_panel=LIMITS,
+        ),
     ] = 7.0,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
@@ -218,6 +247,7 @@ def serve(
             hello_timeout=hello_timeout,
             request_timeout=request_timeout,
             max_request_head=max_request_head,
+            max_body=max_body,
             keep_finished_days=keep_finished_days,
             keep_abandoned_days=keep_abandoned_days,
         )

@@ -23,6 +23,10 @@ from spieltisch.server.limits import Limits, uvicorn_options
 
 T = TypeVar("T")
 
+TEST_LIMITS = Limits(messages_per_second=0, sockets_per_address=0, rooms_per_minute=0)
+"""The production limits, except the per-address counts: every test client comes from
+127.0.0.1, like many people at once (tests of those limits set them)."""
+
 
 class ServerThread:
     """Runs the app under uvicorn on a free port of 127.0.0.1 until :meth:`stop`."""
@@ -38,10 +42,10 @@ class ServerThread:
         access_log: bool = False,
         **options: Any,
     ) -> None:
-        """``limits``: the server's limits (default: the production defaults), enforced as
+        """``limits``: the server's limits (default :data:`TEST_LIMITS`), enforced as
         ``spieltisch serve`` enforces them (:func:`uvicorn_options`); ``options`` go to
         :func:`create_app` (e.g. ``bot_workers``)."""
-        self.limits = limits or Limits()
+        self.limits = limits or TEST_LIMITS
         self.app = create_app(
             database,
             bot_delay=bot_delay,
@@ -136,6 +140,8 @@ class Player:
     last: dict[str, Any] | None = None
     log: list[dict[str, Any]] = field(default_factory=list)
     """The log as a client keeps it: the entries of every state spliced in at ``log_from``."""
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    """Every message this client sent after its hello."""
 
     async def run(self) -> None:
         async with seat_socket(self.url) as ws:
@@ -146,7 +152,8 @@ class Player:
                     self.errors.append(msg)
                     if msg["code"] == "rate_limited":  # faster than 20/s: wait, then resync
                         await asyncio.sleep(0.2)
-                        await ws.send(json.dumps({"type": "sync"}))
+                        self.sent.append({"type": "sync"})
+                        await ws.send(json.dumps(self.sent[-1]))
                     continue
                 if msg["type"] != "state":
                     continue
@@ -163,7 +170,8 @@ class Player:
                     return
                 if msg["legal"]:
                     action_id, _text = self.rng.choice(msg["legal"])
-                    await ws.send(json.dumps({"type": "act", "version": msg["version"], "id": action_id}))
+                    self.sent.append({"type": "act", "version": msg["version"], "id": action_id})
+                    await ws.send(json.dumps(self.sent[-1]))
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

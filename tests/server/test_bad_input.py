@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.engine import get_game
+from spieltisch.server.limits import Limits
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -195,12 +197,20 @@ def test_waiting_room_and_stale_versions(server: ServerThread) -> None:
                 assert recv(sock)["version"] == 2
 
 
-def test_flooding_is_rate_limited_per_address_and_others_keep_playing(
-    server: ServerThread, schmaus_room: tuple[str, dict[int, str]]
-) -> None:
-    """The limit counts every socket of one address together (here seat 0 and a spectator
-    from 10.0.0.1, as a trusted proxy would say); another address plays on."""
-    room, secrets = schmaus_room
+def test_flooding_is_rate_limited_per_address_and_others_keep_playing(tmp_path: Path) -> None:
+    """The limit (the default: 20/s, burst 40) counts every socket of one address together
+    (here seat 0 and a spectator from 10.0.0.1, as a trusted proxy would say); another
+    address plays on."""
+    server = ServerThread(f"sqlite:///{tmp_path / 'flood.db'}", limits=Limits())
+    try:
+        with server.client() as client:
+            room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN], 21)
+        _flood(server, room, secrets)
+    finally:
+        server.stop()
+
+
+def _flood(server: ServerThread, room: str, secrets: dict[int, str]) -> None:
     flooder = {"X-Forwarded-For": "10.0.0.1"}
     with (
         connect_seat(ws_url(server, room, 0, secrets[0]), additional_headers=flooder) as flood,

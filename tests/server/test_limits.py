@@ -13,13 +13,15 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from server_harness import ServerThread, connect_seat, open_room, ws_url
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
-from spieltisch.server.limits import Limits
+from spieltisch.server.limits import Addresses, Limits
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -255,3 +257,80 @@ def test_every_limit_is_a_serve_option() -> None:
         assert f"--{f.name.replace('_', '-')}" in result.output, f.name
     bad = CliRunner().invoke(cli_app, ["serve", "--messages-per-second", "-1"])
     assert bad.exit_code != 0 and "messages_per_second must be 0 or more" in bad.output
+
+
+def test_reopening_a_socket_does_not_refill_the_message_bucket() -> None:
+    book = Addresses(Limits(messages_per_second=1, message_burst=3))
+    assert book.open_socket("a")
+    assert [book.take_message("a") for _ in range(4)] == [True, True, True, False]
+    book.close_socket("a")
+    assert book.open_socket("a")
+    assert not book.take_message("a")  # still empty: the address is remembered
+    book.close_socket("a")
+    assert book.sweep() == 1  # remembered while its bucket refills ...
+    fast = Addresses(Limits(messages_per_second=1000, message_burst=3))
+    assert fast.open_socket("a") and all(fast.take_message("a") for _ in range(3))
+    fast.close_socket("a")
+    time.sleep(0.01)
+    assert fast.sweep() == 0  # ... and forgotten once it would be full again
+
+
+@given(st.lists(st.tuples(st.sampled_from("abc"), st.booleans()), max_size=60), st.integers(1, 4))
+def test_open_sockets_never_exceed_the_limit(steps: list[tuple[str, bool]], limit: int) -> None:
+    book = Addresses(Limits(sockets_per_address=limit))
+    mine: dict[str, int] = {}
+    for address, opening in steps:
+        if opening:
+            if book.open_socket(address):
+                mine[address] = mine.get(address, 0) + 1
+            else:
+                assert mine.get(address, 0) == limit
+        elif mine.get(address, 0):
+            book.close_socket(address)
+            mine[address] -= 1
+        assert book.sockets(address) == mine.get(address, 0) <= limit
+
+
+def test_a_too_large_request_body_is_refused_by_its_length(make_server: Any) -> None:
+    srv = make_server(max_body=2048)
+    big = {"game": "scout", "players": 2, "name": "x" * 4000}
+    with srv.client() as client:
+        r = client.post("/api/rooms", json=big)
+        assert r.status_code == 413
+        assert r.json() == {"detail": "max_body: request bodies are limited to 2048 bytes"}
+
+        def chunks() -> Iterator[bytes]:
+            yield b'{"game": "scout", '
+            yield b'"players": 2}'
+
+        r = client.post("/api/rooms", content=chunks(), headers={"content-type": "application/json"})
+        assert r.status_code == 411 and "Content-Length" in r.json()["detail"]
+        assert srv.app.state.store.unfinished() == []  # nothing stored
+        assert client.post("/api/rooms", json={"game": "scout", "players": 2}).status_code == 200
+
+
+def test_a_client_that_reads_too_slowly_is_closed_1008_too_slow(server: ServerThread) -> None:
+    """A connection that falls 512 messages behind is closed, so the server never holds an
+    unbounded backlog (here: thousands of syncs asked for by a client with a tiny receive buffer)."""
+    with server.client() as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN], 8)
+    host, port = server.http.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(
+        socket.SOL_SOCKET, socket.SO_RCVBUF, 4096
+    )  # no autotuning: the backlog stays at the server
+    sock.connect((host, int(port)))
+    with connect_seat(ws_url(server, room, 0, secrets[0]), sock=sock, max_size=None) as ws:
+        asked = 3000
+        for _ in range(asked):
+            ws.send('{"type": "sync"}')
+        states = 0
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                if json.loads(ws.recv(timeout=20))["type"] == "state":
+                    states += 1
+        frame = closed.value.rcvd
+        assert frame is not None and (frame.code, frame.reason) == (1008, "too slow")
+        assert states < asked, states
+    with connect_seat(ws_url(server, room, 1, secrets[1])) as other:  # everybody else is served
+        assert recv(other)["type"] == "state"

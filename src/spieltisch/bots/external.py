@@ -29,7 +29,10 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
+from pydantic import ValidationError
+
 from spieltisch.bots.base import Bot, Budget, View
+from spieltisch.bots.messages import Action, Ready
 from spieltisch.engine import RulesError
 from spieltisch.match import BotFault
 
@@ -202,8 +205,13 @@ class ExternalBot(Bot):
             raise
         if message.get("type") != "ready":
             raise self._fault_and_stop(f"answered hello with {_short(line)} instead of a 'ready' line")
-        name = message.get("name")
-        self.bot_name = str(name) if name else None
+        try:
+            ready = Ready.model_validate(message)
+        except ValidationError:
+            raise self._fault_and_stop(
+                f"answered hello with a 'ready' line whose 'name' is not text: {_short(line)}"
+            ) from None
+        self.bot_name = ready.name or None
 
     def _send(self, message: Mapping[str, Any]) -> None:
         if self._write_failed.is_set():
@@ -289,25 +297,32 @@ class ExternalBot(Bot):
         return message
 
     def _read_answer(self, line: str, entries: Sequence[Mapping[str, Any]]) -> int:
+        """Validate the answer with :class:`spieltisch.bots.messages.Action` and map it to a legal id."""
         message = self._json_line(line)
         if message.get("type") != "action":
             self._tell_error("expected an 'action' message")
             raise BotFault(f"{self._who()} answered {_short(line)} instead of an 'action' message")
         ids = {int(e["id"]): e for e in entries}
-        if "id" in message:
-            chosen = message["id"]
-            if not isinstance(chosen, int) or isinstance(chosen, bool):
+        try:
+            answer = Action.model_validate(message)
+        except ValidationError as exc:
+            wrong = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
+            if "id" in wrong:
                 self._tell_error("'id' must be a whole number")
-                raise BotFault(f"{self._who()} answered a non-numeric action id {chosen!r}")
+                raise BotFault(f"{self._who()} answered a non-numeric action id {message['id']!r}") from None
+            why = "'text' must be a string (or 'action' a JSON object)"
+            self._tell_error(why)
+            wrong_value = message.get("text", message.get("action"))
+            raise BotFault(f"{self._who()} answered an unreadable action {wrong_value!r}: {why}") from None
+        if answer.id is not None:
+            chosen = answer.id
             if chosen not in ids:
                 self._tell_error(f"action id {chosen} is not legal")
                 raise BotFault(f"{self._who()} answered illegal action id {chosen} (not among the legal ids)")
             return chosen
-        if "text" in message or "action" in message:
-            raw = message.get("text", message.get("action"))
+        if answer.text is not None or answer.action is not None:
+            raw: str | Mapping[str, Any] = answer.text if answer.text is not None else answer.action or {}
             try:
-                if not isinstance(raw, str | Mapping):
-                    raise RulesError("'text' must be a string (or 'action' a JSON object)")
                 parsed = self.game.parse_action(raw)
             except RulesError as exc:
                 self._tell_error(str(exc))

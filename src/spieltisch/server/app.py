@@ -28,7 +28,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from spieltisch.server import redact
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import DAY, Addresses, Limits
+from spieltisch.server.limits import DAY, Addresses, BodyLimit, Limits
 from spieltisch.server.messages import (
     Act,
     ClaimIn,
@@ -81,10 +81,12 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         404: "no such room (or seat)",
         409: "the room's state does not allow it (full, taken, not over yet)",
         422: "an invalid body or parameter, or a rule option the engine refuses",
+        413: "the request body is over max_body",
         429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
         503: "the database refused the write",
     }
-    return {c: {"model": ErrorOut, "description": texts[c]} for c in codes}
+    # 422 everywhere: a bad parameter is answered {"detail": "..."} too (validation_error below).
+    return {c: {"model": ErrorOut, "description": texts[c]} for c in sorted({*codes, 422})}
 
 
 def create_app(
@@ -127,6 +129,7 @@ def create_app(
         while True:
             await asyncio.sleep(period)
             try:
+                addresses.sweep()
                 gone = await tables.forget_idle(room_idle)
                 if gone:
                     log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
@@ -161,6 +164,7 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
+    app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.state.tables = tables
     app.state.store = store
     app.state.limits = limits
@@ -188,7 +192,7 @@ def create_app(
     async def list_games() -> dict[str, Any]:
         return games_info()
 
-    @app.post("/api/rooms", response_model=CreateOut, responses=_errors(422, 429, 503))
+    @app.post("/api/rooms", response_model=CreateOut, responses=_errors(413, 429, 503))
     async def create_room(body: CreateIn, request: Request) -> dict[str, Any]:
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
@@ -229,7 +233,7 @@ def create_app(
     async def room_info(code: str) -> dict[str, Any]:
         return (await tables.room(code)).info()
 
-    @app.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 422, 503))
+    @app.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503))
     async def join(code: str, body: JoinIn) -> dict[str, Any]:
         seat, secret = await tables.join(code, body.name, body.seat)
         return {"seat": seat, "secret": secret}

@@ -12,6 +12,7 @@ send them (:class:`GuardedH11Protocol`).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 from collections import deque
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import h11
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 DAY = 86400.0
@@ -44,6 +46,8 @@ class Limits:
     """Seconds a client has to send a whole request line with its headers (else ``408``, closed)."""
     max_request_head: int = 16 * 1024
     """Largest request line with headers (bytes), the WebSocket handshake included (else ``400``)."""
+    max_body: int = 64 * 1024
+    """Largest HTTP request body (bytes), by its Content-Length (``413``; a body without one: ``411``)."""
     keep_finished_days: float = 30.0
     """Days a finished game stays in the store (counted from when the room was opened)."""
     keep_abandoned_days: float = 7.0
@@ -97,10 +101,26 @@ class Addresses:
             entry = self._by[address] = _Address(tokens=float(self.limits.message_burst), at=time.monotonic())
         return entry
 
+    def _idle(self, entry: _Address, now: float) -> bool:
+        """Nothing to remember: no socket, no room in the last minute, a full bucket again
+        (so closing and reopening a socket does not refill it faster)."""
+        while entry.rooms and now - entry.rooms[0] >= 60.0:
+            entry.rooms.popleft()
+        rate = self.limits.messages_per_second
+        full = not rate or entry.tokens + (now - entry.at) * rate >= self.limits.message_burst
+        return entry.sockets == 0 and not entry.rooms and full
+
     def _tidy(self, address: str) -> None:
         entry = self._by.get(address)
-        if entry is not None and entry.sockets == 0 and not entry.rooms:
-            del self._by[address]  # a full bucket again next time: nothing is lost
+        if entry is not None and self._idle(entry, time.monotonic()):
+            del self._by[address]
+
+    def sweep(self) -> int:
+        """Forget every address with nothing to remember; returns how many are still known."""
+        now = time.monotonic()
+        for address in [a for a, e in self._by.items() if self._idle(e, now)]:
+            del self._by[address]
+        return len(self._by)
 
     def open_socket(self, address: str) -> bool:
         """Count a new socket; ``False`` (nothing counted) when the address has too many."""
@@ -222,6 +242,37 @@ class GuardedH11Protocol(H11Protocol):
             self._head_timer.cancel()  # type: ignore[union-attr]
             self._head_timer = None
         super().connection_lost(exc)
+
+
+class BodyLimit:
+    """ASGI middleware: an HTTP request body over ``max_body`` bytes is refused by its
+    ``Content-Length`` before a byte of it is read (``413``); a body without a length
+    (chunked) gets ``411``. h11 reads exactly ``Content-Length`` bytes, so the length
+    cannot lie."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.max_body:
+            headers = dict(scope["headers"])
+            length = headers.get(b"content-length")
+            if length is None and b"chunked" in headers.get(b"transfer-encoding", b"").lower():
+                await _answer(send, 411, "a request body needs a Content-Length header")
+                return
+            if length is not None and length.isdigit() and int(length) > self.max_body:
+                await _answer(send, 413, f"max_body: request bodies are limited to {self.max_body} bytes")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _answer(send: Send, status: int, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def uvicorn_options(limits: Limits) -> dict[str, Any]:
