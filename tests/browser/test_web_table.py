@@ -279,6 +279,18 @@ def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
     options = {"rounds": "2", "hand_size": "3", "hand_limit": "3"}
     invite = create_room(alice, live_server.url, "schmaus", 2, ["human"], "Alice", options=options)
     join_by_invite(bob, invite, "Bob")
+    # The summary after round 1: checked like every screen (it tops the table).
+    rng = random.Random(9)
+    while alice.get_by_test_id("summary-close").count() == 0:
+        acted = False
+        for page in (alice, bob):
+            if is_mine(page) and page.get_by_test_id("summary-close").count() == 0:
+                schmaus_move(page, rng)
+                acted = True
+        if not acted:
+            alice.wait_for_timeout(30)
+    check_screen(alice, "the round summary")
+    assert_fits(alice)
     moves = play_until_over([alice, bob], "schmaus", seed=9)
     assert "discard" in moves
     expect(alice.get_by_test_id("log")).to_contain_text("discards")

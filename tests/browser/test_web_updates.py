@@ -37,6 +37,7 @@ def test_clicks_focus_and_selection_survive_ten_redraws_a_second(
     page = new_page()
     redraw_often(page, 100)
     _scout_turn(page, live_server.url)
+    check_screen(page, "the Scout table")
     card = page.get_by_test_id("hand-card-0")
     box = card.bounding_box()
     assert box
