@@ -229,6 +229,12 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     expect(page.get_by_test_id("notice")).to_contain_text(
         re.compile(r"Tisch: S-7: \d+ schlägt die aktive Kombination [\d-]+ nicht")
     )
+    check_screen(page, "an explained refusal and the list of legal moves in German")
+    # Names a screen reader reads: no decoration in them, the connection said in words.
+    expect(page.get_by_test_id("legal-toggle")).to_have_accessible_name(
+        re.compile(r"^Liste der erlaubten Züge \(\d+\)$")
+    )
+    expect(page.get_by_test_id("player-0")).to_contain_text("verbunden")
     # A card is labelled for screen readers.
     label = page.get_by_test_id("hand-card-0").get_attribute("aria-label") or ""
     assert re.fullmatch(r"Karte \d+ über \d+", label)
@@ -303,6 +309,15 @@ def test_rules_pages_open_from_the_table_in_the_ui_language(
     english.goto(live_server.url + "/")
     expect(english.get_by_test_id("create-room")).to_be_visible()
     check_screen(english, "the start page")
+    # The lobby: the two links and their copy buttons have names of their own.
+    create_room(english, live_server.url, "scout", 3, ["human", "bot:easy"], "Alice")
+    expect(english.get_by_test_id("lobby")).to_be_visible()
+    check_screen(english, "the lobby")
+    english.get_by_text("Continue on another device").click()
+    for name in ("Invite link", "Link for another device (contains your secret)"):
+        expect(english.get_by_role("textbox", name=name, exact=True)).to_have_count(1)
+    for name in ("Copy the invite link", "Copy the link for another device"):
+        expect(english.get_by_role("button", name=name, exact=True)).to_have_count(1)
     page = new_page(locale="de-DE")
     page.goto(live_server.url + "/")
     page.get_by_test_id("rules-button").click()
