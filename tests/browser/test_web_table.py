@@ -143,6 +143,14 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     alice.get_by_test_id("replay-next").click()
     slider = alice.get_by_test_id("replay-slider")
     last = int(slider.get_attribute("max") or "0")
+    # The step that ends round 1 shows that round's lays face up with the next deal.
+    step = 1
+    while alice.get_by_test_id("replay-round").count() == 0:
+        step += 1
+        assert step <= last, "no replay step shows the end of round 1"
+        alice.get_by_test_id("replay-next").click()
+    expect(alice.get_by_test_id("replay-round")).to_contain_text("Round 1 is over")
+    expect(alice.get_by_test_id("replay-round").locator(".wcard")).to_have_count(9)
     slider.fill(str(last))
     expect(alice.get_by_test_id("final-results")).to_be_visible()
     alice.get_by_test_id("replay-close").click()
