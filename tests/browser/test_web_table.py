@@ -68,7 +68,7 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     # The finished table: nothing wider than the screen, every text in place, no "Seat NaN".
     expect(alice.get_by_test_id("status")).to_have_text("The game is over.")
     check_screen(alice, "the final results")
-    assert_fits(alice)
+    assert_fits(alice, "the final results")
 
 
 def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
@@ -119,7 +119,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(alice.get_by_test_id("round-summary")).to_have_count(2)
     expect(alice.get_by_test_id("round-summary").first).to_contain_text("Pot")
     check_screen(alice, "the final results")
-    assert_fits(alice)
+    assert_fits(alice, "the final results")
     # Replay: step through the stored record.
     alice.get_by_test_id("open-replay").click()
     expect(alice.get_by_test_id("replay")).to_be_visible()
@@ -131,7 +131,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(laid.locator(".wcard")).to_have_count(3)
     expect(laid.locator(".wcard.back")).to_have_count(0)
     check_screen(alice, "the replay")
-    assert_fits(alice)
+    assert_fits(alice, "the replay")
     # The finished game and its replay in German.
     alice.get_by_test_id("lang-toggle").click()
     expect(alice.get_by_test_id("replay-pos")).to_contain_text("Schritt 1 von")
@@ -304,7 +304,7 @@ def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
         if not acted:
             alice.wait_for_timeout(30)
     check_screen(alice, "the round summary")
-    assert_fits(alice)
+    assert_fits(alice, "the round summary")
     moves = play_until_over([alice, bob], "schmaus", seed=9)
     assert "discard" in moves
     expect(alice.get_by_test_id("log")).to_contain_text("discards")
