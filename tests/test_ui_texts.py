@@ -4,6 +4,7 @@ engines can give for refusing an action can be said in both languages."""
 from __future__ import annotations
 
 import json
+import re
 import string
 from importlib.resources import files
 
@@ -39,3 +40,29 @@ def test_every_refusal_reason_can_be_said(game: str, lang: str) -> None:
         assert key in ui, f"{lang}: no text for {game} reason {reason!r}"
         # A translation may leave a value out, never ask for one the engine does not give.
         assert placeholders(ui[key]) <= placeholders(template), key
+
+
+def test_every_text_the_web_client_names_exists_in_both_languages() -> None:
+    """Each quoted text key in the client's code ("scout.takeLeft", or the
+    .one/.other pair of a count) has a text in German and English."""
+    js = "\n".join(
+        f.read_text("utf-8")
+        for f in files("spieltisch.web").joinpath("static", "js").iterdir()
+        if f.name.endswith(".js")
+    )
+    de, en = texts("de"), texts("en")
+    spaces = {key.split(".")[0] for key in en}
+    named = {
+        m.group(1)
+        for m in re.finditer(r'"([a-z][A-Za-z0-9]*(?:\.[A-Za-z0-9_]+)+)"', js)
+        if m.group(1).split(".")[0] in spaces
+    }
+    counted = set(re.findall(r'\btn\(\s*"([^"]+)"', js))
+    assert len(named) > 100, "the scan should find the client's text keys"
+    for ui, lang in ((de, "de"), (en, "en")):
+        missing = sorted(
+            key
+            for key in named
+            if key not in ui and not (key in counted and {f"{key}.one", f"{key}.other"} <= ui.keys())
+        )
+        assert not missing, f"{lang}: no text for {missing}"

@@ -250,15 +250,17 @@ def redraw_often(page: Page, period_ms: int = 100) -> None:
     page.add_init_script(f"({REDRAWS})({period_ms})")
 
 
-def assert_fits(page: Page, widths: tuple[int, ...] = (1280, 390)) -> None:
-    """No horizontal overflow: at every width the page is no wider than the screen."""
+def assert_fits(page: Page, screen: str, widths: tuple[int, ...] = (1280, 390)) -> None:
+    """No horizontal overflow: at every width the page is no wider than the
+    screen, and nothing scrolls out of keyboard reach (axe at every width)."""
     size = page.viewport_size or {"width": 1280, "height": 800}
     try:
         for width in widths:
             page.set_viewport_size({"width": width, "height": size["height"]})
             page.wait_for_timeout(50)
             wide = page.evaluate("document.documentElement.scrollWidth")
-            assert wide <= width, f"the page is {wide} px wide on a {width} px screen"
+            assert wide <= width, f"{screen}: the page is {wide} px wide on a {width} px screen"
+            audit(page, f"{screen} at {width} px")
     finally:
         page.set_viewport_size(size)
 

@@ -68,7 +68,7 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     # The finished table: nothing wider than the screen, every text in place, no "Seat NaN".
     expect(alice.get_by_test_id("status")).to_have_text("The game is over.")
     check_screen(alice, "the final results")
-    assert_fits(alice)
+    assert_fits(alice, "the final results")
 
 
 def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
@@ -119,7 +119,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(alice.get_by_test_id("round-summary")).to_have_count(2)
     expect(alice.get_by_test_id("round-summary").first).to_contain_text("Pot")
     check_screen(alice, "the final results")
-    assert_fits(alice)
+    assert_fits(alice, "the final results")
     # Replay: step through the stored record.
     alice.get_by_test_id("open-replay").click()
     expect(alice.get_by_test_id("replay")).to_be_visible()
@@ -131,7 +131,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(laid.locator(".wcard")).to_have_count(3)
     expect(laid.locator(".wcard.back")).to_have_count(0)
     check_screen(alice, "the replay")
-    assert_fits(alice)
+    assert_fits(alice, "the replay")
     # The finished game and its replay in German.
     alice.get_by_test_id("lang-toggle").click()
     expect(alice.get_by_test_id("replay-pos")).to_contain_text("Schritt 1 von")
@@ -143,6 +143,14 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     alice.get_by_test_id("replay-next").click()
     slider = alice.get_by_test_id("replay-slider")
     last = int(slider.get_attribute("max") or "0")
+    # The step that ends round 1 shows that round's lays face up with the next deal.
+    step = 1
+    while alice.get_by_test_id("replay-round").count() == 0:
+        step += 1
+        assert step <= last, "no replay step shows the end of round 1"
+        alice.get_by_test_id("replay-next").click()
+    expect(alice.get_by_test_id("replay-round")).to_contain_text("Round 1 is over")
+    expect(alice.get_by_test_id("replay-round").locator(".wcard")).to_have_count(9)
     slider.fill(str(last))
     expect(alice.get_by_test_id("final-results")).to_be_visible()
     alice.get_by_test_id("replay-close").click()
@@ -229,6 +237,12 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     expect(page.get_by_test_id("notice")).to_contain_text(
         re.compile(r"Tisch: S-7: \d+ schlägt die aktive Kombination [\d-]+ nicht")
     )
+    check_screen(page, "an explained refusal and the list of legal moves in German")
+    # Names a screen reader reads: no decoration in them, the connection said in words.
+    expect(page.get_by_test_id("legal-toggle")).to_have_accessible_name(
+        re.compile(r"^Liste der erlaubten Züge \(\d+\)$")
+    )
+    expect(page.get_by_test_id("player-0")).to_contain_text("verbunden")
     # A card is labelled for screen readers.
     label = page.get_by_test_id("hand-card-0").get_attribute("aria-label") or ""
     assert re.fullmatch(r"Karte \d+ über \d+", label)
@@ -279,6 +293,18 @@ def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
     options = {"rounds": "2", "hand_size": "3", "hand_limit": "3"}
     invite = create_room(alice, live_server.url, "schmaus", 2, ["human"], "Alice", options=options)
     join_by_invite(bob, invite, "Bob")
+    # The summary after round 1: checked like every screen (it tops the table).
+    rng = random.Random(9)
+    while alice.get_by_test_id("summary-close").count() == 0:
+        acted = False
+        for page in (alice, bob):
+            if is_mine(page) and page.get_by_test_id("summary-close").count() == 0:
+                schmaus_move(page, rng)
+                acted = True
+        if not acted:
+            alice.wait_for_timeout(30)
+    check_screen(alice, "the round summary")
+    assert_fits(alice, "the round summary")
     moves = play_until_over([alice, bob], "schmaus", seed=9)
     assert "discard" in moves
     expect(alice.get_by_test_id("log")).to_contain_text("discards")
@@ -291,6 +317,15 @@ def test_rules_pages_open_from_the_table_in_the_ui_language(
     english.goto(live_server.url + "/")
     expect(english.get_by_test_id("create-room")).to_be_visible()
     check_screen(english, "the start page")
+    # The lobby: the two links and their copy buttons have names of their own.
+    create_room(english, live_server.url, "scout", 3, ["human", "bot:easy"], "Alice")
+    expect(english.get_by_test_id("lobby")).to_be_visible()
+    check_screen(english, "the lobby")
+    english.get_by_text("Continue on another device").click()
+    for name in ("Invite link", "Link for another device (contains your secret)"):
+        expect(english.get_by_role("textbox", name=name, exact=True)).to_have_count(1)
+    for name in ("Copy the invite link", "Copy the link for another device"):
+        expect(english.get_by_role("button", name=name, exact=True)).to_have_count(1)
     page = new_page(locale="de-DE")
     page.goto(live_server.url + "/")
     page.get_by_test_id("rules-button").click()

@@ -7,7 +7,16 @@ import random
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, create_room, is_mine, is_over, redraw_often, scout_move
+from browser_helpers import (
+    LiveServer,
+    check_screen,
+    create_room,
+    is_mine,
+    is_over,
+    legal_moves,
+    redraw_often,
+    scout_move,
+)
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -28,6 +37,7 @@ def test_clicks_focus_and_selection_survive_ten_redraws_a_second(
     page = new_page()
     redraw_often(page, 100)
     _scout_turn(page, live_server.url)
+    check_screen(page, "the Scout table")
     card = page.get_by_test_id("hand-card-0")
     box = card.bounding_box()
     assert box
@@ -94,3 +104,33 @@ def test_log_follows_the_newest_entry_and_a_scrolled_hand_stays(
     log.evaluate("el => { el.scrollTop = 0; el.dispatchEvent(new Event('scroll')); }")
     page.wait_for_timeout(400)
     assert log.evaluate("el => el.scrollTop") == 0
+
+
+def test_a_scouted_card_lands_in_sight_in_a_long_hand_on_a_phone(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    page = new_page(width=390, height=844)
+    _scout_turn(page, live_server.url)
+    rng = random.Random(8)
+    while not any(m.startswith("scout ") for m in legal_moves(page)):
+        scout_move(page, rng)
+        while not is_mine(page):
+            page.wait_for_timeout(30)
+    page.get_by_test_id("legal-toggle").click()  # close the list again
+    page.get_by_test_id("table-end-L").click()
+    gaps = page.locator("[data-testid^=gap-]")
+    expect(gaps.first).to_be_visible()
+    check_screen(page, "choosing where the scouted card goes")
+    # The hand swiped so that the chosen gap is at its left edge; when the gaps
+    # close the hand shrinks under the view, and the new card must stay in sight.
+    gap = page.get_by_test_id("gap-1")
+    gap.evaluate("el => el.scrollIntoView({ inline: 'start', block: 'nearest' })")
+    gap.click()
+    fresh = page.locator(".hand .scard.fresh")
+    expect(fresh).to_have_count(1)
+    hand = page.locator(".hand-area .hand").bounding_box()
+    card = fresh.bounding_box()
+    assert hand and card
+    assert hand["x"] - 1 <= card["x"] and card["x"] + card["width"] <= hand["x"] + hand["width"] + 1, (
+        f"the scouted card is out of sight: card {card}, hand {hand}"
+    )

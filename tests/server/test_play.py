@@ -121,6 +121,13 @@ def test_whole_game_over_websockets_without_leaks(
     assert frames[-1]["view"]["outcome"] == info["outcome"]
     assert all(f["view"]["seat"] == 0 for f in frames)
     assert frames[0]["hands"] == states[0]["hands"]
+    # Each frame is the position at its moment: round results appear one by one
+    # (frame 0 has none), and the sealed plays of Waschbär-Schmaus are there.
+    rounds = [len(f["view"]["round_results"]) for f in frames]
+    assert rounds[0] == 0 and rounds == sorted(rounds)
+    assert rounds[-1] >= 2 and len(set(rounds)) >= 3
+    if game == "schmaus":
+        assert frames[1]["plays"][frames[1]["seat"]] is not None
 
 
 def test_replay_only_after_the_game(server: ServerThread) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import copy
 import functools
 import hashlib
 import hmac
@@ -747,7 +748,9 @@ def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
             "index": index,
             "action": text,
             "seat": who,
-            "view": state.view(seat),
+            # A copy: a view may share lists with the state (round results),
+            # which the next actions would change under the earlier frames.
+            "view": copy.deepcopy(state.view(seat)),
             "hands": full["hands"],
             "plays": full.get("plays"),
         }

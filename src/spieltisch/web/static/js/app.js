@@ -762,6 +762,10 @@ function roomPage(code) {
       render();
     };
     const caption = frame.action === null ? t("replay.deal") : logText(game, { seat: frame.seat, text: frame.action }, name);
+    // The step that ends a round goes straight on to the next deal: show the
+    // round just played (everybody's cards face up) with it.
+    const before = index > 0 ? frames[index - 1].view.round_results.length : 0;
+    const ended = view.round_results.length > before ? view.round_results[view.round_results.length - 1] : null;
     return h(
       "div.replay",
       {
@@ -794,6 +798,7 @@ function roomPage(code) {
         h("span.replay-pos", { "data-testid": "replay-pos" }, t("replay.stepOf", { n: index, total: frames.length - 1 })),
       ),
       h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
+      ended ? h("section.summary-panel", { "aria-label": t("summary.title"), "data-testid": "replay-round" }, roundSummary(game, ended, view.players, name)) : null,
       h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
       playersStrip(view),
       game === "scout" ? renderScout(ctx) : renderSchmaus(ctx),

@@ -47,10 +47,13 @@ export function logPanel(game, log, name, onscroll) {
 // -- round summaries ----------------------------------------------------------
 
 /** A round summary's table: a header row from text keys, then one row per player. */
-function summaryTable(headKeys, rows) {
+function summaryTable(headKeys, rows, opts = {}) {
+  // Each cell knows its column's name: a narrow screen shows a row as a card
+  // of "name: value" lines instead of a table wider than the screen.
+  for (const row of rows) [...row.children].forEach((cell, i) => cell.setAttribute("data-label", t(headKeys[i])));
   return h(
     "div.table-wrap",
-    null,
+    { class: opts.stack ? "stack" : "" },
     h("table", null, h("thead", null, h("tr", null, headKeys.map((key) => h("th", null, t(key))))), h("tbody", null, rows)),
   );
 }
@@ -166,7 +169,7 @@ export function schmausRound(r, players, name) {
       ? h("ol.effects", { "aria-label": t("summary.effects") }, r.effects.map((e) => h("li", null, effectText(e, name))))
       : h("p.muted", null, t("summary.noEffects")),
     h("p", null, t("summary.pot", { pot: r.pot, names: r.winners.map(name).join(", ") })),
-    summaryTable(["summary.player", "summary.cards", "summary.score", "summary.awarded", "summary.total", "summary.notes"], rows),
+    summaryTable(["summary.player", "summary.cards", "summary.score", "summary.awarded", "summary.total", "summary.notes"], rows, { stack: true }),
   );
 }
 

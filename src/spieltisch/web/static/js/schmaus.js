@@ -113,7 +113,7 @@ function handArea(ctx, opts) {
   area.append(h("h2.sr-only", null, t("hand.yours")));
   const legal = ctx.legal.map(([, x]) => x);
   const selecting = !opts.readonly && ctx.mine() && (v.phase === "play" || v.phase === "discard");
-  const row = h("div.hand", { "data-scroll": "hand", role: "group", "aria-label": t("hand.yours") });
+  const row = h("div.hand", { role: "group", "aria-label": t("hand.yours"), tabindex: selecting ? null : "0" });
   hand.forEach((c, i) => {
     if (!selecting) {
       row.append(schmausCard(c));

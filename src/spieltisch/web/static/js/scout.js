@@ -187,7 +187,8 @@ function pickEnd(ctx, end) {
 
 function handRow(ctx, cards, opts = {}) {
   const sel = ctx.sel;
-  const row = h("div.hand", { "data-scroll": "hand", role: "group", "aria-label": t("hand.yours") });
+  // A hand of plain cards (no buttons) can still be scrolled by keyboard.
+  const row = h("div.hand", { role: "group", "aria-label": t("hand.yours"), tabindex: opts.readonly ? "0" : null });
   const gap = (i) =>
     h(
       "button.gap",
