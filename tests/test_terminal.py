@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import shlex
 import sys
 import textwrap
@@ -16,7 +17,7 @@ from spieltisch.cli import app
 from spieltisch.engine import get_game
 from spieltisch.terminal import DEFAULT_BOT, HUMAN, PlayError, TerminalTable, make_config
 from spieltisch.terminal.i18n import Texts, detect_lang
-from spieltisch.terminal.menu import Choice, Invalid, Notation, build_menu, parse_command
+from spieltisch.terminal.menu import Choice, Invalid, Notation, Page, build_menu, parse_command
 from spieltisch.terminal.render import scout_cards
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +64,7 @@ def test_whole_schmaus_game_in_german() -> None:
     assert "Nicht angenommen: W-4: Du hast 1 × Weintrauben, nicht 3" in out  # the engine's reason, in German
     assert "Deine Hand" in out and "Futter 1" in out  # cards grouped with German names
     assert "Runde 9 gewertet" in out and "Effekte, in Reihenfolge" in out
-    assert "Endergebnis" in out and "Gewonnen:" in out
+    assert "Endergebnis" in out and "Gewinner:" in out
     assert table.state.is_over()
 
 
@@ -192,3 +193,56 @@ def test_cli_play_runs_a_short_game_and_rejects_bad_seats() -> None:
     bad = runner.invoke(app, ["play", "scout", "--seat", "1=wizard"])
     assert bad.exit_code == 2
     assert "unknown bot level 'wizard'" in bad.output
+
+
+def _table(game: str, players: int, lang: str, height: int = 24, **kw: object) -> tuple[str, TerminalTable]:
+    config = make_config(game, players, seed=kw.pop("seed", 11), env={}, lang=lang, **kw)  # type: ignore[arg-type]
+    out = io.StringIO()
+    table = TerminalTable(config, Console(file=out, width=80, height=height, color_system=None), Script([]))
+    table.run()
+    return out.getvalue(), table
+
+
+def test_sentences_about_you_have_the_grammar_of_you() -> None:
+    out, _ = _table("scout", 3, "en", seed=4)
+    assert "You have decided" in out and "you has" not in out.lower()
+    assert re.search(r"· You (show|scout) ", out)
+    assert "you shows" not in out and "you scouts" not in out
+    de, _ = _table("schmaus", 4, "de", options=["rounds=3"])
+    assert "Du hast ausgelegt" in de and "du hat" not in de.lower()
+    assert "von du" not in de and "gewonnen von dir" in de  # seed 11: you win round 2's pot
+    assert "Dein ×5-Waschbär verfünffacht Beeren" in de
+
+
+def test_german_effect_lines_are_german_and_name_players() -> None:
+    de, _ = _table("schmaus", 4, "de", options=["rounds=3"])
+    assert "W-7 Die Wächterin: negative Karten wirken nicht" in de
+    assert "W-11 Waschbär ×3 von medium #1: eigenes Futter ×3" in de
+    assert "W-11 Dein Waschbär ×5 auf Beeren" in de
+    assert "guardian" not in de and "of seat" not in de
+    en, _ = _table("schmaus", 4, "en", options=["rounds=3"])
+    assert "W-11 Your ×5 raccoon on berries" in en and "medium #1's ×3 raccoon" in en.lower()
+
+
+def test_scout_round_summary_says_whose_hand_ran_out() -> None:
+    out, _ = _table("scout", 3, "en", seed=4)
+    reasons = re.findall(r"Round \d is over: (.*)", out)
+    assert len(reasons) == 3
+    assert all("a hand is empty" not in r for r in reasons)
+    assert all(re.search(r"(medium #\d|you) showed (their|your) last card|scouted from|could not act", r)
+               for r in reasons), reasons  # fmt: skip
+
+
+def test_long_menus_are_paged_to_fit_24_lines() -> None:
+    out, _ = _table("scout", 5, "en", seed=3)
+    assert "Page 1/" in out  # a Scout menu longer than a 24-line screen is paged
+    state = get_game("scout").new_state(5, 3)
+    menu = build_menu("scout", state.legal_actions(state.to_move()[0]))
+    texts = Texts("en")
+    assert parse_command("+", menu, texts) == Page(1) and parse_command("-", menu, texts) == Page(-1)
+    # Every screen (from one blank line to the prompt) fits in 24 lines.
+    screens = out.split("\n\nRound ")[1:]
+    assert screens
+    for screen in screens:
+        body = screen.split("Number or notation")[0]
+        assert body.count("\n") <= 22, body

@@ -275,9 +275,13 @@ def bench_server(
 
 @bench_app.command("bots")
 def bench_bots(
-    seconds: Annotated[float, typer.Option(help="Bot time per level and game.")] = 2.0,
+    seconds: Annotated[
+        float, typer.Option(help="Bot time per level and game in the speed table (not the tournament).")
+    ] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
-    games: Annotated[int, typer.Option(help="Games of the strength tournament.")] = 40,
+    games: Annotated[
+        int, typer.Option(help="Games of each strength tournament (their length is estimated and printed).")
+    ] = 40,
     workers: Annotated[
         int | None, typer.Option("--workers", "-j", help="Processes for the tournament.")
     ] = None,

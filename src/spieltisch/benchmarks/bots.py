@@ -2,7 +2,10 @@
 table from a short tournament (the strongest available level against the next
 one, e.g. hard vs medium×3).
 
-Levels whose module cannot be imported yet are skipped with a note.
+Levels whose module cannot be imported yet are skipped with a note. The speed
+part shows a progress bar over the planned bot time (``--seconds`` per level
+and game); before the tournament its length is estimated from the measured
+speeds and printed, with a shorter setting.
 """
 
 from __future__ import annotations
@@ -14,11 +17,19 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
+from spieltisch.benchmarks.progress import Meter, planned
 from spieltisch.bots import LEVELS, make_bot
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, derive_seed
 
 PLAYERS = 4
+GAMES = ("scout", "schmaus")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{seconds / 60:.0f} min"
 
 
 @dataclass(frozen=True)
@@ -28,10 +39,32 @@ class Speed:
     decisions: int
     seconds: float
     """Time spent inside the bots' ``choose`` (engine time excluded)."""
+    games: int = 0
+    """Games played to the end within the time."""
+    game_decisions: int = 0
+    """Decisions in those games."""
 
     @property
     def per_second(self) -> float:
         return self.decisions / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def seconds_per_decision(self) -> float:
+        return self.seconds / self.decisions if self.decisions else 0.0
+
+
+def estimate_tournament(
+    speeds: dict[str, Speed], lineup: list[str], games: int, workers: int
+) -> float | None:
+    """Wall seconds a tournament of ``lineup`` should take, from the measured speeds;
+    ``None`` when no level finished a game (nothing to estimate game length from)."""
+    finished = [speeds[lv] for lv in dict.fromkeys(lineup) if speeds[lv].games]  # games like these
+    finished = finished or [sp for sp in speeds.values() if sp.games]
+    if not finished:
+        return None
+    per_game = sum(sp.game_decisions for sp in finished) / sum(sp.games for sp in finished)
+    per_decision = sum(speeds[level].seconds_per_decision for level in lineup) / len(lineup)
+    return games * per_game * per_decision / max(1, min(workers, games))
 
 
 def available_levels(game: str) -> tuple[list[str], dict[str, str]]:
@@ -48,37 +81,57 @@ def available_levels(game: str) -> tuple[list[str], dict[str, str]]:
     return ok, missing
 
 
-def measure_speed(game: str, level: str, seconds: float, seed: int, players: int = PLAYERS) -> Speed:
-    """Every seat played by ``level``; stops after ``seconds`` of bot time (mid-game if need be)."""
+def measure_speed(
+    game: str, level: str, seconds: float, seed: int, players: int = PLAYERS, meter: Meter | None = None
+) -> Speed:
+    """Every seat played by ``level``, for ``seconds`` (mid-game if need be): the figure is
+    decisions per second of bot time, and the measurement stops after ``seconds`` of bot
+    time or of wall time, whichever comes first, so a fast bot (whose games are mostly
+    engine time) takes no longer than a slow one."""
     g = get_game(game)
     decisions = 0
     spent = 0.0
     number = 0
-    while spent < seconds:
+    finished = finished_decisions = 0
+    wall_start = time.perf_counter()
+    if meter is not None:
+        meter.last = wall_start
+
+    def more() -> bool:
+        return spent < seconds and time.perf_counter() - wall_start < seconds
+
+    while more():
         state = g.new_state(players, derive_seed("bench", seed, game, number))
         bots = [
             make_bot(game, level, s, derive_seed("bench", seed, level, number, s)) for s in range(players)
         ]
         fallback = random.Random(number)
+        in_game = 0
         try:
-            while not state.is_over() and spent < seconds:
+            while not state.is_over() and more():
                 for seat in state.to_move():
                     legal = state.legal_action_ids(seat)
                     view = state.view(seat)
                     start = time.perf_counter()
                     choice = bots[seat].choose(view, legal)
                     spent += time.perf_counter() - start
+                    if meter is not None:
+                        meter.lap()
                     decisions += 1
+                    in_game += 1
                     if choice not in legal:
                         choice = legal[fallback.randrange(len(legal))]
                     state.apply_id(seat, choice)
-                    if state.is_over() or spent >= seconds:
+                    if state.is_over() or not more():
                         break
         finally:
             for bot in bots:
                 bot.close()
+        if state.is_over():
+            finished += 1
+            finished_decisions += in_game
         number += 1
-    return Speed(game, level, decisions, spent)
+    return Speed(game, level, decisions, spent, finished, finished_decisions)
 
 
 def run(
@@ -87,39 +140,61 @@ def run(
     games: int = 40,
     workers: int | None = None,
     console: Console | None = None,
+    progress: bool = True,
 ) -> list[Speed]:
     """Print the speed table and the strength table; return the speeds."""
+    from spieltisch.lab.runner import default_workers
     from spieltisch.lab.tournament import Tournament, ci_text, pct
 
     console = console or Console()
     speeds: list[Speed] = []
     notes: list[str] = []
-    table = Table(title=f"Bot decisions/s, one core, {PLAYERS} players (bot time only)")
+    table = Table(title=f"Bot decisions/s, one core, {PLAYERS} players (per second of bot time)")
     for col in ("game", "level", "decisions", "seconds", "decisions/s"):
         table.add_column(col, justify="left" if col in ("game", "level") else "right")
     strength: dict[str, list[str]] = {}
-    for game in ("scout", "schmaus"):
-        ok, missing = available_levels(game)
-        for level, reason in missing.items():
-            notes.append(f"{game} {level}: skipped — {reason}")
-        for level in ok:
-            speed = measure_speed(game, level, seconds, seed)
-            speeds.append(speed)
-            table.add_row(
-                game, level, f"{speed.decisions:,}", f"{speed.seconds:.2f}", f"{speed.per_second:,.0f}"
-            )
-        built_in = [lv for lv in ok if lv != "random"] or ok
-        if len(built_in) >= 2:
-            strong, weak = built_in[-1], built_in[-2]
-            strength[game] = [strong] + [weak] * (PLAYERS - 1)
-        else:
-            notes.append(f"{game}: strength table skipped — needs two playable levels, has {', '.join(ok)}")
+    by_game: dict[str, dict[str, Speed]] = {}
+    levels = {game: available_levels(game) for game in GAMES}
+    planned_seconds = seconds * sum(len(ok) for ok, _ in levels.values())
+    console.print(
+        f"Speed: about {planned_seconds:g} s ({seconds:g} s per level and game, --seconds), "
+        f"then a {games}-game strength tournament per game (--games)"
+    )
+    with planned(planned_seconds, "bot speed", enabled=progress) as meter:
+        for game in GAMES:
+            ok, missing = levels[game]
+            for level, reason in missing.items():
+                notes.append(f"{game} {level}: skipped — {reason}")
+            for level in ok:
+                meter.label(f"speed: {game} {level}")
+                speed = measure_speed(game, level, seconds, seed, meter=meter)
+                speeds.append(speed)
+                by_game.setdefault(game, {})[level] = speed
+                table.add_row(
+                    game, level, f"{speed.decisions:,}", f"{speed.seconds:.2f}", f"{speed.per_second:,.0f}"
+                )
+            built_in = [lv for lv in ok if lv != "random"] or ok
+            if len(built_in) >= 2:
+                strong, weak = built_in[-1], built_in[-2]
+                strength[game] = [strong] + [weak] * (PLAYERS - 1)
+            else:
+                notes.append(
+                    f"{game}: strength table skipped — needs two playable levels, has {', '.join(ok)}"
+                )
     console.print(table)
     for note in notes:
         console.print(f"Note: {note}", style="yellow")
     for game, lineup in strength.items():
         t = Tournament.create(game, lineup, games, seed)
-        result = t.run(workers=workers, progress=True)
+        used = workers if workers is not None else default_workers()
+        estimate = estimate_tournament(by_game[game], lineup, t.games, used)
+        about = f"about {_duration(estimate)}" if estimate is not None else "length unknown"
+        console.print(
+            f"Strength tournament, {get_game(game).title}: {t.games} games on {used} "
+            f"worker{'s' if used != 1 else ''}, {about} (estimated from the speeds above); "
+            "shorter: --games 8"
+        )
+        result = t.run(workers=workers, progress=progress)
         s = result.summary
         st = Table(
             title=f"Strength, {get_game(game).title}: {lineup[0]} vs {lineup[1]}×{PLAYERS - 1}, "

@@ -8,9 +8,10 @@ client, whose text files are the one place they are kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from importlib.resources import files
+from typing import ClassVar
 
 LANGS = ("en", "de")
 
@@ -22,6 +23,9 @@ TEXT: dict[str, dict[str, str]] = {
         "seat": "seat {seat}",
         "round": "Round {round}/{rounds}",
         "your_decision": "Your decision ({who})",
+        "your_decision@you": "your decision",
+        "player": "player #{seat}",
+        "page": "Page {page}/{pages} of {n} — '+' next page, '-' previous, 'all' lists every action",
         "prompt": "Number or notation (? help, q quit)> ",
         "not_accepted": "Not accepted: {reason}",
         "no_item": "there is no menu item {n} (choose 1..{m})",
@@ -32,6 +36,7 @@ TEXT: dict[str, dict[str, str]] = {
         "final": "Final result",
         "winner": "winner",
         "winners": "Winners: {names}",
+        "you_win": "You win!",
         "col_seat": "Seat",
         "col_player": "Player",
         "col_hand": "Hand",
@@ -51,9 +56,11 @@ TEXT: dict[str, dict[str, str]] = {
         "col_card": "Card",
         "col_name": "Name",
         "col_count": "Count",
-        "active_set": "Active set of {owner}",
+        "active_set": "Active set of {who}",
+        "active_set@you": "your active set",
         "no_set": "No active set — the next player shows freely",
         "your_hand": "Your hand ({who})",
+        "your_hand@you": "your hand",
         "if_flipped": "Flipped, the hand would read",
         "recent": "Recent actions",
         "legal": "Legal actions",
@@ -80,20 +87,28 @@ TEXT: dict[str, dict[str, str]] = {
             "  discard F1 F2           discard down to the hand limit"
         ),
         "decided": "{who} has decided",
+        "decided@you": "you have decided",
         "shows": "{who} shows {cards}",
+        "shows@you": "you show {cards}",
         "scouts": "{who} scouts {card} from the {end}{turned}",
+        "scouts@you": "you scout {card} from the {end}{turned}",
         "turned": ", turned over",
         "left": "left",
         "right": "right",
-        "laid": "{who} has laid its cards",
-        "targets": "{who}'s grocer targets {target}",
-        "times5": "{who}'s ×5 raccoon multiplies {card}",
+        "laid": "{who} has laid their cards",
+        "laid@you": "you have laid your cards",
+        "targets": "{who_poss} grocer targets {target_acc}",
+        "times5": "{who_poss} ×5 raccoon multiplies {card}",
         "discards": "{who} has discarded",
+        "discards@you": "you have discarded",
         "flip_reveal": "Everybody has decided. The round begins.",
         "round_over": "Round {round} is over: {reason}",
-        "ended_hand_empty": "a hand is empty",
-        "ended_all_scouted": "every other player scouted the active set",
-        "ended_stuck": "the next player could not act",
+        "ended_hand_empty": "{who} showed their last card",
+        "ended_hand_empty@you": "you showed your last card",
+        "ended_all_scouted": "every other player scouted from {who_poss} set",
+        "ended_stuck": "the next player could not act; {who} is exempt",
+        "ended_stuck@you": "the next player could not act; you are exempt",
+        "continue": "Press Enter to continue…",
         "round_scored": "Round {round} scored",
         "exempt": "exempt",
         "draw_pile": "Draw pile: {n} cards",
@@ -103,6 +118,13 @@ TEXT: dict[str, dict[str, str]] = {
         "effects": "Effects, in order",
         "no_effects": "no effects",
         "pot": "Pot {pot}, won by {winners}",
+        "effect_guardian": "the guardian: negative cards have no effect",
+        "effect_hunter": "the hunter: the round is void",
+        "effect_grocer": "{who_poss} angry grocer: {target_poss} food is worth 0",
+        "effect_garbage": "garbage truck ×{n}: food is worth 1/{d}",
+        "effect_x5": "{who_poss} ×5 raccoon on {card}",
+        "effect_x3": "{who_poss} ×3 raccoon: own food ×3",
+        "effect_x2": "×2 raccoon: all food ×{m}",
         "waiting": "waiting",
         "yes": "yes",
         "no": "–",
@@ -119,6 +141,9 @@ TEXT: dict[str, dict[str, str]] = {
         "seat": "Platz {seat}",
         "round": "Runde {round}/{rounds}",
         "your_decision": "Deine Entscheidung ({who})",
+        "your_decision@you": "deine Entscheidung",
+        "player": "Spieler #{seat}",
+        "page": "Seite {page}/{pages} von {n} — '+' nächste Seite, '-' vorige, 'alle' listet jeden Zug",
         "prompt": "Nummer oder Notation (? Hilfe, q beenden)> ",
         "not_accepted": "Nicht angenommen: {reason}",
         "no_item": "es gibt keinen Menüpunkt {n} (wähle 1..{m})",
@@ -131,7 +156,8 @@ TEXT: dict[str, dict[str, str]] = {
         ),
         "final": "Endergebnis",
         "winner": "Sieg",
-        "winners": "Gewonnen: {names}",
+        "winners": "Gewinner: {names}",
+        "you_win": "Du gewinnst!",
         "col_seat": "Platz",
         "col_player": "Spieler",
         "col_hand": "Hand",
@@ -151,9 +177,11 @@ TEXT: dict[str, dict[str, str]] = {
         "col_card": "Karte",
         "col_name": "Name",
         "col_count": "Anzahl",
-        "active_set": "Aktive Kombination von {owner}",
+        "active_set": "Aktive Kombination von {who_dat}",
+        "active_set@you": "deine aktive Kombination",
         "no_set": "Keine aktive Kombination — der nächste Spieler zeigt frei aus",
         "your_hand": "Deine Hand ({who})",
+        "your_hand@you": "deine Hand",
         "if_flipped": "Umgedreht sähe die Hand so aus",
         "recent": "Letzte Züge",
         "legal": "Legale Züge",
@@ -183,20 +211,31 @@ TEXT: dict[str, dict[str, str]] = {
             "  discard F1 F2           bis zum Handlimit abwerfen"
         ),
         "decided": "{who} hat entschieden",
+        "decided@you": "du hast entschieden",
         "shows": "{who} spielt {cards} aus",
+        "shows@you": "du spielst {cards} aus",
         "scouts": "{who} scoutet {card} von {end}{turned}",
+        "scouts@you": "du scoutest {card} von {end}{turned}",
         "turned": ", umgedreht",
         "left": "links",
         "right": "rechts",
         "laid": "{who} hat ausgelegt",
-        "targets": "Der Obsthändler von {who} trifft {target}",
-        "times5": "Der ×5-Waschbär von {who} verfünffacht {card}",
+        "laid@you": "du hast ausgelegt",
+        "targets": "der Obsthändler von {who_dat} trifft {target_acc}",
+        "targets@you": "dein Obsthändler trifft {target_acc}",
+        "times5": "der ×5-Waschbär von {who_dat} verfünffacht {card}",
+        "times5@you": "dein ×5-Waschbär verfünffacht {card}",
         "discards": "{who} hat abgeworfen",
+        "discards@you": "du hast abgeworfen",
         "flip_reveal": "Alle haben entschieden. Die Runde beginnt.",
         "round_over": "Runde {round} ist vorbei: {reason}",
-        "ended_hand_empty": "eine Hand ist leer",
-        "ended_all_scouted": "alle anderen haben aus der aktiven Kombination gescoutet",
-        "ended_stuck": "der nächste Spieler konnte nicht ziehen",
+        "ended_hand_empty": "{who} hat die letzte Karte ausgespielt",
+        "ended_hand_empty@you": "du hast deine letzte Karte ausgespielt",
+        "ended_all_scouted": "alle anderen haben aus der Kombination von {who_dat} gescoutet",
+        "ended_all_scouted@you": "alle anderen haben aus deiner Kombination gescoutet",
+        "ended_stuck": "der nächste Spieler konnte nicht ziehen; {who} ist befreit",
+        "ended_stuck@you": "der nächste Spieler konnte nicht ziehen; du bist befreit",
+        "continue": "Weiter mit der Eingabetaste …",
         "round_scored": "Runde {round} gewertet",
         "exempt": "befreit",
         "draw_pile": "Nachziehstapel: {n} Karten",
@@ -206,6 +245,16 @@ TEXT: dict[str, dict[str, str]] = {
         "effects": "Effekte, in Reihenfolge",
         "no_effects": "keine Effekte",
         "pot": "Topf {pot}, gewonnen von {winners}",
+        "effect_guardian": "die Wächterin: negative Karten wirken nicht",
+        "effect_hunter": "der Jäger: die Runde zählt nicht",
+        "effect_grocer": "wütender Obsthändler von {who_dat}: das Futter von {target_dat} zählt 0",
+        "effect_grocer@you": "dein wütender Obsthändler: das Futter von {target_dat} zählt 0",
+        "effect_garbage": "Müllabfuhr ×{n}: Futter zählt 1/{d}",
+        "effect_x5": "Waschbär ×5 von {who_dat} auf {card}",
+        "effect_x5@you": "dein Waschbär ×5 auf {card}",
+        "effect_x3": "Waschbär ×3 von {who_dat}: eigenes Futter ×3",
+        "effect_x3@you": "dein Waschbär ×3: eigenes Futter ×3",
+        "effect_x2": "Waschbär ×2: alles Futter ×{m}",
         "waiting": "wartet",
         "yes": "ja",
         "no": "–",
@@ -221,7 +270,12 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "quit": ("q", "quit", "exit", "beenden", "ende"),
     "help": ("?", "h", "help", "hilfe"),
     "all": ("all", "alle", "list", "liste"),
+    "next": ("+", "n", "next", "weiter"),
+    "previous": ("-", "p", "prev", "previous", "zurück", "zurueck"),
 }
+
+SEAT_VALUES = ("who", "target")
+"""Template values that are seats: each comes in the forms of :meth:`Names.forms`."""
 
 
 def detect_lang(env: Mapping[str, str]) -> str:
@@ -231,6 +285,51 @@ def detect_lang(env: Mapping[str, str]) -> str:
         if value:
             return "de" if value.lower().startswith("de") else "en"
     return "en"
+
+
+class Names:
+    """The players' names at one table and their grammatical forms.
+
+    The single person at the keyboard is "you"/"du" (the other seats are bots or,
+    in a hot-seat game, "player #N"), so sentences about them need their own verb
+    forms (see :meth:`Texts.say`) and cases: German "von dir", "trifft dich"."""
+
+    YOU: ClassVar[dict[str, dict[str, str]]] = {
+        "en": {"": "you", "_dat": "you", "_acc": "you", "_poss": "your"},
+        "de": {"": "du", "_dat": "dir", "_acc": "dich", "_poss": "dein"},
+    }
+
+    def __init__(self, labels: list[str], you: int | None, lang: str) -> None:
+        self.labels = labels
+        self.you = you
+        self.lang = lang
+
+    def __getitem__(self, seat: int) -> str:
+        return self.labels[seat]
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.labels)
+
+    def is_you(self, seat: int) -> bool:
+        return seat == self.you
+
+    def forms(self, seat: int) -> dict[str, str]:
+        """``{"": nominative, "_dat": dative, "_acc": accusative, "_poss": possessive}``."""
+        if self.is_you(seat):
+            return dict(self.YOU[self.lang])
+        name = self.labels[seat]
+        return {"": name, "_dat": name, "_acc": name, "_poss": f"{name}'s" if self.lang == "en" else name}
+
+    def cell(self, seat: int) -> str:
+        """The name in a table cell or list: "You"/"Du" capitalised."""
+        name = self.labels[seat]
+        return name[:1].upper() + name[1:] if self.is_you(seat) else name
+
+    def dative_list(self, seats: Sequence[int]) -> str:
+        return ", ".join(self.forms(s)["_dat"] for s in seats)
 
 
 class Texts:
@@ -244,6 +343,22 @@ class Texts:
 
     def __call__(self, key: str, **values: object) -> str:
         return self._text[key].format(**values)
+
+    def say(self, key: str, names: Names, start: bool = True, **values: object) -> str:
+        """A sentence about players: seat values (``who``, ``target``) become names in the
+        right grammatical form, and ``key@you`` is used when ``who`` is the person at the
+        keyboard ("you have decided", "du hast ausgelegt"). ``start``: capitalised."""
+        who = values.get("who")
+        variant = f"{key}@you" if isinstance(who, int) and names.is_you(who) else key
+        template = self._text.get(variant, self._text[key])
+        filled: dict[str, object] = {}
+        for name, value in values.items():
+            if name in SEAT_VALUES and isinstance(value, int):
+                filled.update({name + suffix: form for suffix, form in names.forms(value).items()})
+            else:
+                filled[name] = value
+        text = template.format(**filled)
+        return text[:1].upper() + text[1:] if start else text
 
     def refusal_template(self, reason: str) -> str | None:
         """The template saying an engine refusal reason in this language, if any."""

@@ -38,6 +38,13 @@ class ListAll:
 
 
 @dataclass(frozen=True)
+class Page:
+    """Turn the menu's page: ``+1`` next, ``-1`` previous."""
+
+    step: int
+
+
+@dataclass(frozen=True)
 class Choice:
     """A menu item, already a legal action."""
 
@@ -56,7 +63,7 @@ class Invalid:
     reason: str
 
 
-Command = Quit | Help | ListAll | Choice | Notation | Invalid
+Command = Quit | Help | ListAll | Page | Choice | Notation | Invalid
 
 
 def build_menu(game: str, legal: Sequence[Action]) -> Menu:
@@ -80,6 +87,10 @@ def parse_command(text: str, menu: Menu, texts: Texts) -> Command:
         return Help()
     if low in COMMANDS["all"]:
         return ListAll()
+    if low in COMMANDS["next"]:
+        return Page(1)
+    if low in COMMANDS["previous"]:
+        return Page(-1)
     if low.isdigit():
         n = int(low)
         if not 1 <= n <= len(menu.items):

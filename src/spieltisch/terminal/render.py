@@ -5,6 +5,7 @@ Everything here reads per-seat or spectator views only, never the state.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -15,7 +16,7 @@ from rich.text import Text
 
 from spieltisch.engine import Action, IllegalActionError, RulesError
 from spieltisch.engine.schmaus.cards import IDS, NAMES_DE, NAMES_EN
-from spieltisch.terminal.i18n import Texts
+from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import Menu
 
 View = Mapping[str, Any]
@@ -52,9 +53,14 @@ def turned(text: str) -> str:
     return f"{other}/{live}"
 
 
-def scout_cards(cards: Sequence[str | None], width: int = 80, indices: bool = True) -> Text:
+def scout_cards(
+    cards: Sequence[str | None], width: int = 80, indices: bool = True, compact: bool = False
+) -> Text:
     """Scout cards as little boxes: the live number on top (bold, coloured),
-    the other number below (dim), the hand position underneath."""
+    the other number below (dim), the hand position underneath. ``compact``:
+    no boxes, one line per row of numbers (for short terminals)."""
+    if compact:
+        return _compact_cards(cards, width, indices)
     per_row = max(1, width // CARD_WIDTH)
     out = Text()
     for row_start in range(0, max(len(cards), 1), per_row):
@@ -84,7 +90,30 @@ def scout_cards(cards: Sequence[str | None], width: int = 80, indices: bool = Tr
     return out
 
 
-def scout_players(view: View, names: Sequence[str], texts: Texts, faults: Sequence[int]) -> Table:
+def _compact_cards(cards: Sequence[str | None], width: int, indices: bool) -> Text:
+    """Three lines per row of cards: live numbers, other numbers, positions."""
+    per_row = max(1, width // 4)
+    out = Text()
+    if not cards:
+        return Text("(–)", style="dim")
+    for row_start in range(0, len(cards), per_row):
+        lines = [Text() for _ in range(3 if indices else 2)]
+        for i in range(row_start, min(len(cards), row_start + per_row)):
+            numbers = split_card(cards[i])
+            colour = SCOUT_COLOURS[numbers[0]] if numbers else "grey50"
+            lines[0].append(f"{numbers[0]:>3} " if numbers else " ?? ", style=f"bold {colour}")
+            lines[1].append(f"{numbers[1]:>3} " if numbers else "    ", style="dim")
+            if indices:
+                lines[2].append(f"{'@' + str(i):>3} ", style="dim")
+        for line in lines:
+            line.rstrip()
+            out.append_text(line)
+            out.append("\n")
+    out.rstrip()
+    return out
+
+
+def scout_players(view: View, names: Names, texts: Texts, faults: Sequence[int]) -> Table:
     n = int(view["players"])
     table = Table(box=None, pad_edge=False, header_style="bold")
     for key in ("col_seat", "col_player", "col_hand", "col_chips", "col_captured", "col_tokens", "col_score"):
@@ -96,7 +125,7 @@ def scout_players(view: View, names: Sequence[str], texts: Texts, faults: Sequen
         marker = "▶ " if s in to_move and view.get("phase") == "play" else ""
         row = [
             str(s),
-            marker + names[s],
+            marker + names.cell(s),
             str(view["hand_sizes"][s]),
             str(view["chips"][s]),
             str(view["collected"][s]),
@@ -109,36 +138,40 @@ def scout_players(view: View, names: Sequence[str], texts: Texts, faults: Sequen
     return table
 
 
-def scout_status(view: View, names: Sequence[str], texts: Texts, faults: Sequence[int], width: int) -> Group:
-    """Players, the active set and (for a seat's view) that seat's hand."""
+def scout_status(
+    view: View, names: Names, texts: Texts, faults: Sequence[int], width: int, compact: bool = False
+) -> Group:
+    """Players, the active set and (for a seat's view) that seat's hand;
+    ``compact``: no blank lines and cards without boxes (short terminals)."""
+    gap: list[RenderableType] = [] if compact else [Text("")]
     parts: list[RenderableType] = [
         Text(texts("round", round=view["round"], rounds=view["rounds"]), style="bold underline"),
         scout_players(view, names, texts, faults),
-        Text(""),
+        *gap,
     ]
     table = view.get("table")
     if table:
-        parts.append(Text(texts("active_set", owner=names[int(table["owner"])]), style="bold"))
-        parts.append(scout_cards(table["cards"], width, indices=False))
+        parts.append(Text(texts.say("active_set", names, who=int(table["owner"])), style="bold"))
+        parts.append(scout_cards(table["cards"], width, indices=False, compact=compact))
     else:
         parts.append(Text(texts("no_set"), style="italic"))
     seat = view.get("seat")
     if seat is not None and view.get("hand") is not None:
-        parts.append(Text(""))
-        parts.append(Text(texts("your_hand", who=names[int(seat)]), style="bold"))
-        parts.append(scout_cards(view["hand"], width))
+        parts.extend(gap)
+        parts.append(Text(texts.say("your_hand", names, who=int(seat)), style="bold"))
+        parts.append(scout_cards(view["hand"], width, compact=compact))
         if view.get("phase") == "flip" and view["flip_decided"] and not view["flip_decided"][seat]:
             parts.append(Text(texts("if_flipped"), style="italic"))
             flipped = [turned(c) for c in reversed(view["hand"])]
-            parts.append(scout_cards(flipped, width))
+            parts.append(scout_cards(flipped, width, compact=compact))
     return Group(*parts)
 
 
-def scout_round_summary(result: Mapping[str, Any], names: Sequence[str], texts: Texts) -> Group:
+def scout_round_summary(result: Mapping[str, Any], names: Names, texts: Texts) -> Group:
     """S-11 / S-16 scoring of one round: captured, tokens or chips, hand penalty, points."""
     n = len(result["points"])
     two = n == 2
-    reason = texts(f"ended_{result['ended_by']}")
+    reason = round_end_reason(result, names, texts)
     table = Table(title=texts("round_over", round=result["round"], reason=reason), header_style="bold")
     table.add_column(texts("col_player"))
     table.add_column(texts("col_captured"), justify="right")
@@ -151,7 +184,7 @@ def scout_round_summary(result: Mapping[str, Any], names: Sequence[str], texts: 
         left = int(result["hand_sizes"][s])
         penalty = texts("exempt") if s == result["exempt"] else (f"-{left}" if left else "0")
         table.add_row(
-            names[s],
+            names.cell(s),
             str(result["collected"][s]),
             str(bonus),
             penalty,
@@ -161,20 +194,33 @@ def scout_round_summary(result: Mapping[str, Any], names: Sequence[str], texts: 
     return Group(table)
 
 
-def scout_event(who: str, action: Action, before: View, after: View, texts: Texts) -> str:
+def round_end_reason(result: Mapping[str, Any], names: Names, texts: Texts) -> str:
+    """Why a Scout round ended, naming whose hand ran out or whose set ended it (S-11)."""
+    ended = str(result["ended_by"])
+    if ended == "hand_empty":
+        empty = [s for s, left in enumerate(result["hand_sizes"]) if int(left) == 0]
+        if empty:
+            return texts.say("ended_hand_empty", names, start=False, who=empty[0])
+    if result.get("exempt") is not None:
+        return texts.say(f"ended_{ended}", names, start=False, who=int(result["exempt"]))
+    return texts(f"ended_{ended}", who="?", who_dat="?", who_poss="?")
+
+
+def scout_event(seat: int, action: Action, before: View, after: View, names: Names, texts: Texts) -> str:
     """One public line for the log (flip decisions stay secret, S-5)."""
     data = action.to_json()
     kind = data["type"]
     if kind == "flip":
-        return texts("decided", who=who)
+        return texts.say("decided", names, who=seat)
     parts = []
     if kind in ("scout", "scout_show"):
         cards = (before.get("table") or {}).get("cards") or ["?/?"]
         card = cards[0] if data["end"] == "left" else cards[-1]
         parts.append(
-            texts(
+            texts.say(
                 "scouts",
-                who=who,
+                names,
+                who=seat,
                 card=turned(card) if data["flip"] else card,
                 end=texts(data["end"]),
                 turned=texts("turned") if data["flip"] else "",
@@ -184,7 +230,8 @@ def scout_event(who: str, action: Action, before: View, after: View, texts: Text
         shown = (after.get("table") or {}).get("cards") or []
         if not shown and after.get("round_results"):
             shown = (after["round_results"][-1].get("table") or {}).get("cards") or []
-        parts.append(texts("shows", who=who, cards=" ".join(shown) or action.to_text()))
+        cards = " ".join(shown) or action.to_text()
+        parts.append(texts.say("shows", names, start=not parts, who=seat, cards=cards))
     return "; ".join(parts)
 
 
@@ -196,7 +243,7 @@ def card_name(card: str, lang: str) -> str:
     return names[IDS.index(card)]
 
 
-def refusal(error: RulesError, names: Sequence[str], texts: Texts) -> str:
+def refusal(error: RulesError, names: Names, texts: Texts) -> str:
     """Why the engine refused an action, in the table's language: the ruling
     id, then the reason with seats as names and card notations as card names
     (the conventions of :class:`spieltisch.engine.Reasons`)."""
@@ -235,7 +282,31 @@ def schmaus_hand(cards: Sequence[str], texts: Texts) -> Table:
     return table
 
 
-def schmaus_status(view: View, names: Sequence[str], texts: Texts, faults: Sequence[int]) -> Group:
+def schmaus_hand_compact(cards: Sequence[str], texts: Texts, width: int) -> Table:
+    """The hand grouped by card in columns: ``F2 ×2 berries``."""
+    counts = Counter(cards)
+    cells = [
+        Text.assemble(
+            (card, "bold green" if card.startswith("F") else "bold yellow"),
+            f" ×{counts[card]} {card_name(card, texts.lang)}",
+        )
+        for card in IDS
+        if counts[card]
+    ]
+    col = max((len(c) for c in cells), default=10) + 2
+    per_row = max(1, min(len(cells), width // col))
+    grid = Table.grid(padding=(0, 2))
+    for _ in range(per_row):
+        grid.add_column()
+    for i in range(0, len(cells), per_row):
+        row = cells[i : i + per_row]
+        grid.add_row(*row, *([""] * (per_row - len(row))))
+    return grid
+
+
+def schmaus_status(
+    view: View, names: Names, texts: Texts, faults: Sequence[int], width: int = 80, compact: bool = False
+) -> Group:
     n = int(view["players"])
     parts: list[RenderableType] = [
         Text(texts("round", round=view["round"], rounds=view["rounds"]), style="bold underline"),
@@ -250,7 +321,7 @@ def schmaus_status(view: View, names: Sequence[str], texts: Texts, faults: Seque
         committed = (
             texts("yes") if view["committed"][s] else (texts("waiting") if s in to_move else texts("no"))
         )
-        row = [str(s), names[s], str(view["hand_sizes"][s]), committed, str(view["scores"][s])]
+        row = [str(s), names.cell(s), str(view["hand_sizes"][s]), committed, str(view["scores"][s])]
         if any(faults):
             row.append(str(faults[s]))
         table.add_row(*row)
@@ -261,14 +332,18 @@ def schmaus_status(view: View, names: Sequence[str], texts: Texts, faults: Seque
     if len(discard) > 12:
         shown = "… " + shown
     parts.append(Text(texts("discard_pile", n=len(discard), cards=shown)))
+    gap: list[RenderableType] = [] if compact else [Text("")]
     if view.get("revealed"):
-        parts.append(Text(""))
+        parts.extend(gap)
         parts.append(schmaus_lays(view["revealed"], names, texts))
     seat = view.get("seat")
     if seat is not None and view.get("hand") is not None:
-        parts.append(Text(""))
-        parts.append(Text(texts("your_hand", who=names[int(seat)]), style="bold"))
-        parts.append(schmaus_hand(view["hand"], texts))
+        parts.extend(gap)
+        parts.append(Text(texts.say("your_hand", names, who=int(seat)), style="bold"))
+        if compact:
+            parts.append(schmaus_hand_compact(view["hand"], texts, width))
+        else:
+            parts.append(schmaus_hand(view["hand"], texts))
         if view.get("my_play") is not None and view.get("phase") == "target":
             parts.append(Text(texts("choose_after_reveal"), style="italic"))
         if view.get("phase") == "discard" and view.get("must_discard"):
@@ -279,21 +354,22 @@ def schmaus_status(view: View, names: Sequence[str], texts: Texts, faults: Seque
 
 
 def _lay_text(cards: Sequence[str], texts: Texts) -> str:
+    """A lay by card names (the ids are in the menu and the hand): "berries, berries, cookies"."""
     if not cards:
         return texts("nothing")
-    return ", ".join(f"{c} ({card_name(c, texts.lang)})" for c in cards)
+    return ", ".join(card_name(c, texts.lang) for c in cards)
 
 
-def schmaus_lays(plays: Sequence[Sequence[str]], names: Sequence[str], texts: Texts) -> Table:
+def schmaus_lays(plays: Sequence[Sequence[str]], names: Names, texts: Texts) -> Table:
     table = Table(title=texts("revealed"), box=None, pad_edge=False, header_style="bold")
     table.add_column(texts("col_player"))
     table.add_column(texts("col_laid"))
     for s, cards in enumerate(plays):
-        table.add_row(names[s], _lay_text(cards, texts))
+        table.add_row(names.cell(s), _lay_text(cards, texts))
     return table
 
 
-def schmaus_round_summary(result: Mapping[str, Any], names: Sequence[str], texts: Texts) -> Group:
+def schmaus_round_summary(result: Mapping[str, Any], names: Names, texts: Texts) -> Group:
     """W-7 .. W-15 of one round: lays, effects in order, values, pot, winners, draws."""
     n = len(result["plays"])
     table = Table(title=texts("round_scored", round=result["round"]), header_style="bold")
@@ -306,35 +382,64 @@ def schmaus_round_summary(result: Mapping[str, Any], names: Sequence[str], texts
     for s in range(n):
         mark = " ★" if s in result["winners"] else ""
         table.add_row(
-            names[s] + mark,
+            names.cell(s) + mark,
             _lay_text(result["plays"][s], texts),
             str(result["individual"][s]),
             str(result["awarded"][s]),
             str(result["drawn"][s]) if result["drawn"][s] else "",
             str(result["scores"][s]),
         )
-    effects = list(result["effects"])
+    effects = [effect_text(e, names, texts) for e in result["effects"]]
     lines: list[RenderableType] = [table, Text(texts("effects") + ":", style="bold")]
     if effects:
         lines.extend(Text(f"  {i}. {e}") for i, e in enumerate(effects, 1))
     else:
         lines.append(Text(f"  {texts('no_effects')}"))
-    winners = ", ".join(names[s] for s in result["winners"])
-    lines.append(Text(texts("pot", pot=result["pot"], winners=winners)))
+    lines.append(Text(texts("pot", pot=result["pot"], winners=names.dative_list(result["winners"]))))
     return Group(*lines)
 
 
-def schmaus_event(who: str, action: Action, names: Sequence[str], texts: Texts) -> str:
+_EFFECTS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"^W-7 guardian"), "effect_guardian", ()),
+    (re.compile(r"^W-8 hunter"), "effect_hunter", ()),
+    (re.compile(r"^W-9 grocer of seat (\d+): food of seat (\d+)"), "effect_grocer", ("who", "target")),
+    (re.compile(r"^W-10 garbage ×(\d+): food is worth 1/(\d+)"), "effect_garbage", ("n", "d")),
+    (re.compile(r"^W-11 ×5 of seat (\d+) on (\w+)"), "effect_x5", ("who", "card")),
+    (re.compile(r"^W-11 ×3 of seat (\d+)"), "effect_x3", ("who",)),
+    (re.compile(r"^W-11 ×2 raccoons?: food ×(\d+)"), "effect_x2", ("m",)),
+)
+
+
+def effect_text(line: str, names: Names, texts: Texts) -> str:
+    """An engine effect line (``W-9 grocer of seat 1: food of seat 2 is worth 0``) in the
+    table's language, with names for seats; the ruling id stays in front. Unknown lines
+    are shown as the engine wrote them."""
+    for pattern, key, fields in _EFFECTS:
+        match = pattern.match(line)
+        if match:
+            values: dict[str, object] = {}
+            for field, raw in zip(fields, match.groups(), strict=True):
+                if field in ("who", "target"):
+                    values[field] = int(raw)
+                elif field == "card":
+                    values[field] = card_name(raw, texts.lang)
+                else:
+                    values[field] = raw
+            return f"{line.split()[0]} {texts.say(key, names, True, **values)}"
+    return line
+
+
+def schmaus_event(seat: int, action: Action, names: Names, texts: Texts) -> str:
     """One public line for the log (lays and discards stay sealed)."""
     data = action.to_json()
     kind = data["type"]
     if kind == "play":
-        return texts("laid", who=who)
+        return texts.say("laid", names, who=seat)
     if kind == "target":
-        return texts("targets", who=who, target=names[int(data["opponent"])])
+        return texts.say("targets", names, who=seat, target=int(data["opponent"]))
     if kind == "x5":
-        return texts("times5", who=who, card=data["card"])
-    return texts("discards", who=who)
+        return texts.say("times5", names, who=seat, card=card_name(str(data["card"]), texts.lang))
+    return texts.say("discards", names, who=seat)
 
 
 # -- both games ------------------------------------------------------------------
@@ -362,24 +467,51 @@ def action_label(game: str, action: Action, view: View, texts: Texts) -> str:
     return text
 
 
-def menu_table(game: str, menu: Menu, view: View, texts: Texts, width: int) -> Group:
-    labels = [f"{i:>3}. {action_label(game, a, view, texts)}" for i, a in enumerate(menu.items, 1)]
+def menu_columns(labels: Sequence[str], width: int) -> int:
     col = max((len(label) for label in labels), default=10) + 3
-    per_row = max(1, width // col)
+    return max(1, min(len(labels), (width + 3) // col))
+
+
+def menu_table(
+    game: str,
+    menu: Menu,
+    view: View,
+    texts: Texts,
+    width: int,
+    rows: int | None = None,
+    page: int = 0,
+) -> tuple[Group, int]:
+    """The numbered menu in columns and the number of pages: at most ``rows``
+    rows a page (``None``: one page), page ``page`` shown, with a line saying how
+    to turn pages when there are several."""
+    labels = [f"{i:>3}. {action_label(game, a, view, texts)}" for i, a in enumerate(menu.items, 1)]
+    per_row = menu_columns(labels, width)
+    all_rows = (len(labels) + per_row - 1) // per_row
+    page_rows = all_rows if rows is None or rows >= all_rows else max(1, rows - 1)
+    per_page = page_rows * per_row
+    pages = max(1, (len(labels) + per_page - 1) // per_page)
+    page = min(max(page, 0), pages - 1)
+    shown = labels[page * per_page : (page + 1) * per_page]
+    rows_here = (len(shown) + per_row - 1) // per_row
     grid = Table.grid(padding=(0, 3))
-    for _ in range(min(per_row, max(1, len(labels)))):
-        grid.add_column()
-    rows = (len(labels) + per_row - 1) // per_row
-    for r in range(rows):
+    for _ in range(max(1, min(per_row, len(shown)))):
+        grid.add_column(no_wrap=True, overflow="ellipsis")
+    for r in range(rows_here):
         grid.add_row(
-            *[Text(labels[c * rows + r]) if c * rows + r < len(labels) else "" for c in range(per_row)]
+            *[Text(shown[i]) if (i := c * rows_here + r) < len(shown) else "" for c in range(per_row)]
         )
     parts: list[RenderableType] = [Text(texts("legal"), style="bold"), grid]
+    if pages > 1:
+        parts.append(Text(texts("page", page=page + 1, pages=pages, n=len(labels)), style="italic"))
     if menu.by_notation:
         parts.append(
-            Text(texts("scout_show_hint", n=len(menu.by_notation), example=menu.by_notation[0].to_text()))
+            Text(
+                texts("scout_show_hint", n=len(menu.by_notation), example=menu.by_notation[0].to_text()),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
         )
-    return Group(*parts)
+    return Group(*parts), pages
 
 
 def all_actions(actions: Sequence[Action], texts: Texts, width: int) -> Group:
@@ -400,7 +532,7 @@ def help_text(game: str, texts: Texts) -> Group:
 
 
 def final_table(
-    outcome: Mapping[str, Any], names: Sequence[str], faults: Sequence[int], texts: Texts
+    outcome: Mapping[str, Any], names: Names, faults: Sequence[int], texts: Texts
 ) -> Table:
     table = Table(title=texts("final"), header_style="bold")
     table.add_column(texts("col_seat"), justify="right")
@@ -411,12 +543,16 @@ def final_table(
     order = sorted(range(len(names)), key=lambda s: -int(outcome["scores"][s]))
     for s in order:
         won = texts("winner") if s in outcome["winners"] else ""
-        table.add_row(str(s), names[s], str(outcome["scores"][s]), str(faults[s]), won)
+        table.add_row(str(s), names.cell(s), str(outcome["scores"][s]), str(faults[s]), won)
     return table
 
 
 def recent_log(lines: Sequence[str], texts: Texts, limit: int = 8) -> Group:
-    shown = list(lines[-limit:])
+    """The last ``limit`` log lines under a title, one terminal line each."""
+    shown = list(lines[-limit:]) if limit > 0 else []
     if not shown:
         return Group()
-    return Group(Text(texts("recent"), style="bold"), *(Text(f"  {line}") for line in shown))
+    return Group(
+        Text(texts("recent"), style="bold"),
+        *(Text(f"  {line}", no_wrap=True, overflow="ellipsis") for line in shown),
+    )

@@ -21,17 +21,22 @@ from spieltisch.engine import Action, OptionsError, RulesError, State, get_game
 from spieltisch.match import BotFault, decide
 from spieltisch.terminal import render
 from spieltisch.terminal.config import HUMAN, PlayConfig, PlayError
-from spieltisch.terminal.i18n import Texts
+from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import (
     Choice,
     Help,
     Invalid,
     ListAll,
+    Menu,
     Notation,
+    Page,
     Quit,
     build_menu,
     parse_command,
 )
+
+RECENT = 8
+"""Log lines shown above a decision when the terminal is tall enough."""
 
 
 class LineInput(Protocol):
@@ -87,7 +92,10 @@ class TerminalTable:
         console: Console,
         stdin: LineInput,
         bots: Mapping[int, Bot] | None = None,
+        pause: bool | None = None,
     ) -> None:
+        """``pause``: wait for Enter after each round summary (default: when the input
+        is a terminal and somebody plays at the keyboard)."""
         self.config = config
         self.console = console
         self.stdin = stdin
@@ -104,6 +112,7 @@ class TerminalTable:
         self.results_shown = 0
         isatty = getattr(stdin, "isatty", None)
         self.echo = not (callable(isatty) and isatty())
+        self.pause = (not self.echo if pause is None else pause) and bool(self.humans)
 
     # -- the game loop -----------------------------------------------------------
     def run(self) -> int:
@@ -158,11 +167,10 @@ class TerminalTable:
         return action
 
     def _event(self, seat: int, action: Action, before: Mapping[str, Any]) -> None:
-        who = self.names[seat]
         if self.game.name == "scout":
-            line = render.scout_event(who, action, before, self.state.view(None), self.texts)
+            line = render.scout_event(seat, action, before, self.state.view(None), self.names, self.texts)
         else:
-            line = render.schmaus_event(who, action, self.names, self.texts)
+            line = render.schmaus_event(seat, action, self.names, self.texts)
         self.log.append(line)
         self.console.print(Text(f"· {line}", style="dim"))
 
@@ -185,7 +193,13 @@ class TerminalTable:
                 self.console.print(render.scout_round_summary(result, self.names, self.texts))
             else:
                 self.console.print(render.schmaus_round_summary(result, self.names, self.texts))
-            self.console.print()
+            if self.pause:  # keep the summary on screen until the player has read it
+                self.console.print(Text(self.texts("continue"), style="italic"), end="")
+                if not self.stdin.readline():
+                    self.console.print()
+                    raise Abandoned(by_input_end=True)
+            else:
+                self.console.print()
 
     def _finish(self) -> None:
         outcome = self.state.outcome()
@@ -193,8 +207,11 @@ class TerminalTable:
         data = outcome.to_json()
         self.console.print()
         self.console.print(render.final_table(data, self.names, self.faults, self.texts))
-        winners = ", ".join(self.names[s] for s in outcome.winners)
-        self.console.print(Text(self.texts("winners", names=winners), style="bold green"))
+        if list(outcome.winners) == [self.names.you]:
+            line = self.texts("you_win")
+        else:
+            line = self.texts("winners", names=", ".join(self.names[s] for s in outcome.winners))
+        self.console.print(Text(line, style="bold green"))
         self.console.print(self.texts("title", game=self.game.title, players=self.config.players,
                                       seed=self.config.seed))  # fmt: skip
         for seat, bot in self.bots.items():
@@ -205,19 +222,14 @@ class TerminalTable:
     # -- the human ---------------------------------------------------------------
     def _ask(self, seat: int) -> Action:
         """Show the seat's view and the menu; read until a legal action comes."""
-        view = self.state.view(seat)
         legal = self.state.legal_actions(seat)
         menu = build_menu(self.game.name, legal)
         width = self.console.width
-        self.console.print()
-        if self.game.name == "scout":
-            self.console.print(render.scout_status(view, self.names, self.texts, self.faults, width))
-            self.console.print(render.recent_log(self.log, self.texts))
-        else:
-            self.console.print(render.schmaus_status(view, self.names, self.texts, self.faults))
-        self.console.print(Text(self.texts("your_decision", who=self.names[seat]), style="bold green"))
-        self.console.print(render.menu_table(self.game.name, menu, view, self.texts, width))
+        page = 0
+        message: str | None = None
         while True:
+            pages = self._screen(seat, menu, page, message)
+            message = None
             self.console.print(self.texts("prompt"), end="")
             line = self.stdin.readline()
             if not line:
@@ -228,12 +240,16 @@ class TerminalTable:
             command = parse_command(line, menu, self.texts)
             if isinstance(command, Quit):
                 raise Abandoned(by_input_end=False)
-            if isinstance(command, Help):
+            if isinstance(command, Page):
+                page = min(max(page + command.step, 0), pages - 1)
+            elif isinstance(command, Help):
                 self.console.print(render.help_text(self.game.name, self.texts))
+                self._wait()
             elif isinstance(command, ListAll):
                 self.console.print(render.all_actions(legal, self.texts, width))
+                self._wait()
             elif isinstance(command, Invalid):
-                self._refuse(command.reason)
+                message = command.reason
             elif isinstance(command, Choice):
                 return command.action
             elif isinstance(command, Notation):
@@ -241,31 +257,79 @@ class TerminalTable:
                     action = self.game.parse_action(command.text)
                     self.state.check(seat, action)
                 except RulesError as exc:
-                    self._refuse(render.refusal(exc, self.names, self.texts))
+                    message = render.refusal(exc, self.names, self.texts)
                     continue
                 return action
+
+    def _wait(self) -> None:
+        """After help or the full list at a terminal: let it be read before the table returns."""
+        if not self.echo:
+            self.console.print(Text(self.texts("continue"), style="italic"), end="")
+            self.stdin.readline()
+
+    def _lines(self, renderable: Any) -> int:
+        return len(self.console.render_lines(renderable, self.console.options, pad=False))
+
+    def _screen(self, seat: int, menu: Menu, page: int, message: str | None) -> int:
+        """Print the decision screen so that it fits the terminal's height: the
+        status (players, active set, hand), the menu (paged when it is long), the
+        recent log in what is left, and the refusal ``message``; the prompt comes
+        last. Returns the number of menu pages."""
+        view = self.state.view(seat)
+        width, height = self.console.width, self.console.height
+        # One line stays free for the previous input line; one is the prompt.
+        room = height - 2 - (1 if message else 0)
+
+        def status(compact: bool) -> Any:
+            if self.game.name == "scout":
+                return render.scout_status(view, self.names, self.texts, self.faults, width, compact)
+            return render.schmaus_status(view, self.names, self.texts, self.faults, width, compact)
+
+        heading = Text(self.texts.say("your_decision", self.names, who=seat), style="bold green")
+        full_menu, _ = render.menu_table(self.game.name, menu, view, self.texts, width)
+        shown = status(False)
+        used = self._lines(shown) + 1
+        if used + self._lines(full_menu) > room:
+            shown = status(True)
+            used = self._lines(shown) + 1
+        fixed = self._lines(render.menu_table(self.game.name, menu, view, self.texts, width, rows=1)[0]) - 1
+        menu_rows = max(2, room - used - fixed)
+        menu_view, pages = render.menu_table(
+            self.game.name, menu, view, self.texts, width, rows=menu_rows, page=page
+        )
+        left = room - used - self._lines(menu_view)
+        recent = render.recent_log(self.log, self.texts, min(RECENT, left - 1) if left >= 2 else 0)
+        self.console.print()
+        self.console.print(shown)
+        self.console.print(recent)
+        self.console.print(heading)
+        self.console.print(menu_view)
+        if message:
+            self._refuse(message)
+        return pages
 
     def _refuse(self, reason: str) -> None:
         self.console.print(Text(self.texts("not_accepted", reason=reason), style="bold yellow"))
 
     # -- names -------------------------------------------------------------------
-    def _names(self) -> list[str]:
-        names = []
+    def _names(self) -> Names:
+        """One human: "you" (with the grammar of "you"); a hot-seat game: "player #N"."""
+        labels = []
         several = len(self.humans) > 1
         for seat in range(self.config.players):
             if seat in self.humans:
-                you = self.texts("you")
-                names.append(f"{you} #{seat}" if several else you)
+                labels.append(self.texts("player", seat=seat) if several else self.texts("you"))
             else:
                 # Bot names come from outside (the 'ready' line): no Rich markup in them.
                 name = self.bots[seat].name.replace("[", "(").replace("]", ")")
-                names.append(f"{name} #{seat}")
-        return names
+                labels.append(f"{name} #{seat}")
+        you = next(iter(self.humans)) if len(self.humans) == 1 else None
+        return Names(labels, you, self.config.lang)
 
     def _header(self) -> None:
         title = self.texts("title", game=self.game.title, players=self.config.players, seed=self.config.seed)
         self.console.rule(Text(title, style="bold"))
-        seats = ", ".join(f"{s}: {name}" for s, name in enumerate(self.names))
+        seats = ", ".join(f"{s}: {self.names.cell(s)}" for s in range(len(self.names)))
         self.console.print(f"{self.texts('seats')}: {seats}")
 
 
