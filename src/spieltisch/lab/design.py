@@ -53,6 +53,7 @@ from spieltisch.lab.paired import (
     measures,
     paired_difference,
     point_value,
+    units,
 )
 from spieltisch.lab.play import GameResult, GameTask
 from spieltisch.lab.runner import ProgressBar, Runner, progress_bar
@@ -415,6 +416,8 @@ class Design:
             normalized = validate_options(self.spec.game, players, options)
         except LabError:
             return None
+        if normalized.get("rounds") == "3x-players":  # W-2: the same game as that many rounds
+            normalized["rounds"] = 3 * players
         key = json.dumps([players, normalized], sort_keys=True)
         if key not in self.candidates:
             self.candidates[key] = Candidate(dict(params), players, options, key)
@@ -461,7 +464,13 @@ class Design:
     def changes(self, c: Candidate) -> list[tuple[str, Any, Any]]:
         """``(option, printed value, candidate value)`` for each option the candidate changes."""
         printed = self.spec.defaults()
-        return [(k, printed[k], v) for k, v in c.params.items() if printed.get(k) != v]
+
+        def same(k: str, a: Any, b: Any) -> bool:
+            if k == "rounds":  # "3x-players" and 3 x players rounds are one rule (W-2)
+                a, b = (3 * c.players if x == "3x-players" else x for x in (a, b))
+            return bool(a == b)
+
+        return [(k, printed[k], v) for k, v in c.params.items() if not same(k, printed.get(k), v)]
 
     def ranked(self) -> list[Candidate]:
         """Candidates meeting every goal first (fewest changes, then most games), then
@@ -712,9 +721,28 @@ class DesignResult:
         out = []
         if not self.confirmed:
             return ["Keine gültigen Kandidaten gefunden." if de else "No valid candidate was found."]
-        if self.feasible:
-            head = (f"{len(self.confirmed)} Regelvariante(n) erfüllen in der Suche jedes Ziel." if de
-                    else f"{len(self.confirmed)} rule setting(s) met every goal in the search.")  # fmt: skip
+        good = sum(1 for c in self.confirmed if c["meets_every_goal"])
+        n = len(self.confirmed)
+        if good and self.feasible:
+            head = (
+                f"{good} von {n} bestätigten Regelvarianten erfüllen jedes Ziel auch in neuen Partien."
+                if de
+                else f"{good} of {n} confirmed rule setting(s) meet every goal in fresh games too."
+            )
+        elif good:
+            head = (
+                f"In der Suche erfüllte keine Einstellung jedes Ziel; von den besten Kompromissen "
+                f"(Pareto-Front) erfüllen {good} von {n} in neuen Partien jedes Ziel."
+                if de
+                else f"No setting met every goal on its search games; of the best trade-offs (the Pareto "
+                f"front) {good} of {n} meet every goal in fresh games."
+            )
+        elif self.feasible:
+            head = (
+                f"{n} Einstellung(en) erfüllten in der Suche jedes Ziel, in neuen Partien aber nicht alle."
+                if de
+                else f"{n} setting(s) met every goal in the search, but not all of them in fresh games."
+            )
         else:
             head = (
                 "Keine Einstellung erfüllte jedes Ziel; hier die besten Kompromisse (Pareto-Front)."
@@ -768,7 +796,7 @@ class DesignResult:
             out.append("Scout hat keine Regeloptionen; gesucht wurde nur über die Spielerzahl.")
         elif spec.game == "scout":
             out.append("Scout has no rule options; the search varied the player count only.")
-        return out
+        return [units(line, lang) for line in out]
 
     def rows(self) -> list[dict[str, Any]]:
         """The printed rules, then every confirmed candidate that changes something."""

@@ -356,14 +356,21 @@ def fmt_diff(e: Estimate, unit: str) -> str:
 NO_DIFFERENCE = {"en": "no measurable difference", "de": "kein messbarer Unterschied"}
 
 
+def units(text: str, lang: str) -> str:
+    """Unit words in the report's language (``pts`` -> ``Pkt.`` in German)."""
+    if lang != "de":
+        return text
+    return text.replace("% of rounds", "% der Runden").replace(" pts", " Pkt.")
+
+
 def describe_diff(e: Estimate, unit: str, lang: str = "en") -> str:
     """A paired difference as a designer reads it: the change with its interval,
     or "no measurable difference" (with the interval) where it covers 0."""
     if e.covers_zero:
         if e.low == e.high:
             return NO_DIFFERENCE[lang]
-        return f"{NO_DIFFERENCE[lang]} ({fmt_diff(e, unit)})"
-    return fmt_diff(e, unit)
+        return units(f"{NO_DIFFERENCE[lang]} ({fmt_diff(e, unit)})", lang)
+    return units(fmt_diff(e, unit), lang)
 
 
 def estimate_from_json(d: Mapping[str, Any]) -> Estimate:

@@ -254,7 +254,7 @@ def sensitivity(
     each value of the option (the others fixed), the goal's band shaded, the
     candidate's own value marked. Panel: (measure label, option values,
     intervals, (goal min, goal max), index of the candidate's value)."""
-    cols = min(3, len(panels))
+    cols = min(2, len(panels))
     rows = -(-len(panels) // cols)
     plt = pyplot()
     fig, grid = plt.subplots(rows, cols, figsize=(WIDTH, 2.3 * rows + 0.4), layout="constrained",
@@ -270,8 +270,7 @@ def sensitivity(
         ax.errorbar(pos, ys, yerr=[[v[0] - v[1] for v in values], [v[2] - v[0] for v in values]],
                     fmt="-o" if numeric else "o", ms=4, capsize=3, color=COLORS[0])  # fmt: skip
         if 0 <= mark < len(pos):
-            ax.plot([pos[int(mark)]], [ys[int(mark)]], "o", ms=9, mfc="none", mec=COLORS[3], mew=2,
-                    label=marked)  # fmt: skip
+            ax.plot([pos[int(mark)]], [ys[int(mark)]], "o", ms=9, mfc="none", mec=COLORS[3], mew=2)
         lo = low_goal if low_goal is not None else -1e9
         hi = high_goal if high_goal is not None else 1e9
         if low_goal is not None or high_goal is not None:
@@ -282,10 +281,7 @@ def sensitivity(
         ax.set_ylim(bottom - pad, top + pad)
         ax.set_xticks(pos, xs, fontsize="small")
         ax.set_title(label, fontsize="small")
-    handles, labels = grid.flat[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside upper right", frameon=False, fontsize="small")
-    fig.suptitle(title, x=0.01, ha="left", fontsize=10)
+    fig.suptitle(f"{title}: {marked}", x=0.01, ha="left", fontsize=10)
     return png(fig)
 
 
@@ -296,10 +292,10 @@ def goal_check(
 ) -> str:
     """One panel per goal: each candidate's value with its 95 % range (one row
     each, the printed rules first) against the goal's band (shaded)."""
-    cols = min(2, len(panels))
-    grid_rows = -(-len(panels) // cols)
+    cols = 1
+    grid_rows = len(panels)
     plt = pyplot()
-    fig, grid = plt.subplots(grid_rows, cols, figsize=(WIDTH, (0.7 + 0.32 * len(rows)) * grid_rows + 0.5),
+    fig, grid = plt.subplots(grid_rows, cols, figsize=(WIDTH, (0.75 + 0.26 * len(rows)) * grid_rows + 0.4),
                              layout="constrained", squeeze=False)  # fmt: skip
     for k, ax in enumerate(grid.flat):
         if k >= len(panels):

@@ -951,7 +951,7 @@ DESIGN_TEXT: dict[str, dict[str, str]] = {
         "game": "game",
         "space": "options searched",
         "n_confirm": "n = {n} fresh games per candidate",
-        "n_sens": "n = {n} games per point · circled: the best candidate",
+        "n_sens": "n = {n} games per point · circled",
         "n_trials": "{n} trials, {g} search games",
         "met": "met",
         "likely": "likely met",
@@ -1003,7 +1003,7 @@ DESIGN_TEXT: dict[str, dict[str, str]] = {
         "game": "Spiel",
         "space": "durchsuchte Optionen",
         "n_confirm": "n = {n} neue Partien je Kandidat",
-        "n_sens": "n = {n} Partien je Punkt · umkreist: der beste Kandidat",
+        "n_sens": "n = {n} Partien je Punkt · umkreist",
         "n_trials": "{n} Versuche, {g} Suchpartien",
         "met": "erfüllt",
         "likely": "wahrscheinlich",
@@ -1018,7 +1018,7 @@ _MARK = {"met": "✓", "likely": "✓?", "missed": "✗"}
 def design_html(result: Any, lang: str = "en") -> str:
     """The design search's report (:class:`spieltisch.lab.design.DesignResult`)."""
     from spieltisch.lab.design import describe_changes
-    from spieltisch.lab.paired import estimate_from_json, fmt
+    from spieltisch.lab.paired import estimate_from_json, fmt, units
 
     _texts(lang)
     t = DESIGN_TEXT[lang]
@@ -1034,12 +1034,12 @@ def design_html(result: Any, lang: str = "en") -> str:
 
     def value_cell(gl: Mapping[str, Any]) -> str:
         e = gl["estimate"]
-        return (f"{fmt(e['value'], gl['unit'])} ({e['ci95'][0]:.1f} … {e['ci95'][1]:.1f}) "
-                f"{_MARK[gl['status']]}")  # fmt: skip
+        return units(f"{fmt(e['value'], gl['unit'])} ({e['ci95'][0]:.1f} … {e['ci95'][1]:.1f}) "
+                     f"{_MARK[gl['status']]}", lang)  # fmt: skip
 
     confirm_n = result.printed["confirm_games"]
-    names = [name(c) for c in rows]
-    short = [n if len(n) <= 38 else n[:36] + "…" for n in names]
+    short = [t["printed"], *(f"{t['candidate']} {i}" for i in range(1, len(rows)))]
+    names = [t["printed"], *(f"{t['candidate']} {i}: {name(c)}" for i, c in enumerate(rows[1:], 1))]
     sections = [
         section(
             "answer",
@@ -1070,7 +1070,7 @@ def design_html(result: Any, lang: str = "en") -> str:
                 table(
                     [t["goal"], "", t["printed"], t["status"]],
                     [
-                        [label(gl), gl["goal"]["text"], value_cell(gl), t[gl["status"]]]
+                        [label(gl), units(gl["goal"]["text"], lang), value_cell(gl), t[gl["status"]]]
                         for gl in result.printed["goals"]
                     ],
                     caption=t["n_confirm"].format(n=confirm_n),
@@ -1085,7 +1085,7 @@ def design_html(result: Any, lang: str = "en") -> str:
                 plots.goal_check(
                     [
                         (
-                            f"{label(gl)}: {gl['goal']['text']}",
+                            units(f"{label(gl)}: {gl['goal']['text']}", lang),
                             (gl["goal"]["min"], gl["goal"]["max"]),
                             [
                                 (
@@ -1174,7 +1174,8 @@ def design_html(result: Any, lang: str = "en") -> str:
                     )
                 )
             n = min(p["games"] for p in points)
-            marked = name(result.confirmed[0])
+            best = result.confirmed[0]
+            marked = short[rows.index(best)] if best in rows else t["printed"]
             images.append(plots.sensitivity(panels, f"{entry['option']} · {t['n_sens'].format(n=n)}", marked))
         sections.append(section("sensitivity", t["Sensitivity"], t["intro_sensitivity"],
                                 [] if images else [t["no_options"]], images=images))  # fmt: skip
