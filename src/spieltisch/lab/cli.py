@@ -262,6 +262,48 @@ def variants(
         raise _fail(str(exc)) from None
 
 
+@app.command()
+def design(
+    goals_file: Annotated[
+        Path, typer.Option("--goals-file", "-f", help="TOML goal file: goals, options to search, bots.")
+    ],
+    budget: Annotated[
+        int, typer.Option("--budget", help="Games the search may play (confirmation and sensitivity extra).")
+    ] = 400,
+    seed: Annotated[
+        int | None, typer.Option(help="Search seed (default: the file's seed, else 1).")
+    ] = None,
+    workers: WorkersOpt = None,
+    ray: RayOpt = None,
+    json_path: JsonOpt = None,
+    html_path: HtmlOpt = None,
+    lang: LangOpt = "en",
+    quiet: QuietOpt = False,
+) -> None:
+    """Find rule options that meet your goals (Optuna search), each confirmed by a fresh paired run.
+
+    The goal file says what the rules should achieve (e.g. skill gap at least 15 points, 10-14
+    rounds), which options may vary and over which ranges; see examples/goals.toml and docs/lab.md."""
+    from rich.console import Console
+
+    from spieltisch.lab.config import LabError
+    from spieltisch.lab.design import Design, load_spec
+
+    console = Console()
+    try:
+        if lang not in ("en", "de"):
+            raise LabError(f"unknown report language {lang!r}: choose en or de")
+        spec = load_spec(goals_file)
+        if seed is not None:
+            spec.seed = seed
+        result = Design(spec, budget).run(workers=workers, ray_address=ray, progress=not quiet)
+        from spieltisch.lab.report import design_html
+
+        _write_results(console, result, json_path, None, html_path, lambda: design_html(result, lang))
+    except OptionsInputError as exc:
+        raise _fail(str(exc)) from None
+
+
 def _write_results(
     console: Any,
     result: Any,

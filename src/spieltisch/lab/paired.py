@@ -210,6 +210,7 @@ class Estimate:
         if self.p_value is not None:
             out["sign_test_p"] = self.p_value
             out["verdict"] = self.verdict()
+        out.update(self.extra)
         return out
 
 
@@ -291,33 +292,38 @@ def paired_difference(
     confidence: float = CONFIDENCE,
     other_lineup: Sequence[str] | None = None,
     other_players: int | None = None,
+    other_measure: Measure | None = None,
 ) -> Estimate:
     """``measure(other) − measure(base)`` over the blocks both played (same deal
-    and bot seeds), with its paired bootstrap interval and an exact sign test."""
+    and bot seeds), with its paired bootstrap interval and an exact sign test.
+
+    ``other_*``: the other side's line-up, player count and measure when they
+    differ (a design candidate with another player count; its deals then differ
+    too, and the blocks pair by seed only, which keeps the interval valid)."""
     from scipy import stats
 
+    mb = other_measure or measure
     a = block_means(base, lineup, players, duplicate, measure.features)
-    b = block_means(other, other_lineup or lineup, other_players or players, duplicate, measure.features)
+    b = block_means(other, other_lineup or lineup, other_players or players, duplicate, mb.features)
     common = sorted(set(a) & set(b))
     if not common:
         raise LabError(f"no paired games to compare {measure.label}")
-    k = len(measure.features)
-    cols_a = [[a[blk][i] for blk in common] for i in range(k)]
-    cols_b = [[b[blk][i] for blk in common] for i in range(k)]
-    value_of = _statistic(measure, k)
+    ka, kb = len(measure.features), len(mb.features)
+    cols_a = [[a[blk][i] for blk in common] for i in range(ka)]
+    cols_b = [[b[blk][i] for blk in common] for i in range(kb)]
+    value_a, value_b = _statistic(measure, ka), _statistic(mb, kb)
 
     def diff(*columns: Any, axis: int = -1) -> Any:
-        return value_of(*columns[k:], axis=axis) - value_of(*columns[:k], axis=axis)
+        return value_b(*columns[ka:], axis=axis) - value_a(*columns[:ka], axis=axis)
 
-    def point_of(cols: Sequence[Sequence[float]]) -> float:
-        return float(measure.value({key: statistics.fmean(c) for key, c in zip(measure.features, cols,
-                                                                                  strict=True)}))
+    def point_of(m: Measure, cols: Sequence[Sequence[float]]) -> float:
+        return float(m.value({key: statistics.fmean(c) for key, c in zip(m.features, cols, strict=True)}))
 
-    point = point_of(cols_b) - point_of(cols_a)
-    data = [*cols_a, *cols_b]
-    low, high = _interval(data, diff, point, derive_seed("paired", seed, measure.key), confidence)
+    point = point_of(mb, cols_b) - point_of(measure, cols_a)
+    interval_seed = derive_seed("paired", seed, measure.key)
+    low, high = _interval([*cols_a, *cols_b], diff, point, interval_seed, confidence)
     per_block = [
-        point_of([[cols_b[i][j]] for i in range(k)]) - point_of([[cols_a[i][j]] for i in range(k)])
+        point_of(mb, [[c[j]] for c in cols_b]) - point_of(measure, [[c[j]] for c in cols_a])
         for j in range(len(common))
     ]
     up = sum(1 for d in per_block if d > 0)
@@ -328,7 +334,7 @@ def paired_difference(
     games = sum(1 for g in other if (g.index // size if duplicate else g.index) in paired)
     return Estimate(
         point, low, high, games, len(common), confidence, p,
-        {"base": point_of(cols_a), "other": point_of(cols_b)},
+        {"base": point_of(measure, cols_a), "other": point_of(mb, cols_b)},
     )
 
 
@@ -350,14 +356,21 @@ def fmt_diff(e: Estimate, unit: str) -> str:
 NO_DIFFERENCE = {"en": "no measurable difference", "de": "kein messbarer Unterschied"}
 
 
+def units(text: str, lang: str) -> str:
+    """Unit words in the report's language (``pts`` -> ``Pkt.`` in German)."""
+    if lang != "de":
+        return text
+    return text.replace("% of rounds", "% der Runden").replace(" pts", " Pkt.")
+
+
 def describe_diff(e: Estimate, unit: str, lang: str = "en") -> str:
     """A paired difference as a designer reads it: the change with its interval,
     or "no measurable difference" (with the interval) where it covers 0."""
     if e.covers_zero:
         if e.low == e.high:
             return NO_DIFFERENCE[lang]
-        return f"{NO_DIFFERENCE[lang]} ({fmt_diff(e, unit)})"
-    return fmt_diff(e, unit)
+        return units(f"{NO_DIFFERENCE[lang]} ({fmt_diff(e, unit)})", lang)
+    return units(fmt_diff(e, unit), lang)
 
 
 def estimate_from_json(d: Mapping[str, Any]) -> Estimate:

@@ -254,7 +254,7 @@ def sensitivity(
     each value of the option (the others fixed), the goal's band shaded, the
     candidate's own value marked. Panel: (measure label, option values,
     intervals, (goal min, goal max), index of the candidate's value)."""
-    cols = min(3, len(panels))
+    cols = min(2, len(panels))
     rows = -(-len(panels) // cols)
     plt = pyplot()
     fig, grid = plt.subplots(rows, cols, figsize=(WIDTH, 2.3 * rows + 0.4), layout="constrained",
@@ -266,11 +266,11 @@ def sensitivity(
         label, xs, values, (low_goal, high_goal), mark = panels[k]
         pos = list(range(len(xs)))
         ys = [v[0] for v in values]
+        numeric = all(x.lstrip("-").isdigit() for x in xs)  # a line only where the values are ordered
         ax.errorbar(pos, ys, yerr=[[v[0] - v[1] for v in values], [v[2] - v[0] for v in values]],
-                    fmt="-o", ms=4, capsize=3, color=COLORS[0])  # fmt: skip
+                    fmt="-o" if numeric else "o", ms=4, capsize=3, color=COLORS[0])  # fmt: skip
         if 0 <= mark < len(pos):
-            ax.plot([pos[int(mark)]], [ys[int(mark)]], "o", ms=9, mfc="none", mec=COLORS[3], mew=2,
-                    label=marked)  # fmt: skip
+            ax.plot([pos[int(mark)]], [ys[int(mark)]], "o", ms=9, mfc="none", mec=COLORS[3], mew=2)
         lo = low_goal if low_goal is not None else -1e9
         hi = high_goal if high_goal is not None else 1e9
         if low_goal is not None or high_goal is not None:
@@ -281,8 +281,56 @@ def sensitivity(
         ax.set_ylim(bottom - pad, top + pad)
         ax.set_xticks(pos, xs, fontsize="small")
         ax.set_title(label, fontsize="small")
-    handles, labels = grid.flat[0].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="outside upper right", frameon=False, fontsize="small")
+    fig.suptitle(f"{title}: {marked}", x=0.01, ha="left", fontsize=10)
+    return png(fig)
+
+
+def goal_check(
+    panels: Sequence[tuple[str, tuple[float | None, float | None], Sequence[Interval]]],
+    rows: Sequence[str],
+    title: str,
+) -> str:
+    """One panel per goal: each candidate's value with its 95 % range (one row
+    each, the printed rules first) against the goal's band (shaded)."""
+    cols = 1
+    grid_rows = len(panels)
+    plt = pyplot()
+    fig, grid = plt.subplots(grid_rows, cols, figsize=(WIDTH, (0.75 + 0.26 * len(rows)) * grid_rows + 0.4),
+                             layout="constrained", squeeze=False)  # fmt: skip
+    for k, ax in enumerate(grid.flat):
+        if k >= len(panels):
+            ax.axis("off")
+            continue
+        label, (low, high), values = panels[k]
+        for r, (value, lo, hi) in enumerate(values):
+            ok = (low is None or value >= low) and (high is None or value <= high)
+            ax.errorbar([value], [r], xerr=[[value - lo], [hi - value]], fmt="o", capsize=3, ms=5,
+                        color=COLORS[2] if ok else COLORS[3])  # fmt: skip
+        left = min([v[1] for v in values] + [x for x in (low, high) if x is not None])
+        right = max([v[2] for v in values] + [x for x in (low, high) if x is not None])
+        pad = max(0.5, (right - left) * 0.12)
+        ax.set_xlim(left - pad, right + pad)
+        ax.axvspan(low if low is not None else left - pad, high if high is not None else right + pad,
+                   color=COLORS[2], alpha=0.12, lw=0)  # fmt: skip
+        ax.set_yticks(range(len(rows)), rows if k % cols == 0 else [""] * len(rows), fontsize="small")
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_title(label, fontsize="small")
     fig.suptitle(title, x=0.01, ha="left", fontsize=10)
+    return png(fig)
+
+
+def history(misses: Sequence[float], xlabel: str, ylabel: str, best_label: str, title: str) -> str:
+    """The search's trials: each one's total miss of the goals, and the best so far."""
+    fig, (ax,) = figure(3.0)
+    xs = list(range(1, len(misses) + 1))
+    ax.plot(xs, misses, "o", ms=3, color=COLORS[0], alpha=0.6)
+    best: list[float] = []
+    for m in misses:
+        best.append(min(m, best[-1]) if best else m)
+    ax.step(xs, best, where="post", color=COLORS[3], lw=1.8, label=best_label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    legend_above(fig, ax, 1)
     return png(fig)

@@ -902,3 +902,287 @@ def _hand_cell(summary: Mapping[str, Any], r: int) -> str:
         return "–"
     p = sizes[r - 1]
     return f"{p['mean']:.1f} ({p['min']:.0f}–{p['max']:.0f})"
+
+
+DESIGN_TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "Rule design report",
+        "Answer": "The answer",
+        "intro_answer": "What the search found, in plain words. Each candidate was confirmed by a fresh "
+        "run: new deals, played both with the candidate and with the printed rules (the same deals and "
+        "seeds for both), so the numbers below are not the lucky draws the search happened to see. "
+        "± is half the 95% range.",
+        "Goals": "Goals and the printed rules",
+        "intro_goals": "The goals from your file, and how the printed rules do on them in the "
+        "confirmation games. A goal is met (✓) when the whole 95% range lies inside it, likely met (✓?) "
+        "when the value does but the range reaches outside, missed (✗) otherwise.",
+        "Candidates": "Candidates",
+        "intro_candidates": "Each panel is one goal: the shaded band is what you asked for, every row a "
+        "candidate (the printed rules first), the dot its value in the confirmation games and the line "
+        "its 95% range. Green dots meet the goal, red ones miss it. The table gives the same numbers and "
+        "the change from the printed rules with its own 95% range (paired, deal by deal); \"no measurable "
+        "difference\" means these games cannot tell the candidate from the printed rules on that goal.",
+        "Search": "The search",
+        "intro_search": "Every dot is one candidate the optimiser (Optuna's TPE sampler) tried: how far it "
+        "missed the goals in total (0 = every goal met, 1 = missed by the width of a goal). The line is the "
+        "best so far. A candidate proposed again adds games to the ones it already has.",
+        "Sensitivity": "Sensitivity",
+        "intro_sensitivity": "What each option does on its own: one option varied over its values, every "
+        "other option kept at the best candidate's. The circled value is the best candidate's; the shaded "
+        "band is the goal. A flat line means the option hardly matters for that goal; a steep one is a "
+        "lever.",
+        "candidate": "candidate",
+        "printed": "printed rules",
+        "goal": "goal",
+        "value": "value (95% range)",
+        "status": "status",
+        "change": "change from the printed rules",
+        "games": "games",
+        "trial": "trial",
+        "total_miss": "total miss of the goals",
+        "best": "best so far",
+        "setting": "setting",
+        "budget": "budget (search games)",
+        "played": "games played in all",
+        "time": "time",
+        "bots": "bots",
+        "players": "players",
+        "seed": "seed",
+        "game": "game",
+        "space": "options searched",
+        "n_confirm": "n = {n} fresh games per candidate",
+        "n_sens": "n = {n} games per point · circled",
+        "n_trials": "{n} trials, {g} search games",
+        "met": "met",
+        "likely": "likely met",
+        "missed": "missed",
+        "no_options": "Nothing to vary.",
+    },
+    "de": {
+        "title": "Bericht Regelentwurf",
+        "Answer": "Die Antwort",
+        "intro_answer": "Was die Suche gefunden hat, in einfachen Worten. Jeder Kandidat wurde in einem "
+        "neuen Lauf bestätigt: neue Kartenverteilungen, gespielt mit dem Kandidaten und mit den gedruckten "
+        "Regeln (dieselben Verteilungen und Seeds für beide). ± ist die halbe Breite des 95-%-Bereichs.",
+        "Goals": "Ziele und die gedruckten Regeln",
+        "intro_goals": "Die Ziele aus Ihrer Datei und wie die gedruckten Regeln sie in den "
+        "Bestätigungspartien erreichen. Erfüllt (✓): der ganze 95-%-Bereich liegt im Ziel; wahrscheinlich "
+        "(✓?): der Wert, aber nicht der ganze Bereich; verfehlt (✗) sonst.",
+        "Candidates": "Kandidaten",
+        "intro_candidates": "Jedes Feld ist ein Ziel: das schattierte Band ist Ihr Wunsch, jede Zeile ein "
+        "Kandidat (zuerst die gedruckten Regeln), der Punkt sein Wert in den Bestätigungspartien, der "
+        "Strich sein 95-%-Bereich. Grün erfüllt das Ziel, Rot verfehlt es. Die Tabelle zeigt dieselben "
+        "Zahlen und die Änderung gegenüber den gedruckten Regeln mit eigenem 95-%-Bereich (gepaart); "
+        "„kein messbarer Unterschied“ heißt: diese Partien unterscheiden Kandidat und gedruckte Regeln "
+        "bei diesem Ziel nicht.",
+        "Search": "Die Suche",
+        "intro_search": "Jeder Punkt ist ein Kandidat, den der Optimierer (Optunas TPE) versucht hat: wie "
+        "weit er die Ziele insgesamt verfehlte (0 = alle erfüllt, 1 = um die Breite eines Ziels verfehlt). "
+        "Die Linie ist das bisher Beste. Wird ein Kandidat erneut vorgeschlagen, kommen Partien hinzu.",
+        "Sensitivity": "Empfindlichkeit",
+        "intro_sensitivity": "Was jede Option allein bewirkt: eine Option über ihre Werte variiert, alle "
+        "anderen auf dem Wert des besten Kandidaten. Der umkreiste Wert ist der des besten Kandidaten, das "
+        "Band das Ziel. Eine flache Linie: die Option ist für dieses Ziel fast egal; eine steile: ein Hebel.",
+        "candidate": "Kandidat",
+        "printed": "gedruckte Regeln",
+        "goal": "Ziel",
+        "value": "Wert (95-%-Bereich)",
+        "status": "Stand",
+        "change": "Änderung gegenüber den gedruckten Regeln",
+        "games": "Partien",
+        "trial": "Versuch",
+        "total_miss": "Verfehlung der Ziele insgesamt",
+        "best": "bisher bester",
+        "setting": "Einstellung",
+        "budget": "Budget (Suchpartien)",
+        "played": "Partien insgesamt",
+        "time": "Zeit",
+        "bots": "Bots",
+        "players": "Spieler",
+        "seed": "Seed",
+        "game": "Spiel",
+        "space": "durchsuchte Optionen",
+        "n_confirm": "n = {n} neue Partien je Kandidat",
+        "n_sens": "n = {n} Partien je Punkt · umkreist",
+        "n_trials": "{n} Versuche, {g} Suchpartien",
+        "met": "erfüllt",
+        "likely": "wahrscheinlich",
+        "missed": "verfehlt",
+        "no_options": "Nichts zu variieren.",
+    },
+}
+
+_MARK = {"met": "✓", "likely": "✓?", "missed": "✗"}
+
+
+def design_html(result: Any, lang: str = "en") -> str:
+    """The design search's report (:class:`spieltisch.lab.design.DesignResult`)."""
+    from spieltisch.lab.design import describe_changes
+    from spieltisch.lab.paired import estimate_from_json, fmt, units
+
+    _texts(lang)
+    t = DESIGN_TEXT[lang]
+    spec = result.spec
+    rows = result.rows()
+
+    def name(c: Mapping[str, Any]) -> str:
+        changes = [(x["option"], x["printed"], x["candidate"]) for x in c["changes"]]
+        return describe_changes(changes, lang) or t["printed"]
+
+    def label(gl: Mapping[str, Any]) -> str:
+        return str(gl["label_de"] if lang == "de" and gl["label_de"] else gl["label"])
+
+    def value_cell(gl: Mapping[str, Any]) -> str:
+        e = gl["estimate"]
+        return units(f"{fmt(e['value'], gl['unit'])} ({e['ci95'][0]:.1f} … {e['ci95'][1]:.1f}) "
+                     f"{_MARK[gl['status']]}", lang)  # fmt: skip
+
+    confirm_n = result.printed["confirm_games"]
+    short = [t["printed"], *(f"{t['candidate']} {i}" for i in range(1, len(rows)))]
+    names = [t["printed"], *(f"{t['candidate']} {i}: {name(c)}" for i, c in enumerate(rows[1:], 1))]
+    sections = [
+        section(
+            "answer",
+            t["Answer"],
+            t["intro_answer"],
+            result.summary_lines(lang),
+            tables=[
+                table(
+                    [t["setting"], ""],
+                    [
+                        [t["game"], get_game(spec.game).title],
+                        [t["players"], spec.players],
+                        [t["bots"], ", ".join(spec.lineup(spec.players))],
+                        [t["seed"], spec.seed],
+                        [t["space"], ", ".join(d.key for d in spec.space)],
+                        [t["budget"], f"{result.budget} ({result.search_games})"],
+                        [t["played"], result.games_played],
+                        [t["time"], f"{result.seconds:.0f} s"],
+                    ],
+                )
+            ],
+        ),
+        section(
+            "goals",
+            t["Goals"],
+            t["intro_goals"],
+            tables=[
+                table(
+                    [t["goal"], "", t["printed"], t["status"]],
+                    [
+                        [label(gl), units(gl["goal"]["text"], lang), value_cell(gl), t[gl["status"]]]
+                        for gl in result.printed["goals"]
+                    ],
+                    caption=t["n_confirm"].format(n=confirm_n),
+                )
+            ],
+        ),
+        section(
+            "candidates",
+            t["Candidates"],
+            t["intro_candidates"],
+            images=[
+                plots.goal_check(
+                    [
+                        (
+                            units(f"{label(gl)}: {gl['goal']['text']}", lang),
+                            (gl["goal"]["min"], gl["goal"]["max"]),
+                            [
+                                (
+                                    c["goals"][i]["estimate"]["value"],
+                                    *c["goals"][i]["estimate"]["ci95"],
+                                )
+                                for c in rows
+                            ],
+                        )
+                        for i, gl in enumerate(result.printed["goals"])
+                    ],
+                    short,
+                    t["n_confirm"].format(n=confirm_n),
+                )
+            ],
+            tables=[
+                table(
+                    [t["candidate"], t["games"], *(label(gl) for gl in result.printed["goals"])],
+                    [
+                        [
+                            n,
+                            c["confirm_games"],
+                            *(
+                                value_cell(gl)
+                                + (
+                                    "; " + t["change"] + ": "
+                                    + describe_diff_text(
+                                        estimate_from_json(gl["difference"]), gl["unit"], lang
+                                    )
+                                    if "difference" in gl
+                                    else ""
+                                )
+                                for gl in c["goals"]
+                            ),
+                        ]
+                        for n, c in zip(names, rows, strict=True)
+                    ],
+                )
+            ],
+        ),
+    ]
+    valid = [tr for tr in result.trials if tr.get("valid")]
+    if valid:
+        misses = [
+            sum(
+                next(g for g in spec.goals if g.measure == m).miss(v)
+                for m, v in tr["values"].items()
+            )
+            for tr in valid
+        ]
+        sections.append(
+            section(
+                "search",
+                t["Search"],
+                t["intro_search"],
+                images=[
+                    plots.history(
+                        misses,
+                        t["trial"],
+                        t["total_miss"],
+                        t["best"],
+                        t["n_trials"].format(n=len(result.trials), g=result.search_games),
+                    )
+                ],
+            )
+        )
+    if result.sensitivity:
+        images = []
+        goal_of = {g.measure: g for g in spec.goals}
+        for entry in result.sensitivity:
+            points = [p for p in entry["points"] if p["valid"]]
+            if len(points) < 2:
+                continue
+            xs = [str(p["value"]) for p in points]
+            mark = next((i for i, p in enumerate(points) if p["value"] == entry["candidate_value"]), -1)
+            panels = []
+            for gl in result.printed["goals"]:
+                m = gl["measure"]
+                panels.append(
+                    (
+                        label(gl),
+                        xs,
+                        [(p["measures"][m]["value"], *p["measures"][m]["ci95"]) for p in points],
+                        (goal_of[m].low, goal_of[m].high),
+                        float(mark),
+                    )
+                )
+            n = min(p["games"] for p in points)
+            best = result.confirmed[0]
+            marked = short[rows.index(best)] if best in rows else t["printed"]
+            images.append(plots.sensitivity(panels, f"{entry['option']} · {t['n_sens'].format(n=n)}", marked))
+        sections.append(section("sensitivity", t["Sensitivity"], t["intro_sensitivity"],
+                                [] if images else [t["no_options"]], images=images))  # fmt: skip
+    return render(f"{t['title']} — {get_game(spec.game).title}", sections, lang)
+
+
+def describe_diff_text(e: Any, unit: str, lang: str) -> str:
+    from spieltisch.lab.paired import describe_diff
+
+    return describe_diff(e, unit, lang)
