@@ -79,6 +79,13 @@ class BaseGame(Generic[S]):
         self._normalize = normalize
         state_class.game = self
 
+    def __reduce__(self) -> tuple[Callable[[str], Any], tuple[str]]:
+        # One descriptor per game: a pickled game (in a bot sent to a worker process)
+        # is the same game there, found by its name.
+        from spieltisch.engine import get_game
+
+        return get_game, (self.name,)
+
     def new_state(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> S:
         return self.state_class.new(players, seed, options)
 
