@@ -217,8 +217,8 @@ def lines(
     for i, (name, points) in enumerate(series.items()):
         color = COLORS[i % len(COLORS)]
         xs = [p["round"] for p in points]
-        ax.plot(xs, [p["mean"] for p in points], marker="o", ms=3, label=name, color=color)
-        ax.fill_between(xs, [p["min"] for p in points], [p["max"] for p in points], alpha=0.10, color=color)
+        marker = "os^vDP*X"[i % 8]
+        ax.plot(xs, [p["mean"] for p in points], marker=marker, ms=4, label=name, color=color)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

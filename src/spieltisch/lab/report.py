@@ -60,8 +60,9 @@ TEXT: dict[str, dict[str, str]] = {
         "intro_rulings": "How often each ruling comes into play: the share of all rounds in which it "
         "fired. A ruling that almost never fires hardly matters; one that fires in most rounds shapes "
         "the game.",
-        "intro_hand_sizes": "Cards in hand at the moment of laying, by round (mean over all players; "
-        "the band shows the smallest and largest hand). Falling lines show hands running short.",
+        "intro_hand_sizes": "Cards in hand at the moment of laying, by round: the mean over every player "
+        "of every game (the axis starts near the data, so small differences show). Falling lines show "
+        "hands running short. The table adds the smallest and the largest hand seen in that round.",
         "intro_game_length_v": "Game length in rounds and decisions under each variant.",
         "intro_impact": "What each card is worth: the first bot of the line-up played the very same "
         "games once normally and once without ever laying that card (whenever it had another choice). "
@@ -162,8 +163,9 @@ TEXT: dict[str, dict[str, str]] = {
         "intro_scores_v": "Endpunkte in jeder Variante und wie weit die Spieler einer Partie "
         "auseinanderliegen (Standardabweichung der Endpunkte innerhalb einer Partie).",
         "intro_rulings": "Wie oft jede Regel greift: Anteil aller Runden, in denen sie zum Tragen kam.",
-        "intro_hand_sizes": "Karten auf der Hand beim Auslegen, je Runde (Mittel über alle Spieler; das "
-        "Band zeigt die kleinste und größte Hand).",
+        "intro_hand_sizes": "Karten auf der Hand beim Auslegen, je Runde: Mittel über alle Spieler aller "
+        "Partien (die Achse beginnt nahe bei den Daten). Fallende Linien: die Hände werden knapp. Die "
+        "Tabelle nennt die kleinste und größte Hand der Runde.",
         "intro_game_length_v": "Spieldauer in Runden und Entscheidungen je Variante.",
         "intro_impact": "Was jede Karte wert ist: Der erste Bot der Aufstellung spielte dieselben "
         "Partien einmal normal und einmal, ohne diese Karte je auszulegen (wenn er eine andere Wahl "
