@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from spieltisch.lab.config import LabError
 from spieltisch.lab.paired import describe_diff, estimate, measures, paired_difference
 from spieltisch.lab.play import GameTask
 from spieltisch.lab.report import variants_html
@@ -89,3 +92,11 @@ def test_variants_report_sections_in_both_languages_and_counts_agree() -> None:
         assert f"{games_word}: 6 " in html
         # a pooled bot (random x2) shows its seat-games beside the games, never instead of them
         assert re.search(r"<td>random</td><td>6</td><td>\d+ / 12</td>", html)
+
+
+def test_bad_sequential_settings_fail_before_any_game() -> None:
+    variants = [parse_variant("a"), parse_variant("b:rounds=4")]
+    with pytest.raises(LabError, match="--stop-on 'fun'"):
+        VariantStudy.create(list(LINEUP), variants, 16, stop_on="fun")
+    with pytest.raises(LabError, match="--looks must be from 1"):
+        VariantStudy.create(list(LINEUP), variants, 16, looks=0)
