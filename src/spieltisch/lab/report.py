@@ -108,6 +108,8 @@ TEXT: dict[str, dict[str, str]] = {
         "entry": "line-up entry",
         "no_faults": "No faults.",
         "cards_in_hand": "cards in hand",
+        "skill_gap": "skill gap",
+        "card": "card",
         "how_to_read": "How to read this:",
         "per_variant": "per variant",
         "seat_games": "seat-games",
@@ -209,6 +211,8 @@ TEXT: dict[str, dict[str, str]] = {
         "entry": "Eintrag",
         "no_faults": "Keine Fehler.",
         "cards_in_hand": "Karten auf der Hand",
+        "skill_gap": "Könnensabstand",
+        "card": "Karte",
         "how_to_read": "So liest man das:",
         "per_variant": "je Variante",
         "seat_games": "Platz-Partien",
@@ -561,7 +565,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                         "",
                         t["games"],
                         *(f"{t['win_rate']} {b}" for b in bot_names),
-                        "skill gap",
+                        t["skill_gap"],
                         f"{t['seat']} 0",
                         t["rounds"],
                     ],
@@ -799,7 +803,10 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 ],
                 tables=[
                     table(
-                        [t["variant"], "card", t["games"], t["with"], t["without"], t["delta"], t["bites"]],
+                        [
+                            t["variant"], t["card"], t["games"], t["with"], t["without"], t["delta"],
+                            t["bites"],
+                        ],
                         [
                             [
                                 n,
