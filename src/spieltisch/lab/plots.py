@@ -197,8 +197,8 @@ def counts(
         else:
             bins = min(25, len(values))
             for i, (name, vs) in enumerate(series.items()):
-                ax.hist(list(vs), bins=bins, histtype="step", lw=1.6, color=COLORS[i % len(COLORS)],
-                        label=name if n > 1 else None)  # fmt: skip
+                ax.hist(list(vs), bins=bins, histtype="step" if n > 1 else "stepfilled", lw=1.6,
+                        color=COLORS[i % len(COLORS)], label=name if n > 1 else None)  # fmt: skip
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(xlabel)
