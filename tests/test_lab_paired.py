@@ -100,3 +100,20 @@ def test_bad_sequential_settings_fail_before_any_game() -> None:
         VariantStudy.create(list(LINEUP), variants, 16, stop_on="fun")
     with pytest.raises(LabError, match="--looks must be from 1"):
         VariantStudy.create(list(LINEUP), variants, 16, looks=0)
+
+
+def test_card_impact_runs_stop_per_card_and_their_counts_agree() -> None:
+    study = VariantStudy.create(
+        list(LINEUP), [parse_variant("a"), parse_variant("b:rounds=4")], 8, seed=4, looks=2,
+        impact_games=8, impact_cards=["F1", "HUNTER"], stop_on="rounds",
+    )  # fmt: skip
+    result = study.run(workers=1)
+    runs = result.sequential["impact"]["games"]
+    assert set(runs) == {"a/F1", "a/HUNTER", "b/F1", "b/HUNTER"}
+    for name, summary in result.summaries.items():
+        for c in summary["impact"]:
+            games = runs[f"{name}/{c['card']}"]
+            assert c["with"]["games"] == c["without"]["games"] == c["paired"]["games"] == games
+            assert games in study.look_points(min(8, result.played))  # a look, never past the variants
+    html = variants_html(result)
+    assert "per card and variant" in html

@@ -109,6 +109,7 @@ TEXT: dict[str, dict[str, str]] = {
         "no_faults": "No faults.",
         "cards_in_hand": "cards in hand",
         "skill_gap": "skill gap",
+        "per_card": "per card and variant (a card whose difference is settled stops early)",
         "card": "card",
         "how_to_read": "How to read this:",
         "per_variant": "per variant",
@@ -212,6 +213,7 @@ TEXT: dict[str, dict[str, str]] = {
         "no_faults": "Keine Fehler.",
         "cards_in_hand": "Karten auf der Hand",
         "skill_gap": "Könnensabstand",
+        "per_card": "je Karte und Variante (eine Karte mit entschiedenem Unterschied stoppt früh)",
         "card": "Karte",
         "how_to_read": "So liest man das:",
         "per_variant": "je Variante",
@@ -780,15 +782,17 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
         ),
     ]
     if study.impact_cards:
-        impact_games = sums[0]["impact"][0]["with"]["games"] if sums[0]["impact"] else 0
+        counts = sorted({c["with"]["games"] for s in sums for c in s["impact"]})
+        impact_games = counts[-1] if counts else 0
+        shown = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(impact_games)
         sections.append(
             section(
                 "card-impact",
                 t["Card impact"],
                 t["intro_impact"],
                 [
-                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {impact_games} "
-                    f"{t['per_variant']}",
+                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {shown} "
+                    f"{t['per_card']}",
                 ],
                 images=[
                     plots.forest(
@@ -798,7 +802,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                             for n, s in zip(names, sums, strict=True)
                         },
                         t["pts_axis"],
-                        count_note(t, impact_games, t["per_variant"]),
+                        f"n = {shown} {t['games']} {t['per_card']}",
                     )
                 ],
                 tables=[
