@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from spieltisch.lab.config import LabError
 from spieltisch.lab.paired import describe_diff, estimate, measures, paired_difference
 from spieltisch.lab.play import GameTask
 from spieltisch.lab.report import variants_html
@@ -89,3 +92,28 @@ def test_variants_report_sections_in_both_languages_and_counts_agree() -> None:
         assert f"{games_word}: 6 " in html
         # a pooled bot (random x2) shows its seat-games beside the games, never instead of them
         assert re.search(r"<td>random</td><td>6</td><td>\d+ / 12</td>", html)
+
+
+def test_bad_sequential_settings_fail_before_any_game() -> None:
+    variants = [parse_variant("a"), parse_variant("b:rounds=4")]
+    with pytest.raises(LabError, match="--stop-on 'fun'"):
+        VariantStudy.create(list(LINEUP), variants, 16, stop_on="fun")
+    with pytest.raises(LabError, match="--looks must be from 1"):
+        VariantStudy.create(list(LINEUP), variants, 16, looks=0)
+
+
+def test_card_impact_runs_stop_per_card_and_their_counts_agree() -> None:
+    study = VariantStudy.create(
+        list(LINEUP), [parse_variant("a"), parse_variant("b:rounds=4")], 8, seed=4, looks=2,
+        impact_games=8, impact_cards=["F1", "HUNTER"], stop_on="rounds",
+    )  # fmt: skip
+    result = study.run(workers=1)
+    runs = result.sequential["impact"]["games"]
+    assert set(runs) == {"a/F1", "a/HUNTER", "b/F1", "b/HUNTER"}
+    for name, summary in result.summaries.items():
+        for c in summary["impact"]:
+            games = runs[f"{name}/{c['card']}"]
+            assert c["with"]["games"] == c["without"]["games"] == c["paired"]["games"] == games
+            assert games in study.look_points(min(8, result.played))  # a look, never past the variants
+    html = variants_html(result)
+    assert "per card and variant" in html

@@ -10,8 +10,12 @@ The lab is not a bot, so it may read the full state of the games it plays
   processes or on a Ray cluster, always returning results in task order;
 * :mod:`spieltisch.lab.stats` - Wilson intervals, TrueSkill ratings and the
   summaries;
-* :mod:`spieltisch.lab.tournament` / :mod:`spieltisch.lab.variants` - the two
-  studies; :mod:`spieltisch.lab.report` - terminal, JSON, CSV and HTML output.
+* :mod:`spieltisch.lab.paired` - measures with bootstrap intervals and paired
+  differences between rule sets on the same deals;
+* :mod:`spieltisch.lab.tournament` / :mod:`spieltisch.lab.variants` /
+  :mod:`spieltisch.lab.design` - the studies (the design search uses Optuna);
+  :mod:`spieltisch.lab.report` and :mod:`spieltisch.lab.plots` - terminal,
+  JSON, CSV and HTML output.
 """
 
 from __future__ import annotations

@@ -197,8 +197,8 @@ def counts(
         else:
             bins = min(25, len(values))
             for i, (name, vs) in enumerate(series.items()):
-                ax.hist(list(vs), bins=bins, histtype="step", lw=1.6, color=COLORS[i % len(COLORS)],
-                        label=name if n > 1 else None)  # fmt: skip
+                ax.hist(list(vs), bins=bins, histtype="step" if n > 1 else "stepfilled", lw=1.6,
+                        color=COLORS[i % len(COLORS)], label=name if n > 1 else None)  # fmt: skip
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel(xlabel)
@@ -217,8 +217,8 @@ def lines(
     for i, (name, points) in enumerate(series.items()):
         color = COLORS[i % len(COLORS)]
         xs = [p["round"] for p in points]
-        ax.plot(xs, [p["mean"] for p in points], marker="o", ms=3, label=name, color=color)
-        ax.fill_between(xs, [p["min"] for p in points], [p["max"] for p in points], alpha=0.10, color=color)
+        marker = "os^vDP*X"[i % 8]
+        ax.plot(xs, [p["mean"] for p in points], marker=marker, ms=4, label=name, color=color)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

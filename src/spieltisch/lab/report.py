@@ -60,8 +60,9 @@ TEXT: dict[str, dict[str, str]] = {
         "intro_rulings": "How often each ruling comes into play: the share of all rounds in which it "
         "fired. A ruling that almost never fires hardly matters; one that fires in most rounds shapes "
         "the game.",
-        "intro_hand_sizes": "Cards in hand at the moment of laying, by round (mean over all players; "
-        "the band shows the smallest and largest hand). Falling lines show hands running short.",
+        "intro_hand_sizes": "Cards in hand at the moment of laying, by round: the mean over every player "
+        "of every game (the axis starts near the data, so small differences show). Falling lines show "
+        "hands running short. The table adds the smallest and the largest hand seen in that round.",
         "intro_game_length_v": "Game length in rounds and decisions under each variant.",
         "intro_impact": "What each card is worth: the first bot of the line-up played the very same "
         "games once normally and once without ever laying that card (whenever it had another choice). "
@@ -107,6 +108,9 @@ TEXT: dict[str, dict[str, str]] = {
         "entry": "line-up entry",
         "no_faults": "No faults.",
         "cards_in_hand": "cards in hand",
+        "skill_gap": "skill gap",
+        "per_card": "per card and variant (a card whose difference is settled stops early)",
+        "card": "card",
         "how_to_read": "How to read this:",
         "per_variant": "per variant",
         "seat_games": "seat-games",
@@ -162,8 +166,9 @@ TEXT: dict[str, dict[str, str]] = {
         "intro_scores_v": "Endpunkte in jeder Variante und wie weit die Spieler einer Partie "
         "auseinanderliegen (Standardabweichung der Endpunkte innerhalb einer Partie).",
         "intro_rulings": "Wie oft jede Regel greift: Anteil aller Runden, in denen sie zum Tragen kam.",
-        "intro_hand_sizes": "Karten auf der Hand beim Auslegen, je Runde (Mittel über alle Spieler; das "
-        "Band zeigt die kleinste und größte Hand).",
+        "intro_hand_sizes": "Karten auf der Hand beim Auslegen, je Runde: Mittel über alle Spieler aller "
+        "Partien (die Achse beginnt nahe bei den Daten). Fallende Linien: die Hände werden knapp. Die "
+        "Tabelle nennt die kleinste und größte Hand der Runde.",
         "intro_game_length_v": "Spieldauer in Runden und Entscheidungen je Variante.",
         "intro_impact": "Was jede Karte wert ist: Der erste Bot der Aufstellung spielte dieselben "
         "Partien einmal normal und einmal, ohne diese Karte je auszulegen (wenn er eine andere Wahl "
@@ -207,6 +212,9 @@ TEXT: dict[str, dict[str, str]] = {
         "entry": "Eintrag",
         "no_faults": "Keine Fehler.",
         "cards_in_hand": "Karten auf der Hand",
+        "skill_gap": "Könnensabstand",
+        "per_card": "je Karte und Variante (eine Karte mit entschiedenem Unterschied stoppt früh)",
+        "card": "Karte",
         "how_to_read": "So liest man das:",
         "per_variant": "je Variante",
         "seat_games": "Platz-Partien",
@@ -559,7 +567,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                         "",
                         t["games"],
                         *(f"{t['win_rate']} {b}" for b in bot_names),
-                        "skill gap",
+                        t["skill_gap"],
                         f"{t['seat']} 0",
                         t["rounds"],
                     ],
@@ -774,15 +782,17 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
         ),
     ]
     if study.impact_cards:
-        impact_games = sums[0]["impact"][0]["with"]["games"] if sums[0]["impact"] else 0
+        counts = sorted({c["with"]["games"] for s in sums for c in s["impact"]})
+        impact_games = counts[-1] if counts else 0
+        shown = f"{counts[0]}–{counts[-1]}" if len(counts) > 1 else str(impact_games)
         sections.append(
             section(
                 "card-impact",
                 t["Card impact"],
                 t["intro_impact"],
                 [
-                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {impact_games} "
-                    f"{t['per_variant']}",
+                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {shown} "
+                    f"{t['per_card']}",
                 ],
                 images=[
                     plots.forest(
@@ -792,12 +802,15 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                             for n, s in zip(names, sums, strict=True)
                         },
                         t["pts_axis"],
-                        count_note(t, impact_games, t["per_variant"]),
+                        f"n = {shown} {t['games']} {t['per_card']}",
                     )
                 ],
                 tables=[
                     table(
-                        [t["variant"], "card", t["games"], t["with"], t["without"], t["delta"], t["bites"]],
+                        [
+                            t["variant"], t["card"], t["games"], t["with"], t["without"], t["delta"],
+                            t["bites"],
+                        ],
                         [
                             [
                                 n,

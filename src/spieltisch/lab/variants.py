@@ -217,11 +217,54 @@ class VariantStudy:
                 out += self._tasks(v, avoid, impact, f"{v.name}/{AVOID_PREFIX}{card}")
         return out
 
-    def look_points(self) -> list[int]:
+    def look_points(self, games: int | None = None) -> list[int]:
         """Game counts at which the study looks (whole rotation blocks), the last one all games."""
         n = self.players
-        points = [round_up_games(max(1, self.games >> (self.looks - 1 - k)), n) for k in range(self.looks)]
-        return sorted({min(p, self.games) for p in points})
+        games = self.games if games is None else games
+        points = [round_up_games(max(1, games >> (self.looks - 1 - k)), n) for k in range(self.looks)]
+        return sorted({min(p, games) for p in points})
+
+    def impact_tasks(self, variant: Variant, card: str, start: int, stop: int) -> list[GameTask]:
+        avoid = (avoiding(card, self.lineup[0]), *self.lineup[1:])
+        return self._tasks(variant, avoid, stop, f"{variant.name}/{AVOID_PREFIX}{card}", start)
+
+    def entry0(self) -> Measure:
+        return Measure("entry0", "win rate of line-up entry 0", "%", ("entry_win:0",),
+                       lambda m: 100 * m["entry_win:0"])  # fmt: skip
+
+    def run_impact(
+        self, runner: Runner, bar: Any, results: list[GameResult], played: int
+    ) -> dict[str, Any]:
+        """The card-impact runs, look by look like the variants: a card whose paired
+        difference is settled stops; the others go on to ``impact_games``."""
+        total = min(self.impact_games, played)
+        pending = [(v, card) for v in self.variants for card in self.impact_cards]
+        games: dict[str, int] = {}
+        settled: dict[str, bool] = {}
+        start = 0
+        for point in self.look_points(total) if total else []:
+            tasks = [t for v, card in pending for t in self.impact_tasks(v, card, start, point)]
+            results += runner.run(tasks, bar)
+            for v, card in pending:
+                games[f"{v.name}/{card}"] = point
+            start = point
+            if point == total or self.looks == 1:
+                break
+            by_group = _by_group(results)
+            still = []
+            for v, card in pending:
+                d = paired_difference(
+                    by_group[f"{v.name}/{AVOID_PREFIX}{card}"], by_group[v.name][:point], self.entry0(),
+                    self.specs(), self.players, self.duplicate, self.seed, self.stop_confidence,
+                )  # fmt: skip
+                if d.covers_zero:
+                    still.append((v, card))
+                else:
+                    settled[f"{v.name}/{card}"] = True
+            pending = still
+            if not pending:
+                break
+        return {"games": games, "settled": settled}
 
     @property
     def stop_confidence(self) -> float:
@@ -294,7 +337,9 @@ class VariantStudy:
                     break
             impact = min(self.impact_games, played)
             bar.set_total(len(self.tasks(0, played, impact)))
-            results += runner.run(self.tasks(played, played, impact), bar)
+            impact_runs = self.run_impact(runner, bar, results, played)
+            bar.set_total(len(results))
+        stopped["impact"] = impact_runs
         if self.looks > 1 and not stopped["settled"]:
             by_group = _by_group(results)
             base = by_group[self.variants[0].name]
@@ -351,7 +396,9 @@ class VariantStudy:
         summary["hand_sizes"] = hand_size_summary(games)
         summary["impact"] = [
             self.impact_summary(
-                card, games[:impact_games], by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", [])
+                card,
+                games[: len(by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", []))],
+                by_group.get(f"{variant.name}/{AVOID_PREFIX}{card}", []),
             )
             for card in self.impact_cards
         ]
@@ -363,10 +410,8 @@ class VariantStudy:
         """:func:`impact_summary` plus the paired difference with its interval."""
         out = impact_summary(card, baseline, restricted)
         if baseline and restricted:
-            entry0 = Measure("entry0", "win rate of line-up entry 0", "%", ("entry_win:0",),
-                             lambda m: 100 * m["entry_win:0"])  # fmt: skip
             diff = paired_difference(
-                restricted, baseline, entry0, self.specs(), self.players, self.duplicate, self.seed
+                restricted, baseline, self.entry0(), self.specs(), self.players, self.duplicate, self.seed
             )
             out["paired"] = diff.to_json()
         return out
