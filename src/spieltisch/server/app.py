@@ -429,9 +429,15 @@ async def _serve(
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
+    me = asyncio.current_task()
+    receiving = False
 
     def close() -> None:
+        """The connection fell too far behind: close it (1008 "too slow") now, even if
+        its client sends nothing, by interrupting the wait for its next message."""
         closing.append(True)
+        if receiving and me is not None:
+            me.cancel()
 
     conn = Connection(seat, close)
 
@@ -444,7 +450,17 @@ async def _serve(
     room.attach(conn)
     try:
         while not closing and not send_task.done():
-            message = await websocket.receive()
+            receiving = True
+            try:
+                message = await websocket.receive()
+            except asyncio.CancelledError:
+                if not closing:
+                    raise  # the server is stopping
+                if me is not None:
+                    me.uncancel()
+                break
+            finally:
+                receiving = False
             if message["type"] == "websocket.disconnect":
                 break
             raw: str | bytes | None = message.get("text")
