@@ -112,8 +112,11 @@ def create_app(
         abandoned = now - limits.keep_abandoned_days * DAY if limits.keep_abandoned_days else 0.0
         if not finished and not abandoned:
             return []
-        keep = set(tables.rooms)  # rooms in memory are in use: never deleted under anybody's feet
-        return await asyncio.to_thread(store.expire, finished, abandoned, keep)
+        # Rooms in memory are in use: never deleted under anybody's feet; and nobody loads a
+        # room while the old ones go (the lock Tables.room and Tables.forget_idle hold).
+        async with tables._load_lock:
+            keep = set(tables.rooms)
+            return await asyncio.to_thread(store.expire, finished, abandoned, keep)
 
     async def sweep() -> None:
         last_expiry = -EXPIRE_EVERY
