@@ -16,7 +16,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from server_harness import ServerThread, connect_seat, open_room, ws_url
+from server_harness import ServerThread, connect_seat, open_room, run_async, ws_url
 from starlette.websockets import WebSocketState
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
@@ -378,4 +378,4 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
         store.close()
         return socket_.closed
 
-    assert asyncio.run(main()) == (1008, "too slow")
+    assert run_async(main()) == (1008, "too slow")
