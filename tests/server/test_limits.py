@@ -3,6 +3,7 @@ answer naming the limit, the server keeps serving everybody else, nothing stored
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import socket
@@ -15,13 +16,17 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from server_harness import ServerThread, connect_seat, open_room, ws_url
+from server_harness import ServerThread, connect_seat, open_room, run_async, ws_url
+from starlette.websockets import WebSocketState
 from typer.testing import CliRunner
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
+from spieltisch.server.app import _serve
 from spieltisch.server.limits import Addresses, Limits
+from spieltisch.server.rooms import Tables
+from spieltisch.server.store import Store
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -321,11 +326,10 @@ def test_a_client_that_reads_too_slowly_is_closed_1008_too_slow(server: ServerTh
     )  # no autotuning: the backlog stays at the server
     sock.connect((host, int(port)))
     with connect_seat(ws_url(server, room, 0, secrets[0]), sock=sock, max_size=None) as ws:
-        asked = 3000
-        for _ in range(asked):
-            ws.send('{"type": "sync"}')
-        states = 0
+        asked, states = 3000, 0
         with pytest.raises(ConnectionClosed) as closed:
+            for _ in range(asked):  # the server may close before all are sent
+                ws.send('{"type": "sync"}')
             while True:
                 if json.loads(ws.recv(timeout=20))["type"] == "state":
                     states += 1
@@ -334,3 +338,44 @@ def test_a_client_that_reads_too_slowly_is_closed_1008_too_slow(server: ServerTh
         assert states < asked, states
     with connect_seat(ws_url(server, room, 1, secrets[1])) as other:  # everybody else is served
         assert recv(other)["type"] == "state"
+
+
+class _StuckSocket:
+    """A client that neither reads nor writes: every send blocks, nothing arrives."""
+
+    def __init__(self) -> None:
+        self.client_state = WebSocketState.CONNECTED
+        self.closed: tuple[int, str] | None = None
+
+    async def receive(self) -> dict[str, Any]:
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def send_text(self, _text: str) -> None:
+        await asyncio.Event().wait()
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        self.closed = (code, reason or "")
+        self.client_state = WebSocketState.DISCONNECTED
+
+
+def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> None:
+    """The backlog is caused by the others (broadcasts), not by the client itself: it is
+    closed 1008 "too slow" without waiting for a message from it."""
+
+    async def main() -> tuple[int, str] | None:
+        store = Store(f"sqlite:///{tmp_path / 'stuck.db'}")
+        tables = Tables(store)
+        room, _seat, _secret = await tables.create("scout", 2, None, None, "A", 0.0, 1)
+        socket_ = _StuckSocket()
+        serving = asyncio.create_task(_serve(socket_, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        for _ in range(600):  # e.g. 600 moves of the others: the spectator's outbox overflows
+            room.broadcast()
+        await asyncio.wait_for(serving, 2)
+        assert not room.connections
+        await tables.stop()
+        store.close()
+        return socket_.closed
+
+    assert run_async(main()) == (1008, "too slow")

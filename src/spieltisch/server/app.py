@@ -118,8 +118,11 @@ def create_app(
         abandoned = now - limits.keep_abandoned_days * DAY if limits.keep_abandoned_days else 0.0
         if not finished and not abandoned:
             return []
-        keep = set(tables.rooms)  # rooms in memory are in use: never deleted under anybody's feet
-        return await asyncio.to_thread(store.expire, finished, abandoned, keep)
+        # Rooms in memory are in use: never deleted under anybody's feet; and nobody loads a
+        # room while the old ones go (the lock Tables.room and Tables.forget_idle hold).
+        async with tables._load_lock:
+            keep = set(tables.rooms)
+            return await asyncio.to_thread(store.expire, finished, abandoned, keep)
 
     async def sweep() -> None:
         last_expiry = -EXPIRE_EVERY
@@ -437,9 +440,15 @@ async def _serve(
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
+    me = asyncio.current_task()
+    receiving = False
 
     def close() -> None:
+        """The connection fell too far behind: close it (1008 "too slow") now, even if
+        its client sends nothing, by interrupting the wait for its next message."""
         closing.append(True)
+        if receiving and me is not None:
+            me.cancel()
 
     conn = Connection(seat, close)
 
@@ -452,7 +461,17 @@ async def _serve(
     room.attach(conn)
     try:
         while not closing and not send_task.done():
-            message = await websocket.receive()
+            receiving = True
+            try:
+                message = await websocket.receive()
+            except asyncio.CancelledError:
+                if not closing:
+                    raise  # the server is stopping
+                if me is not None:
+                    me.uncancel()
+                break
+            finally:
+                receiving = False
             if message["type"] == "websocket.disconnect":
                 break
             raw: str | bytes | None = message.get("text")

@@ -1,0 +1,65 @@
+"""Store.expire on SQLite and PostgreSQL: finished and abandoned rooms go with their seats
+and actions; newer rooms, rooms in use and everything else stay untouched."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from test_storage import postgres_store  # noqa: F401 - the fixture (a PostgreSQL store, unique prefix)
+
+from spieltisch.server.store import RoomRow, SeatRow, Store
+
+DAY = 86400.0
+
+
+def _room(code: str, status: str, age_days: float) -> RoomRow:
+    return RoomRow(
+        code=code,
+        game="scout",
+        players=2,
+        options={},
+        seed=1,
+        bot_delay=0.0,
+        status=status,
+        seats=[SeatRow(0, "human", name="A", secret_hash="h", taken=True), SeatRow(1, "bot", level="random")],
+        created=time.time() - age_days * DAY,
+    )
+
+
+def _exercise(store: Store) -> None:
+    rooms = {
+        "OLDOVR": ("over", 40),
+        "NEWOVR": ("over", 10),
+        "OLDPLY": ("playing", 9),
+        "OLDWAI": ("waiting", 8),
+        "NEWPLY": ("playing", 2),
+        "INUSE2": ("playing", 9),
+    }
+    for code, (status, age) in rooms.items():
+        store.create_room(_room(code, status, age))
+        store.append_actions(code, 0, [(0, "keep"), (1, "flip")])
+    now = time.time()
+    gone = store.expire(now - 30 * DAY, now - 7 * DAY, keep={"INUSE2"})
+    assert sorted(gone) == ["OLDOVR", "OLDPLY", "OLDWAI"]
+    for code in gone:
+        assert store.load(code) is None and store.count_actions(code) == 0
+    for code in ("NEWOVR", "NEWPLY", "INUSE2"):
+        row = store.load(code)
+        assert row is not None and len(row.seats) == 2 and row.actions == [(0, "keep"), (1, "flip")]
+    assert store.expire(0.0, 0.0) == []  # 0: keep forever
+    assert store.expire(now - 30 * DAY, now - 7 * DAY, keep={"INUSE2"}) == []  # nothing twice
+
+
+def test_expire_on_sqlite(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'e.db'}")
+    try:
+        _exercise(store)
+    finally:
+        store.close()
+
+
+@pytest.mark.postgres
+def test_expire_on_postgres(postgres_store: Store) -> None:  # noqa: F811 - the imported fixture
+    _exercise(postgres_store)
