@@ -60,6 +60,9 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     for page in (alice, bob):
         expect(page.get_by_test_id("final-results")).to_be_visible()
         expect(page.get_by_test_id("round-summary")).to_have_count(3)  # S-2: 3 rounds with 3 players
+        # Each summary says whose round end it was (S-10, S-11, S-15).
+        for ended in page.locator("[data-testid=round-summary] > p").all_text_contents():
+            assert re.search(r"Alice|Bob|Bot 3", ended), ended
     # Everybody's names are on the table; the log has one line per action, and
     # after the game even the secret flip decisions are revealed (S-5).
     expect(bob.get_by_test_id("player-0")).to_contain_text("Alice")

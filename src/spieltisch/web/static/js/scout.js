@@ -76,8 +76,8 @@ export function renderScout(ctx) {
     return wrap;
   }
   if (v.phase === "over") {
-    // Nobody moves any more: the hand as it ended, without controls.
-    wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
+    // Nobody moves any more: the hand as it ended (if any), without controls.
+    if (v.hand?.length) wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
     return wrap;
   }
   const hand = v.hand || [];
