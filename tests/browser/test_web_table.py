@@ -16,6 +16,7 @@ from browser_helpers import (
     is_mine,
     is_over,
     legal_moves,
+    open_seeded_room,
     play_until_over,
     schmaus_move,
     scout_move,
@@ -207,7 +208,8 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     check_screen(page, "the start page in German")
     page.get_by_test_id("game-schmaus").check()
     check_screen(page, "the start page with the rule options in German")
-    create_room(page, live_server.url, "scout", 3, ["bot:random", "bot:random"], "Anna")
+    # A fixed deal (seeded room, seeded bots, seeded choices below): the same game every run.
+    open_seeded_room(page, live_server.url, "scout", ["random", "random"], "Anna", seed=20261201)
     expect(page.get_by_test_id("btn-keep")).to_have_text("So behalten")
     check_screen(page, "the flip decision in German")
     page.get_by_test_id("btn-keep").click()
@@ -226,6 +228,7 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     rng = random.Random(5)
     while True:
         while not is_mine(page):
+            assert not is_over(page), "the game ended before such a turn came"
             page.wait_for_timeout(30)
         shows = {m for m in legal_moves(page) if m.startswith("show ")}
         cards = page.locator("[data-testid^=hand-card-]").count()
