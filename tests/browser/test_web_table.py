@@ -106,6 +106,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(watcher.get_by_test_id("room")).to_be_visible()
     expect(watcher.locator("[data-testid^=hand-card-]")).to_have_count(0)
     expect(watcher.get_by_test_id("lay-0")).to_contain_text("Alice")
+    check_screen(watcher, "the spectator's table")
     # Keyboard: Tab to a card, Space selects it (and the focus survives updates).
     alice.get_by_test_id("hand-card-0").focus()
     alice.keyboard.press("Space")
@@ -279,6 +280,7 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(
     finally:
         server.stop()
     expect(alice.get_by_test_id("conn")).to_be_visible()  # "reconnecting…"
+    check_screen(alice, "the table while reconnecting")
     again = LiveServer(database, port=server.port)
     again.start()
     try:
