@@ -110,7 +110,7 @@ function opponents(ctx) {
   for (let s = 0; s < v.players; s += 1) {
     if (s === v.seat) continue;
     const cards = hands[s] || [];
-    const mini = h("div.mini-hand", { "data-scroll": `opp${s}` });
+    const mini = h("div.mini-hand");
     for (const c of cards) mini.append(scoutCard(c, { extraClass: "mini" }));
     row.append(
       h(
