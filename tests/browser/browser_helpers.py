@@ -87,6 +87,19 @@ def create_room(
     return page.url
 
 
+def open_seeded_room(page: Page, base: str, game: str, bots: list[str], name: str, seed: int) -> str:
+    """Open a table with a fixed deal through the HTTP API (seat 0 for ``name``,
+    then one bot per level in ``bots``) and take seat 0 in ``page``: with a
+    seed, the deal and the bots' moves are the same on every run."""
+    seats = [{"kind": "human"}, *({"kind": "bot", "level": level} for level in bots)]
+    body = {"game": game, "players": len(seats), "seats": seats, "name": name, "seed": seed}
+    res = page.request.post(base + "/api/rooms", data=body)
+    assert res.ok, res.text()
+    data = res.json()
+    page.goto(f"{base}/r/{data['room']}#seat={data['seat']}&secret={data['secret']}")
+    return str(data["room"])
+
+
 def version(page: Page) -> int:
     return int(page.locator(ROOM).get_attribute("data-version") or "-1")
 

@@ -16,6 +16,7 @@ from browser_helpers import (
     is_mine,
     is_over,
     legal_moves,
+    open_seeded_room,
     play_until_over,
     schmaus_move,
     scout_move,
@@ -60,6 +61,9 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     for page in (alice, bob):
         expect(page.get_by_test_id("final-results")).to_be_visible()
         expect(page.get_by_test_id("round-summary")).to_have_count(3)  # S-2: 3 rounds with 3 players
+        # Each summary says whose round end it was (S-10, S-11, S-15).
+        for ended in page.locator("[data-testid=round-summary] > p").all_text_contents():
+            assert re.search(r"Alice|Bob|Bot 3", ended), ended
     # Everybody's names are on the table; the log has one line per action, and
     # after the game even the secret flip decisions are revealed (S-5).
     expect(bob.get_by_test_id("player-0")).to_contain_text("Alice")
@@ -102,6 +106,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(watcher.get_by_test_id("room")).to_be_visible()
     expect(watcher.locator("[data-testid^=hand-card-]")).to_have_count(0)
     expect(watcher.get_by_test_id("lay-0")).to_contain_text("Alice")
+    check_screen(watcher, "the spectator's table")
     # Keyboard: Tab to a card, Space selects it (and the focus survives updates).
     alice.get_by_test_id("hand-card-0").focus()
     alice.keyboard.press("Space")
@@ -204,7 +209,8 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     check_screen(page, "the start page in German")
     page.get_by_test_id("game-schmaus").check()
     check_screen(page, "the start page with the rule options in German")
-    create_room(page, live_server.url, "scout", 3, ["bot:random", "bot:random"], "Anna")
+    # A fixed deal (seeded room, seeded bots, seeded choices below): the same game every run.
+    open_seeded_room(page, live_server.url, "scout", ["random", "random"], "Anna", seed=20261201)
     expect(page.get_by_test_id("btn-keep")).to_have_text("So behalten")
     check_screen(page, "the flip decision in German")
     page.get_by_test_id("btn-keep").click()
@@ -223,6 +229,7 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
     rng = random.Random(5)
     while True:
         while not is_mine(page):
+            assert not is_over(page), "the game ended before such a turn came"
             page.wait_for_timeout(30)
         shows = {m for m in legal_moves(page) if m.startswith("show ")}
         cards = page.locator("[data-testid^=hand-card-]").count()
@@ -273,6 +280,7 @@ def test_the_page_reconnects_by_itself_after_a_server_restart(
     finally:
         server.stop()
     expect(alice.get_by_test_id("conn")).to_be_visible()  # "reconnecting…"
+    check_screen(alice, "the table while reconnecting")
     again = LiveServer(database, port=server.port)
     again.start()
     try:

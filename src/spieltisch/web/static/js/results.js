@@ -77,13 +77,15 @@ export function scoutRound(r, players, name) {
       ),
     );
   }
-  const ended = t(`summary.ended.${r.ended_by}`, { name: r.exempt !== null && r.exempt !== undefined ? name(r.exempt) : "" });
+  // Whose round it was: the exempt player (S-11, S-15), or who showed their last card.
+  const who = r.exempt ?? (r.ended_by === "hand_empty" ? r.hand_sizes.indexOf(0) : -1);
+  const ended = t(`summary.ended.${r.ended_by}`, { name: who >= 0 ? name(who) : "" });
   return h(
     "div.summary",
     { "data-testid": "round-summary" },
     h("h3", null, t("summary.round", { n: r.round })),
     h("p", null, ended),
-    summaryTable(["summary.player", "summary.captured", two ? "summary.chips" : "summary.tokens", "summary.handPenalty", "summary.points", "summary.total"], rows),
+    summaryTable(["summary.player", "summary.captured", two ? "summary.chips" : "summary.tokens", "summary.handPenalty", "summary.points", "summary.total"], rows, { stack: true }),
     r.hands
       ? h(
           "div.revealed",

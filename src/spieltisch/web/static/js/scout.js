@@ -76,8 +76,8 @@ export function renderScout(ctx) {
     return wrap;
   }
   if (v.phase === "over") {
-    // Nobody moves any more: the hand as it ended, without controls.
-    wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
+    // Nobody moves any more: the hand as it ended (if any), without controls.
+    if (v.hand?.length) wrap.append(h("section.hand-area", { "aria-label": t("hand.yours") }, handRow(ctx, v.hand || [], { readonly: true })));
     return wrap;
   }
   const hand = v.hand || [];
@@ -110,7 +110,7 @@ function opponents(ctx) {
   for (let s = 0; s < v.players; s += 1) {
     if (s === v.seat) continue;
     const cards = hands[s] || [];
-    const mini = h("div.mini-hand", { "data-scroll": `opp${s}` });
+    const mini = h("div.mini-hand");
     for (const c of cards) mini.append(scoutCard(c, { extraClass: "mini" }));
     row.append(
       h(
