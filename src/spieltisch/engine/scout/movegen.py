@@ -178,3 +178,16 @@ def play_ids(
                 out.extend(range(block + index + H, block + start * HH + index + H + 1, HH))
             _through(vals, bottom[c] if turn else top[c], rkey, block, lefts, rights, out)
     return out
+
+
+def cards_key(cards: list[int], top: list[int]) -> int:
+    """:func:`set_key` of the live numbers of ``cards`` (-1 for none)."""
+    return set_key([top[c] for c in cards])
+
+
+def can_show(hand: list[int], top: list[int], key: int) -> bool:
+    """Whether the hand holds a set stronger than ``key`` (S-7, S-15 (c))."""
+    vals = [top[c] for c in hand]
+    found: list[int] = []
+    show_ids(vals, key, 0, 0, found)
+    return len(found) > 0

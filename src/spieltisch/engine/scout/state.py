@@ -14,7 +14,6 @@ from spieltisch.engine.scout.cards import (
     BOTTOM,
     TOP,
     TURNED,
-    beating_sets,
     card,
     card_text,
     dashed,
@@ -22,7 +21,7 @@ from spieltisch.engine.scout.cards import (
     parse_card,
     set_key,
 )
-from spieltisch.engine.scout.movegen import play_ids
+from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
 from spieltisch.engine.scout.reasons import REASONS
 
 H = A.MAX_HAND
@@ -323,6 +322,8 @@ class ScoutState(BaseState):
             start, n = divmod(show_index, H)
             self._show(seat, start, n + 1)
 
+    apply_id = _apply  # the trusted path is the rules step itself (no extra call)
+
     def _flip(self, seat: int, turn: bool) -> None:
         if turn:  # S-5: mirrored order, every card shows its other number
             self.hands[seat] = [TURNED[c] for c in reversed(self.hands[seat])]
@@ -342,7 +343,7 @@ class ScoutState(BaseState):
             self.collected[seat] += len(self.table)
             self.beaten.extend(self.table)
         self.table = shown
-        self.table_key = set_key([TOP[c] for c in shown])
+        self.table_key = cards_key(shown, TOP)
         self.owner = seat
         if not hand:
             self._end_round(HAND_EMPTY)  # S-10 (a), S-15 (a)
@@ -359,7 +360,7 @@ class ScoutState(BaseState):
             assert self.owner is not None
             self.tokens[self.owner] += 1  # S-8
         if self.table:
-            self.table_key = set_key([TOP[x] for x in self.table])
+            self.table_key = cards_key(self.table, TOP)
         else:  # S-8, S-10: a set scouted empty has no owner
             self.table_key, self.owner = -1, None
 
@@ -376,7 +377,7 @@ class ScoutState(BaseState):
         """S-15 (c), two players: the seat can show or scout."""
         if self.table and self.chips[seat] > 0:
             return True
-        return bool(beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
+        return can_show(self.hands[seat], TOP, self.table_key)
 
     def _stuck(self, seat: int) -> bool:
         """The seat to move has no legal action: the round ends by S-15 (c) with
