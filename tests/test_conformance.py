@@ -413,6 +413,8 @@ def test_legal_actions_are_exactly_the_accepted_ones(
                         action = s.action_from_id(action_id)
                     except InvalidActionError:
                         continue  # an unused id (see the notation test)
+                    if s.action_id(action) in legal_set:
+                        continue  # a listed action written another way (scout R of a one-card set)
                     assert not s.is_legal(seat, action)
                     check_refused(s, seat, action)
             for bad in ILL_FORMED[game]:
@@ -453,8 +455,8 @@ def test_action_notation_json_and_ids_round_trip(game: str, players: int, seed: 
             assert "no Scout action has this id" in str(exc)
             unused += 1
             continue
-        assert state.action_id(engine.parse_action(action.to_text())) == action_id
-        assert state.action_id(engine.parse_action(action.to_json())) == action_id
+        assert engine.action_id(engine.parse_action(action.to_text())) == action_id
+        assert engine.action_id(action.to_json()) == action_id
     assert game == "scout" or unused == 0  # Waschbär-Schmaus uses every id
 
 

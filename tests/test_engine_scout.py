@@ -348,7 +348,7 @@ def reference_legal(state: ScoutState, seat: int) -> set[str]:
     }
     if not state.table or (state.players == 2 and state.chips[seat] == 0):
         return legal
-    for end in ("L", "R"):
+    for end in ("L", "R") if len(state.table) > 1 else ("L",):  # one card: one end (S-8)
         card = state.table[0] if end == "L" else state.table[-1]
         reduced = table_values[1:] if end == "L" else table_values[:-1]
         for turn in (False, True):
@@ -398,3 +398,28 @@ def test_captured_cards_are_public_in_every_view() -> None:
     state.apply(0, "show 0-1")
     for seat in (0, 1, 2, None):
         assert state.view(seat)["captured_cards"] == ["10/1"]
+
+
+def test_a_one_card_set_is_scouted_once_and_scout_r_means_the_same() -> None:  # S-8, S-9
+    state = position(table=[c("6/1")])
+    legal = [state.action_from_id(a).to_text() for a in state.legal_action_ids(0)]
+    assert len(legal) == len(set(legal))
+    scouts = [t for t in legal if t.startswith("scout")]
+    assert scouts and all(t.startswith("scout L") for t in scouts)
+    assert "scout L flip @3" in scouts and "scout L @0 show 0-1" in scouts
+    for right, left in (
+        ("scout R flip @3", "scout L flip @3"),
+        ("scout R @0 show 0-1", "scout L @0 show 0-1"),
+    ):
+        assert state.is_legal(0, right)
+        assert state.action_id(state.game.parse_action(right)) == state.action_id(
+            state.game.parse_action(left)
+        )
+        by_right, by_left = state.clone(), state.clone()
+        by_right.apply(0, right)
+        by_left.apply(0, left)
+        assert by_right == by_left
+    two_card = position()  # a set of three: both ends, each its own action
+    assert any(
+        two_card.action_from_id(a).to_text().startswith("scout R") for a in two_card.legal_action_ids(0)
+    )

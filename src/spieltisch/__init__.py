@@ -14,20 +14,8 @@ S-5
 
 from __future__ import annotations
 
-from spieltisch.engine import GAMES, get_game
-from spieltisch.engine.core import (
-    Action,
-    GameOverError,
-    GameRecord,
-    IllegalActionError,
-    InvalidActionError,
-    OptionsError,
-    Outcome,
-    RecordError,
-    RulesError,
-    State,
-    WrongSeatError,
-)
+from spieltisch import engine
+from spieltisch.engine import *  # noqa: F403 - the engine's public names (engine.__all__)
 
 
 def _version() -> str:
@@ -49,19 +37,4 @@ def _version() -> str:
 
 __version__ = _version()
 
-__all__ = [
-    "GAMES",
-    "Action",
-    "GameOverError",
-    "GameRecord",
-    "IllegalActionError",
-    "InvalidActionError",
-    "OptionsError",
-    "Outcome",
-    "RecordError",
-    "RulesError",
-    "State",
-    "WrongSeatError",
-    "__version__",
-    "get_game",
-]
+__all__ = ["__version__", *engine.__all__]

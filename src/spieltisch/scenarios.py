@@ -267,7 +267,7 @@ def _skip_rounds(state: State, setup: Mapping[str, Any]) -> None:
 
 def _project_keys(problems: list[str], state: State, expect: Mapping[str, Any]) -> None:
     """PROJECT expectation keys shared by both games."""
-    public = state.view(None)
+    public = state.view(None, log=False)
     for key in ("hand_sizes", "rounds", "round"):
         if key in expect:
             _compare(problems, key, expect[key], public[key])

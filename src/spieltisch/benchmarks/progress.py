@@ -38,9 +38,10 @@ class EtaColumn(ProgressColumn):
 class Meter:
     """What a measurement reports to the bar: ``meter.label("scout, 3 players")``, ``meter.advance(s)``."""
 
-    def __init__(self, progress: Progress | None) -> None:
+    def __init__(self, progress: Progress | None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.progress = progress
-        self.last = time.perf_counter()
+        self.clock = clock  # the time the measurement counts (wall, or CPU for per-CPU-second figures)
+        self.last = clock()
 
     def label(self, text: str) -> None:
         if self.progress is not None:
@@ -51,19 +52,23 @@ class Meter:
             self.progress.advance(self.progress.task_ids[0], seconds)
 
     def lap(self) -> None:
-        """Advance by the wall time since the last lap."""
-        now = time.perf_counter()
+        """Advance by the measured time (``clock``) since the last lap."""
+        now = self.clock()
         self.advance(now - self.last)
         self.last = now
 
 
 @contextmanager
 def planned(
-    total_seconds: float, description: str, console: Console | None = None, enabled: bool = True
+    total_seconds: float,
+    description: str,
+    console: Console | None = None,
+    enabled: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Iterator[Meter]:
     """A progress bar whose total is ``total_seconds`` of planned measuring time."""
     if not enabled:
-        yield Meter(None)
+        yield Meter(None, clock)
         return
     progress = Progress(
         TextColumn("{task.description}"),
@@ -76,4 +81,4 @@ def planned(
     )
     with progress:
         progress.add_task(description, total=max(total_seconds, 1e-9))
-        yield Meter(progress)
+        yield Meter(progress, clock)

@@ -98,6 +98,9 @@ class BaseGame(Generic[S]):
     def action_from_id(self, action_id: int) -> Action:
         return self.codec.from_id(action_id)
 
+    def action_id(self, action: Action | str | Mapping[str, Any]) -> int:
+        return self.codec.action_id(self.codec.parse(action))
+
     def state_from_json(self, data: Mapping[str, Any]) -> S:
         return self.state_class.from_json(data)
 

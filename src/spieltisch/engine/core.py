@@ -299,6 +299,12 @@ class Game(Protocol):
         """The action with this id (the numbering is the same in every position)."""
         ...
 
+    def action_id(self, action: Action | str | Mapping[str, JSON]) -> int:
+        """The id of an action in the fixed numbering, whatever the position
+        (:meth:`State.action_id` gives the id the action has in a position,
+        which differs where two ways of writing it mean one action)."""
+        ...
+
     def state_from_json(self, data: Mapping[str, JSON]) -> State: ...
 
     def normalize_options(self, options: Mapping[str, JSON] | None) -> dict[str, JSON]:

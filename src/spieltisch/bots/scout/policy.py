@@ -155,7 +155,7 @@ def score_actions(
         return out  # S-14: no chips, no scouting
     cost = CHIP_2P if two else TOKEN
     with_ss = not two and chips > 0 and h + 1 <= H  # S-9, S-13
-    for end in (0, 1):
+    for end in (0, 1) if m > 1 else (0,):  # a one-card set is scouted once (engine numbering)
         c = table[0] if end == 0 else table[-1]
         reduced = table[1:] if end == 0 else table[:-1]
         rkey = set_key([TOP[x] for x in reduced]) if reduced else -1

@@ -14,7 +14,6 @@ from spieltisch.engine.scout.cards import (
     BOTTOM,
     TOP,
     TURNED,
-    beating_sets,
     card,
     card_text,
     dashed,
@@ -22,6 +21,7 @@ from spieltisch.engine.scout.cards import (
     parse_card,
     set_key,
 )
+from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
 from spieltisch.engine.scout.reasons import REASONS
 
 H = A.MAX_HAND
@@ -226,41 +226,21 @@ class ScoutState(BaseState):
             return [0, 1] if self.pending[seat] else []
         else:
             return []
-        hand = self.hands[seat]
-        vals = [TOP[c] for c in hand]
-        out = [SHOW_BASE + s * H + n - 1 for s, n, _ in beating_sets(vals, self.table_key)]
-        table = self.table
-        if not table:
-            return out
-        h = len(hand)
-        two = self.players == 2
-        if two and self.chips[seat] == 0:
-            return out  # S-14: no chips, no scouting
-        for si in range(4):
-            base = SCOUT_BASE + si * (H + 1)
-            out.extend(range(base, base + h + 1))
-        if two or not self.chips[seat] or h + 1 > H:
-            return out
-        # S-9: scout & show. Sets that do not touch the inserted card are sets
-        # of the old hand; only those around the new card are searched anew.
-        for end in (0, 1):
-            c = table[0] if end == 0 else table[-1]
-            reduced = table[1:] if end == 0 else table[:-1]
-            rkey = set_key([TOP[x] for x in reduced])
-            old = beating_sets(vals, rkey)
-            for turn in (0, 1):
-                v = BOTTOM[c] if turn else TOP[c]
-                for at in range(h + 1):
-                    base = SS_BASE + ((end * 2 + turn) * (H + 1) + at) * HH
-                    for s, n, _ in old:
-                        if s + n <= at:
-                            out.append(base + s * H + n - 1)
-                        elif s >= at:
-                            out.append(base + (s + 1) * H + n - 1)
-                    new_vals = [*vals[:at], v, *vals[at:]]
-                    for s, n in _sets_through(new_vals, at, rkey):
-                        out.append(base + s * H + n - 1)
-        return out
+        chips = self.chips[seat]
+        if self.players == 2:  # S-13, S-14: scouting costs a chip; no scout & show
+            return play_ids(self.hands[seat], TOP, BOTTOM, self.table, chips > 0, False)
+        return play_ids(self.hands[seat], TOP, BOTTOM, self.table, True, chips > 0)
+
+    def action_id(self, action: Action) -> int:
+        """The id of ``action`` here: a scout from the right end of a one-card
+        active set is the same action as from its left end, and has its id."""
+        act = A.parse(action)
+        if len(self.table) == 1:
+            if type(act) is A.Scout and act.end == "right":
+                act = A.Scout("left", act.turn, act.insert)
+            elif type(act) is A.ScoutShow and act.scout.end == "right":
+                act = A.ScoutShow(A.Scout("left", act.scout.turn, act.scout.insert), act.show)
+        return A.action_id(act)
 
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
@@ -342,6 +322,8 @@ class ScoutState(BaseState):
             start, n = divmod(show_index, H)
             self._show(seat, start, n + 1)
 
+    apply_id = _apply  # the trusted path is the rules step itself (no extra call)
+
     def _flip(self, seat: int, turn: bool) -> None:
         if turn:  # S-5: mirrored order, every card shows its other number
             self.hands[seat] = [TURNED[c] for c in reversed(self.hands[seat])]
@@ -361,7 +343,7 @@ class ScoutState(BaseState):
             self.collected[seat] += len(self.table)
             self.beaten.extend(self.table)
         self.table = shown
-        self.table_key = set_key([TOP[c] for c in shown])
+        self.table_key = cards_key(shown, TOP)
         self.owner = seat
         if not hand:
             self._end_round(HAND_EMPTY)  # S-10 (a), S-15 (a)
@@ -378,7 +360,7 @@ class ScoutState(BaseState):
             assert self.owner is not None
             self.tokens[self.owner] += 1  # S-8
         if self.table:
-            self.table_key = set_key([TOP[x] for x in self.table])
+            self.table_key = cards_key(self.table, TOP)
         else:  # S-8, S-10: a set scouted empty has no owner
             self.table_key, self.owner = -1, None
 
@@ -395,7 +377,7 @@ class ScoutState(BaseState):
         """S-15 (c), two players: the seat can show or scout."""
         if self.table and self.chips[seat] > 0:
             return True
-        return bool(beating_sets([TOP[c] for c in self.hands[seat]], self.table_key))
+        return can_show(self.hands[seat], TOP, self.table_key)
 
     def _stuck(self, seat: int) -> bool:
         """The seat to move has no legal action: the round ends by S-15 (c) with
@@ -451,12 +433,16 @@ class ScoutState(BaseState):
                 hands.append(
                     [card_text(c) if k else None for c, k in zip(self.hands[s], self.known[s], strict=True)]
                 )
-        entries = []
-        for who, a in self.history if log else ():
-            text = A.text_of(a)
-            if a < SHOW_BASE and who != seat and not over:
-                text = "decided"  # S-5: the flip decision is secret
-            entries.append({"seat": who, "action": text})
+        text_of = A.text_of
+        secret = SHOW_BASE if not over else 0  # S-5: others' flip decisions are secret
+        entries = (
+            [
+                {"seat": who, "action": "decided" if a < secret and who != seat else text_of(a)}
+                for who, a in self.history
+            ]
+            if log
+            else None
+        )
         results = []
         for r in self.results:
             public = {k: v for k, v in r.items() if k != "hands"}
@@ -476,7 +462,7 @@ class ScoutState(BaseState):
             "tokens": list(self.tokens),
             "scores": list(self.totals),
             "round_results": results,
-            "log": entries if log else None,
+            "log": entries,
         }
 
     def _state_json(self) -> dict[str, JSON]:
@@ -573,25 +559,3 @@ class ScoutState(BaseState):
         """Every physical card of the game, wherever it is (for conservation checks)."""
         cards = [c for h in self.hands for c in h] + self.table + self.beaten + self.set_aside
         return sorted(identity(c) for c in cards)
-
-
-def _sets_through(vals: Sequence[int], at: int, key: int) -> list[tuple[int, int]]:
-    """Valid sets of ``vals`` that contain position ``at`` and beat ``key``."""
-    out: list[tuple[int, int]] = []
-    h = len(vals)
-    s = at
-    while s >= 0:
-        left = vals[s : at + 1]
-        if set_key(left) < 0:
-            break
-        e = at
-        while e < h:
-            seg = vals[s : e + 1]
-            k = set_key(seg)
-            if k < 0:
-                break
-            if k > key:
-                out.append((s, e - s + 1))
-            e += 1
-        s -= 1
-    return out
