@@ -69,7 +69,7 @@ def _game_type(game: str) -> pyspiel.GameType:
     )
 
 
-class _Game(pyspiel.Game):  # type: ignore[misc]
+class _Game(pyspiel.Game):
     name: str
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
@@ -117,7 +117,7 @@ class SchmausGame(_Game):
     name = "schmaus"
 
 
-class _State(pyspiel.State):  # type: ignore[misc]
+class _State(pyspiel.State):
     def __init__(self, game: _Game) -> None:
         super().__init__(game)
         self.game_name = game.name
