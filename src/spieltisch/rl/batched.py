@@ -178,33 +178,38 @@ class BatchedSchmaus:
 
     # -- drawing (W-17) -----------------------------------------------------------
     def _reshuffle(self, games: IntArray) -> None:
-        for g in games:
-            size = int(self.disc_len[g])
-            self.reshuffles[g] += 1
-            if self.shuffler is not None:
+        sizes = self.disc_len[games]
+        self.reshuffles[games] += 1
+        if self.shuffler is not None:
+            for g in games:
+                size = int(self.disc_len[g])
                 perm = np.asarray(self.shuffler(int(g), int(self.reshuffles[g]), size), dtype=np.int64)
-            else:
-                perm = self.rng.permutation(size)
-            self.pile[g, :size] = self.disc[g, perm]
-            self.pile_len[g] = size
-            self.disc_len[g] = 0
+                self.pile[g, :size] = self.disc[g, perm]
+        else:  # one random permutation of each game's first ``size`` cards
+            keys = self.rng.random((len(games), MAX_CARDS))
+            keys[np.arange(MAX_CARDS)[None, :] >= sizes[:, None]] = 2.0
+            perm = np.argsort(keys, axis=1)
+            self.pile[games] = np.take_along_axis(self.disc[games], perm, axis=1)
+        self.pile_len[games] = sizes
+        self.disc_len[games] = 0
 
-    def _draw_one(self, seat: int, games: BoolArray) -> BoolArray:
-        """Each game in ``games`` draws one card for ``seat``; returns where a card came."""
-        empty = games & (self.pile_len == 0) & (self.disc_len > 0)
-        if empty.any():
-            self._reshuffle(np.nonzero(empty)[0])
-        got = games & (self.pile_len > 0)
-        g = np.nonzero(got)[0]
-        if len(g):
-            top = self.pile_len[g] - 1
-            self.hands[g, seat, self.pile[g, top]] += 1
-            self.pile_len[g] = top
+    def _draw_one(self, seat: int, g: IntArray) -> IntArray:
+        """Games ``g`` (indices) draw one card each for ``seat``; returns those that got one."""
+        empty = g[(self.pile_len[g] == 0) & (self.disc_len[g] > 0)]
+        if len(empty):
+            self._reshuffle(empty)
+        got = g[self.pile_len[g] > 0]
+        if len(got):
+            top = self.pile_len[got] - 1
+            self.hands[got, seat, self.pile[got, top]] += 1
+            self.pile_len[got] = top
         return got
 
     def _draw(self, seat: int, count: int, games: BoolArray) -> None:
+        g = np.nonzero(games)[0]
         for _ in range(count):
-            self._draw_one(seat, games)
+            if len(g):
+                self._draw_one(seat, g)
 
     # -- flow -----------------------------------------------------------------------
     def _start_round(self, games: BoolArray) -> None:
@@ -213,11 +218,12 @@ class BatchedSchmaus:
         self.x5[games] = -1
         self.choosing[games] = False
         self.phase[games] = PLAY
+        g = np.nonzero(games)[0]
         for seat in range(self.players):  # W-5, in seat order (W-17)
-            need = games & ~_can_play_full(self.hands[:, seat])
-            while need.any():
+            need = g[~_can_play_full(self.hands[g, seat])]
+            while len(need):
                 got = self._draw_one(seat, need)
-                need = got & ~_can_play_full(self.hands[:, seat])
+                need = got[~_can_play_full(self.hands[got, seat])]
         self._ask_discards(games, before_play=True)
 
     def _ask_discards(self, games: BoolArray, before_play: bool) -> None:
