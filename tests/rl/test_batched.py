@@ -46,7 +46,12 @@ def snapshot(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-PHASES = {batched.PLAY: "play", batched.TARGET: "target", batched.DISCARD: "discard", batched.OVER: "game_over"}
+PHASES = {
+    batched.PLAY: "play",
+    batched.TARGET: "target",
+    batched.DISCARD: "discard",
+    batched.OVER: "game_over",
+}
 
 
 def batched_snapshot(env: BatchedSchmaus, g: int) -> dict[str, Any]:

@@ -73,7 +73,8 @@ NUM_KEYS = int(np.prod(_RADIX))
 
 def hand_key(hands: IntArray) -> IntArray:
     """The lookup key of hands (..., 12) -> (...)."""
-    return (np.minimum(hands, _CAP) * _WEIGHT).sum(-1)
+    key: IntArray = (np.minimum(hands, _CAP) * _WEIGHT).sum(-1)
+    return key
 
 
 @lru_cache(maxsize=1)
@@ -100,7 +101,8 @@ def play_tables() -> tuple[BoolArray, IntArray, IntArray]:
 
 def _can_play_full(hands: IntArray) -> BoolArray:
     food = hands[..., :F_KINDS].sum(-1)
-    return (food >= 3) | ((food == 2) & (hands[..., F_KINDS:].sum(-1) > 0))
+    full: BoolArray = (food >= 3) | ((food == 2) & (hands[..., F_KINDS:].sum(-1) > 0))
+    return full
 
 
 Shuffler = Callable[[int, int, int], Sequence[int]]
@@ -317,11 +319,12 @@ class BatchedSchmaus:
     def deciding(self) -> BoolArray:
         """(B, P): the seats that decide at each game's current node."""
         phase = self.phase[:, None]
-        return (
+        out: BoolArray = (
             ((phase == PLAY) & (self.plays < 0))
             | ((phase == TARGET) & self.choosing)
             | ((phase == DISCARD) & (self.must > 0))
         )
+        return out
 
     def legal_mask(self) -> BoolArray:
         """(B, P, 183): the legal action ids of every deciding seat (all False for the others)."""
