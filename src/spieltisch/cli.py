@@ -293,6 +293,18 @@ def bench_bots(
     run(seconds=seconds, seed=seed, games=games, workers=workers)
 
 
+@bench_app.command("rl")
+def bench_rl(
+    seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
+    seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+) -> None:
+    """Batched-engine env steps and seat decisions per CPU second per batch size; single environments."""
+    require("spieltisch bench rl", "rl")
+    from spieltisch.benchmarks.rl import run
+
+    run(seconds=seconds, seed=seed)
+
+
 def _name_values(command: Any) -> None:
     """Show option values as ``--games GAMES`` (argparse style), not Typer's ``<int>``.
 

@@ -15,6 +15,8 @@ The reward is the change of the learner's game total over the step, so an
 episode's return is its final total. An action outside the mask is replaced by
 a uniformly random legal one (seeded), ``info["illegal"]`` says so and
 ``illegal_penalty`` is added to the reward (learning code should use the mask).
+Scout has no move limit: seats that only ever scout can play forever, so an
+episode is truncated after ``max_steps`` learner decisions (default 10,000).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         render_mode: str | None = None,
         observation: str = "observation",
         illegal_penalty: float = 0.0,
+        max_steps: int | None = 10_000,
     ) -> None:
         g = get_game(game)
         if not g.min_players <= players <= g.max_players:
@@ -69,6 +72,8 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         self.render_mode = render_mode
         self.observation_kind = observation
         self.illegal_penalty = illegal_penalty
+        self.max_steps = max_steps
+        self.steps = 0
         self.table: Table = make_table(self.game, players, 0, self.rule_options)
         for i, spec in enumerate(specs):  # fail on a bad spec now, not at reset
             make_bot(self.game, spec, i + 1 if i >= seat else i, 0).close()
@@ -117,6 +122,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         for seat, spec in zip(others, self.specs, strict=True):
             self.bots[seat] = make_bot(self.game, spec, seat, game_seed * 8 + seat)
         self._bots_play()
+        self.steps = 0
         return self._obs(), {"seed": game_seed}
 
     def step(self, action: np.int64 | int) -> tuple[ObsDict, SupportsFloat, bool, bool, dict[str, Any]]:
@@ -136,13 +142,15 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         self._bots_play()
         reward += t.scores()[self.seat] - before
         over = t.is_over()
+        self.steps += 1
+        truncated = not over and self.max_steps is not None and self.steps >= self.max_steps
         if over:
             info["scores"] = t.scores()
             info["winners"] = list(t.winners())
             self._close_bots()
         if self.render_mode == "human":
             self.render()
-        return self._obs(), reward, over, False, info
+        return self._obs(), reward, over, truncated, info
 
     def render(self) -> str | None:
         if self.render_mode is None:

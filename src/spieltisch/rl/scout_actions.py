@@ -146,7 +146,7 @@ def from_action(action: object) -> tuple[int, ...]:
 
 
 def from_text(text: str) -> tuple[int, ...]:
-    """Engine notation -> learning ids, e.g. ``"scout R @0 show 1-2"`` -> ``(1313, 47)``."""
+    """Engine notation -> learning ids, e.g. ``"scout R @0 show 1-2"`` -> ``(1313, 48)``."""
     return from_action(text)
 
 

@@ -8,9 +8,10 @@ engine applies them, and each seat's tensors come from that seat's view.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,16 @@ class Table(ABC):
         self.options = dict(options or {})
         self.state: State = get_game(self.game).new_state(players, seed, self.options)
         self._public: dict[str, Any] | None = None
+
+    def clone(self) -> Self:
+        """An independent copy (the engine state cloned, caches dropped)."""
+        out = copy.copy(self)
+        out.state = self.state.clone()
+        out._public = None
+        return out
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        return self.clone()
 
     def public_view(self) -> dict[str, Any]:
         """The spectator's view (no log), cached until the next action."""
@@ -115,6 +126,12 @@ class ScoutTable(Table):
         """The scout half chosen by the seat to move, waiting for its show half."""
         self.memory = scout_obs.PublicMemory(players)
         self._legal: dict[int, ScoutLegal] = {}
+
+    def clone(self) -> Self:
+        out = super().clone()
+        out.memory = self.memory.copy()
+        out._legal = {}
+        return out
 
     def legal(self, seat: int) -> ScoutLegal:
         if seat not in self._legal:

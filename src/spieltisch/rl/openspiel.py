@@ -1,0 +1,197 @@
+"""OpenSpiel games: importing this module registers ``python_spieltisch_scout`` and
+``python_spieltisch_schmaus`` with ``pyspiel.register_game`` (docs/rl.md).
+
+>>> import pyspiel, spieltisch.rl.openspiel
+>>> game = pyspiel.load_game("python_spieltisch_scout", {"players": 3})
+>>> state = game.new_initial_state()
+>>> state.is_chance_node()
+True
+
+* Actions are the learning ids of :mod:`spieltisch.rl` (Scout 1,405, the scout
+  & show as two decisions; Waschbär-Schmaus 183).
+* Chance: the game starts with one chance node that picks the deal seed
+  uniformly among ``DEAL_SEEDS`` outcomes; the engine derives every shuffle of
+  the game from it (each round's deal, every draw and reshuffle), so the
+  history (seed + actions) replays the game exactly. It is *not* a card-by-card
+  chance model: later deals and draws are no separate chance nodes.
+* Sealed simultaneous decisions (Scout's flips, Waschbär-Schmaus' lays,
+  grocer / ×5 choices, discards) are **turn-based with hidden commits**: the
+  seats decide one after another in seat order, and no seat's observation or
+  information state shows what another committed before the reveal.
+* Utilities are the final game totals (general sum); no intermediate rewards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from spieltisch.engine import get_game
+from spieltisch.rl.tables import SchmausTable, ScoutTable, Table, make_table
+
+DEAL_SEEDS = 1 << 16
+"""Chance outcomes of the initial deal node."""
+
+PLAYERS_DEFAULT = 4
+
+
+def _utility_bounds(game: str, players: int) -> tuple[float, float, int]:
+    """Bounds on a final total and on the game's length (for ``GameInfo``)."""
+    if game == "scout":
+        rounds = {2: 2, 3: 3, 4: 4, 5: 5}[players]
+        return -45.0 * rounds, 90.0 * rounds, 3000 * rounds
+    rounds = 3 * players
+    best = ((5 + 5 + 4 * 5) << 2) + 3  # F5 F5 ×5 on F5, doubled by both ×2 raccoons, + base (W-11, W-12)
+    return 0.0, float(rounds * players * best), rounds * 40 * players
+
+
+def _game_type(game: str) -> pyspiel.GameType:
+    g = get_game(game)
+    return pyspiel.GameType(
+        short_name=f"python_spieltisch_{g.name}",
+        long_name=f"Spieltisch {g.title}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=g.max_players,
+        min_num_players=g.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification={"players": PLAYERS_DEFAULT},
+    )
+
+
+class _Game(pyspiel.Game):
+    name: str
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        players = int(params.get("players", PLAYERS_DEFAULT))
+        g = get_game(self.name)
+        if not g.min_players <= players <= g.max_players:
+            raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        low, high, length = _utility_bounds(self.name, players)
+        probe = make_table(self.name, players, 0)
+        self.players = players
+        self.table_sizes = (probe.obs_size, probe.info_size)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
+            max_chance_outcomes=DEAL_SEEDS,
+            num_players=players,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=None,
+            max_game_length=length,
+        )
+        super().__init__(_game_type(self.name), info, {"players": players})
+
+    def new_initial_state(self) -> _State:
+        return _State(self)
+
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
+    ) -> _Observer:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {dict(params)}")
+        recall = bool(iig_obs_type.perfect_recall) if iig_obs_type is not None else False
+        return _Observer(self, recall)
+
+
+class ScoutGame(_Game):
+    """Scout for 2-5 players (parameter ``players``)."""
+
+    name = "scout"
+
+
+class SchmausGame(_Game):
+    """Waschbär-Schmaus for 2-5 players (parameter ``players``), default rule options."""
+
+    name = "schmaus"
+
+
+class _State(pyspiel.State):
+    def __init__(self, game: _Game) -> None:
+        super().__init__(game)
+        self.game_name = game.name
+        self.players = game.players
+        self.table: Table | None = None
+
+    def current_player(self) -> int:
+        if self.table is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.table.is_over():
+            return int(pyspiel.PlayerId.TERMINAL)
+        return self.table.to_move()[0]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        assert self.table is not None
+        return self.table.legal_ids(player)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        assert self.table is None
+        p = 1.0 / DEAL_SEEDS
+        return [(seed, p) for seed in range(DEAL_SEEDS)]
+
+    def _apply_action(self, action: int) -> None:
+        if self.table is None:
+            self.table = make_table(self.game_name, self.players, int(action))
+            return
+        self.table.step(self.table.to_move()[0], int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal seed {action}"
+        if self.table is None:
+            return str(action)
+        return self.table.action_text(player, int(action))
+
+    def is_terminal(self) -> bool:
+        return self.table is not None and self.table.is_over()
+
+    def returns(self) -> list[float]:
+        if self.table is None or not self.table.is_over():
+            return [0.0] * self.players
+        return [float(x) for x in self.table.scores()]
+
+    def __str__(self) -> str:
+        if self.table is None:
+            return f"{self.game_name} {self.players}p: deal pending"
+        return self.table.state.describe()
+
+
+class _Observer:
+    """Tensors and strings of one player's view (PyObserver protocol)."""
+
+    def __init__(self, game: _Game, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        size = game.table_sizes[1] if perfect_recall else game.table_sizes[0]
+        self.tensor = np.zeros(size, np.float32)
+        self.dict = {"observation": self.tensor}
+
+    def set_from(self, state: _State, player: int) -> None:
+        if state.table is None:
+            self.tensor.fill(0)
+            return
+        table = state.table
+        self.tensor[:] = table.information_state(player) if self.perfect_recall else table.observe(player)
+
+    def string_from(self, state: _State, player: int) -> str:
+        if state.table is None:
+            return "deal pending"
+        view = state.table.state.view(player, log=self.perfect_recall)
+        pending = state.table.pending if isinstance(state.table, ScoutTable) else None
+        if pending is not None and player in state.table.to_move():
+            view = {**view, "pending_scout": state.table.action_text(player, pending)}
+        return json.dumps(view, sort_keys=True, separators=(",", ":"))
+
+
+pyspiel.register_game(_game_type("scout"), ScoutGame)
+pyspiel.register_game(_game_type("schmaus"), SchmausGame)
