@@ -91,7 +91,7 @@ for _ in $(seq 1 240); do
 done
 url=$(grep -o "open http[^ ]*" start.log | head -1 | cut -d" " -f2)
 test -n "$url" || { cat start.log; echo "scripts/start printed no address" >&2; exit 1; }
-.venv/bin/python -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=20).read()" "$url"
+.venv/bin/python -c "import sys, urllib.request as u; u.urlopen(sys.argv[1], timeout=20).read()" "$url"
 kill $start_pid; wait $start_pid || true
 """
 
@@ -118,7 +118,9 @@ def newcomer_script(blocks: list[Block]) -> str:
                 out.append(command)
             elif command.startswith("spieltisch play "):  # answer "1" (a menu item) at every prompt
                 out.append("printf '1\\n%.0s' $(seq 1 5000) > answers.txt")
-                out.append(f"timeout 240 {command} < answers.txt > play.log || {{ tail -20 play.log; exit 1; }}")
+                out.append(
+                    f"timeout 240 {command} < answers.txt > play.log || {{ tail -20 play.log; exit 1; }}"
+                )
             else:
                 out.append(f"timeout 300 {command}")
     out.append("echo '>>> all README commands passed'")

@@ -104,7 +104,8 @@ def main(argv: list[str]) -> int:
     names = [e.strip() for arg in argv for e in arg.split(",") if e.strip()]
     unknown = [e for e in names if e not in extra_requirements()]
     if unknown:
-        print(f"unknown extra(s): {', '.join(unknown)}; known: {', '.join(extra_requirements())}", file=sys.stderr)
+        known = ", ".join(extra_requirements())
+        print(f"unknown extra(s): {', '.join(unknown)}; known: {known}", file=sys.stderr)
         return 2
     for requirement in missing_requirements(*names):
         print(requirement)
