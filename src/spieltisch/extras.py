@@ -44,9 +44,9 @@ def extra_requirements() -> dict[str, tuple[str, ...]]:
             nested.setdefault(extra.group(1), []).extend(e.strip() for e in inner.group(1).split(","))
         else:
             own.setdefault(extra.group(1), []).append(requirement)
-    for extra, parts in nested.items():
-        own.setdefault(extra, []).extend(r for part in parts for r in own.get(part, []))
-    return {extra: tuple(dict.fromkeys(reqs)) for extra, reqs in own.items()}
+    for name, parts in nested.items():
+        own.setdefault(name, []).extend(r for part in parts for r in own.get(part, []))
+    return {name: tuple(dict.fromkeys(reqs)) for name, reqs in own.items()}
 
 
 def _distribution(requirement: str) -> str:
