@@ -107,8 +107,7 @@ def scenarios(
     text, ok = report(results)
     typer.echo(text)
     if not results:
-        typer.echo("no scenarios found", err=True)
-        raise typer.Exit(2)
+        raise fail(f"no scenario files (*.json) in {', '.join(map(str, paths))}")
     raise typer.Exit(0 if ok else 1)
 
 
