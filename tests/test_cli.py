@@ -34,7 +34,7 @@ def test_help_is_plain_text_with_short_flag_and_brackets_kept() -> None:
     assert "avoid=CARD:SPEC" in lab.stdout
     assert "<bool>" not in lab.stdout and "╭" not in lab.stdout
     assert "-q, --quiet " in lab.stdout  # a flag takes no value
-    assert "--games GAMES" in lab.stdout
+    assert "--games GAMES" in lab.stdout and "--html FILE" in lab.stdout
 
 
 def test_version() -> None:
