@@ -246,3 +246,10 @@ def test_long_menus_are_paged_to_fit_24_lines() -> None:
     for screen in screens:
         body = screen.split("Number or notation")[0]
         assert body.count("\n") <= 22, body
+
+
+def test_hot_seat_players_are_named_in_the_third_person() -> None:
+    out, _ = _table("scout", 3, "en", seed=2, seats=["1=human"])
+    assert "Seats: 0: player #0, 1: player #1, 2: medium #2" in out
+    assert "Your hand (player #1)" in out and "· Player #1 has decided" in out
+    assert "You have decided" not in out
