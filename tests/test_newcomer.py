@@ -84,12 +84,12 @@ START = """\
 # scripts/start serves for ever: wait for its address, fetch the page, stop it
 scripts/start --port 0 > start.log 2>&1 &
 start_pid=$!
-for _ in $(seq 1 240); do
+for _ in $(seq 1 1200); do  # up to 10 min: on a new machine it installs first
   if grep -q "open http" start.log; then break; fi
   if ! kill -0 $start_pid 2>/dev/null; then cat start.log; echo "scripts/start died" >&2; exit 1; fi
   sleep 0.5
 done
-url=$(grep -o "open http[^ ]*" start.log | head -1 | cut -d" " -f2)
+url=$(grep -o "open http[^ ]*" start.log | head -1 | cut -d" " -f2 || true)
 test -n "$url" || { cat start.log; echo "scripts/start printed no address" >&2; exit 1; }
 .venv/bin/python -c "import sys, urllib.request as u; u.urlopen(sys.argv[1], timeout=20).read()" "$url"
 kill $start_pid; wait $start_pid || true
