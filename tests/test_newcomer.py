@@ -8,7 +8,8 @@ those settings (each option in ARGS replaces the line's value, or is added),
 the way the README offers them. Each command must succeed.
 
 Two commands get special care: ``scripts/start`` serves for ever, so it runs
-in the background until its printed address answers; ``scripts/test`` is
+in the background (with ``--port 0``, a free port, beside any server already
+running) until its printed address answers; ``scripts/test`` is
 what CI runs around this very test (running it here would recurse), so it is
 only checked to exist.
 
