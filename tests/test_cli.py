@@ -34,7 +34,7 @@ def test_help_is_plain_text_with_short_flag_and_brackets_kept() -> None:
     assert "avoid=CARD:SPEC" in lab.stdout
     assert "<bool>" not in lab.stdout and "╭" not in lab.stdout
     assert "-q, --quiet " in lab.stdout  # a flag takes no value
-    assert "--games GAMES" in lab.stdout
+    assert "--games GAMES" in lab.stdout and "--html FILE" in lab.stdout
 
 
 def test_version() -> None:
@@ -142,3 +142,13 @@ def test_serve_prints_the_address_it_really_listens_on(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_missing_requirements_of_extras_and_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    known = extras.extra_requirements()
+    assert any(r.startswith("trueskill") for r in known["lab"])
+    assert set(known["lab"]) | set(known["web"]) <= set(known["all"])  # 'all' names the others
+    monkeypatch.setattr(extras, "_installed", lambda name: name not in ("trueskill", "fastapi"))
+    assert [r.split(">")[0] for r in extras.missing_requirements("lab", "web")] == ["trueskill", "fastapi"]
+    assert extras.missing_extras("all", "postgres") == ["all"]
+    assert extras.main(["lab"]) == 0 and extras.main(["nope"]) == 2

@@ -196,10 +196,13 @@ def test_cli_play_runs_a_short_game_and_rejects_bad_seats() -> None:
     assert "unknown bot level 'wizard'" in bad.output
 
 
-def _table(game: str, players: int, lang: str, height: int = 24, **kw: object) -> tuple[str, TerminalTable]:
+def _table(
+    game: str, players: int, lang: str, height: int = 24, script: Script | None = None, **kw: object
+) -> tuple[str, TerminalTable]:
     config = make_config(game, players, seed=kw.pop("seed", 11), env={}, lang=lang, **kw)  # type: ignore[arg-type]
     out = io.StringIO()
-    table = TerminalTable(config, Console(file=out, width=80, height=height, color_system=None), Script([]))
+    console = Console(file=out, width=80, height=height, color_system=None)
+    table = TerminalTable(config, console, script or Script([]))
     table.run()
     return out.getvalue(), table
 
@@ -247,3 +250,10 @@ def test_long_menus_are_paged_to_fit_24_lines() -> None:
     for screen in screens:
         body = screen.split("Number or notation")[0]
         assert body.count("\n") <= 22, body
+
+
+def test_hot_seat_players_are_named_in_the_third_person() -> None:
+    out, _ = _table("scout", 3, "en", seed=2, seats=["1=human"], script=Script(["1"] * 6, then="q"))
+    assert "Seats: 0: player #0, 1: player #1, 2: medium #2" in out
+    assert "Your hand (player #1)" in out and "· Player #1 has decided" in out
+    assert "You have decided" not in out

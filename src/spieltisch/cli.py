@@ -107,8 +107,7 @@ def scenarios(
     text, ok = report(results)
     typer.echo(text)
     if not results:
-        typer.echo("no scenarios found", err=True)
-        raise typer.Exit(2)
+        raise fail(f"no scenario files (*.json) in {', '.join(map(str, paths))}")
     raise typer.Exit(0 if ok else 1)
 
 
@@ -312,7 +311,8 @@ def _name_values(command: Any) -> None:
     for param in command.params:
         flag = getattr(param, "is_flag", False) or getattr(param, "count", False)
         if param.param_type_name == "option" and not flag and param.name and param.metavar is None:
-            param.metavar = param.name.upper()
+            is_file = param.name.endswith(("_path", "_file"))
+            param.metavar = "FILE" if is_file else param.name.upper()
     for sub in getattr(command, "commands", {}).values():
         _name_values(sub)
 

@@ -21,19 +21,37 @@ _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _EXTRA = re.compile(r"""extra\s*==\s*["']([A-Za-z0-9._-]+)["']""")
 
 
+_SELF = re.compile(r"^\s*spieltisch\s*\[([^\]]*)\]", re.IGNORECASE)
+
+
 @cache
 def extra_requirements() -> dict[str, tuple[str, ...]]:
-    """Distribution names per extra, from the installed ``spieltisch`` metadata."""
+    """The requirement texts per extra (``"trueskill>=0.4"``), from the installed
+    ``spieltisch`` metadata; an extra naming others (``all``) has all of theirs."""
     try:
         lines = metadata.metadata("spieltisch").get_all("Requires-Dist") or []
     except metadata.PackageNotFoundError:  # running from a bare source tree
         return {}
-    out: dict[str, list[str]] = {}
+    own: dict[str, list[str]] = {}
+    nested: dict[str, list[str]] = {}
     for line in lines:
-        name, extra = _NAME.match(line), _EXTRA.search(line)
-        if name and extra and name.group(1).lower() != "spieltisch":
-            out.setdefault(extra.group(1), []).append(name.group(1))
-    return {extra: tuple(names) for extra, names in out.items()}
+        extra = _EXTRA.search(line)
+        if extra is None:
+            continue
+        requirement = line.split(";", 1)[0].strip()
+        inner = _SELF.match(requirement)
+        if inner:
+            nested.setdefault(extra.group(1), []).extend(e.strip() for e in inner.group(1).split(","))
+        else:
+            own.setdefault(extra.group(1), []).append(requirement)
+    for name, parts in nested.items():
+        own.setdefault(name, []).extend(r for part in parts for r in own.get(part, []))
+    return {name: tuple(dict.fromkeys(reqs)) for name, reqs in own.items()}
+
+
+def _distribution(requirement: str) -> str:
+    match = _NAME.match(requirement)
+    return match.group(1) if match else requirement
 
 
 def _installed(distribution: str) -> bool:
@@ -44,10 +62,16 @@ def _installed(distribution: str) -> bool:
     return True
 
 
+def missing_requirements(*extras: str) -> list[str]:
+    """The requirement texts of ``extras`` whose packages are not installed."""
+    known = extra_requirements()
+    wanted = dict.fromkeys(r for e in extras for r in known.get(e, ()))
+    return [r for r in wanted if not _installed(_distribution(r))]
+
+
 def missing_extras(*extras: str) -> list[str]:
     """The extras among ``extras`` with at least one package not installed."""
-    known = extra_requirements()
-    return [e for e in extras if any(not _installed(d) for d in known.get(e, ()))]
+    return [e for e in extras if missing_requirements(e)]
 
 
 def source_checkout() -> Path | None:
@@ -72,3 +96,21 @@ def missing_message(what: str, extras: list[str]) -> str:
     quoted = ", ".join(f"'{e}'" for e in extras)
     noun = "extra" if len(extras) == 1 else "extras"
     return f"{what} needs the {noun} {quoted} (not installed); install with: {install_command(extras)}"
+
+
+def main(argv: list[str]) -> int:
+    """``python -m spieltisch.extras web,lab``: print the missing requirements of those
+    extras, one a line (``scripts/setup`` installs just these when the project is set up)."""
+    names = [e.strip() for arg in argv for e in arg.split(",") if e.strip()]
+    unknown = [e for e in names if e not in extra_requirements()]
+    if unknown:
+        known = ", ".join(extra_requirements())
+        print(f"unknown extra(s): {', '.join(unknown)}; known: {known}", file=sys.stderr)
+        return 2
+    for requirement in missing_requirements(*names):
+        print(requirement)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

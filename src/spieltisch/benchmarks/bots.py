@@ -191,8 +191,8 @@ def run(
         about = f"about {_duration(estimate)}" if estimate is not None else "length unknown"
         console.print(
             f"Strength tournament, {get_game(game).title}: {t.games} games on {used} "
-            f"worker{'s' if used != 1 else ''}, {about} (estimated from the speeds above); "
-            "shorter: --games 8"
+            f"worker{'s' if used != 1 else ''}, {about} (estimated from the speeds above)"
+            + ("; shorter: --games 8" if t.games > 8 else "")
         )
         result = t.run(workers=workers, progress=progress)
         s = result.summary

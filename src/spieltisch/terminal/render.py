@@ -472,6 +472,15 @@ def menu_columns(labels: Sequence[str], width: int) -> int:
     return max(1, min(len(labels), (width + 3) // col))
 
 
+def menu_lines(game: str, menu: Menu, view: View, texts: Texts, width: int) -> tuple[int, int]:
+    """(lines of the whole menu on one page, lines besides the numbered rows),
+    counted without rendering: the title, the rows, the notation hint."""
+    labels = [f"{i:>3}. {action_label(game, a, view, texts)}" for i, a in enumerate(menu.items, 1)]
+    per_row = menu_columns(labels, width)
+    fixed = 1 + (1 if menu.by_notation else 0)
+    return fixed + (len(labels) + per_row - 1) // per_row, fixed
+
+
 def menu_table(
     game: str,
     menu: Menu,

@@ -286,13 +286,12 @@ class TerminalTable:
             return render.schmaus_status(view, self.names, self.texts, self.faults, width, compact)
 
         heading = Text(self.texts.say("your_decision", self.names, who=seat), style="bold green")
-        full_menu, _ = render.menu_table(self.game.name, menu, view, self.texts, width)
+        whole_menu, fixed = render.menu_lines(self.game.name, menu, view, self.texts, width)
         shown = status(False)
         used = self._lines(shown) + 1
-        if used + self._lines(full_menu) > room:
+        if used + whole_menu > room:
             shown = status(True)
             used = self._lines(shown) + 1
-        fixed = self._lines(render.menu_table(self.game.name, menu, view, self.texts, width, rows=1)[0]) - 1
         menu_rows = max(2, room - used - fixed)
         menu_view, pages = render.menu_table(
             self.game.name, menu, view, self.texts, width, rows=menu_rows, page=page

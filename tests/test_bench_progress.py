@@ -1,0 +1,61 @@
+"""Benchmarks say how long they take and show an honest ETA from the first seconds."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from rich.progress import Progress
+
+from spieltisch.benchmarks import engine
+from spieltisch.benchmarks.bots import Speed, estimate_tournament, measure_speed
+from spieltisch.benchmarks.progress import EtaColumn
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_eta_is_remaining_work_at_the_average_rate_since_the_start() -> None:
+    clock = Clock()
+    progress = Progress(console=Console(file=io.StringIO()), get_time=clock)
+    task_id = progress.add_task("x", total=20.0)
+    task = progress.tasks[0]
+    assert EtaColumn().render(task).plain == "ETA –:––:––"  # nothing measured yet
+    progress.start_task(task_id)
+    clock.now = 4.0
+    progress.advance(task_id, 2.0)  # 2 of 20 planned seconds took 4 s: 18 more take 36 s
+    assert EtaColumn().render(task).plain == "ETA 0:00:36"
+    progress.update(task_id, completed=20.0)
+    assert EtaColumn().render(task).plain == "done"
+
+
+def test_tournament_estimate_from_measured_speeds() -> None:
+    speeds = {
+        "hard": Speed("scout", "hard", decisions=4, seconds=2.0),  # 0.5 s a decision
+        "medium": Speed("scout", "medium", decisions=2000, seconds=2.0, games=10, game_decisions=1000),
+    }
+    # 100 decisions a game (from the games medium finished), a quarter of them by hard:
+    # 100 × (0.5 + 3 × 0.001) / 4 s a game; 8 games on 2 workers.
+    estimate = estimate_tournament(speeds, ["hard", "medium", "medium", "medium"], 8, 2)
+    assert estimate is not None and abs(estimate - 8 * 100 * (0.5 + 0.003) / 4 / 2) < 1e-9
+    assert estimate_tournament({"hard": speeds["hard"]}, ["hard"] * 4, 8, 2) is None
+
+
+def test_bot_speed_measurement_is_bounded_by_wall_time_too() -> None:
+    """``random`` spends almost all its time in the engine: with a bot-time bound only, a
+    0.05 s measurement took minutes of wall time at ``--seconds 2``."""
+    speed = measure_speed("scout", "random", 0.05, seed=1)
+    assert speed.decisions > 0 and speed.seconds < 0.05
+
+
+def test_bench_engine_says_up_front_how_long_it_measures() -> None:
+    out = io.StringIO()
+    engine.run(seconds=0.01, console=Console(file=out, width=100), progress=False)
+    text = out.getvalue()
+    assert text.startswith("Measuring 12 × 0.01 s (about 0 s)")
+    assert "Random playouts" in text and "enumeration" in text
