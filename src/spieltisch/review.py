@@ -28,7 +28,7 @@ review on any machine and with any number of worker processes.
 Marks (loss = estimate of the best alternative minus that of the move played,
 0 when the move played is the best): a *mistake* loses at least
 :attr:`Thresholds.mistake`, a *blunder* at least :attr:`Thresholds.blunder`
-(in the game's utility), and the loss must be clear of the sampling noise
+(in the game's utility, see :func:`thresholds`), and the loss must be clear of the sampling noise
 (more than twice its standard error over the worlds).
 """
 
@@ -94,10 +94,20 @@ class Thresholds:
     blunder: float
 
 
-THRESHOLDS = {"scout": Thresholds(2.0, 4.0), "schmaus": Thresholds(4.0, 8.0)}
-"""Scout: round points relative to the others; Waschbär-Schmaus: points over
-the playout horizon relative to the others (a round's pot is about 8 points a
-player)."""
+SCHMAUS_POT_PER_PLAYER = 8.4
+"""A Waschbär-Schmaus round's pot is about this many points a player (the
+prior the hard bot uses too); the winner of the round takes it all (W-14)."""
+
+
+def thresholds(game: str, players: int) -> Thresholds:
+    """Scout: 2 and 4 round points relative to the others (a card in hand is
+    -1, a captured card +1, S-11). Waschbär-Schmaus: a quarter and a half of
+    a typical pot (8.4 points a player: 8.4 and 16.8 with 4 players)."""
+    if game == "scout":
+        return Thresholds(2.0, 4.0)
+    pot = SCHMAUS_POT_PER_PLAYER * players
+    return Thresholds(round(pot / 4, 2), round(pot / 2, 2))
+
 
 UTILITY = {
     "scout": "round points minus the others' mean (to the end of the round)",
@@ -306,7 +316,7 @@ def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[fl
     d = sum(diffs) / n
     se = math.sqrt(sum((x - d) ** 2 for x in diffs) / (n - 1) / n) if n > 1 else 0.0
     loss = max(0.0, -d)
-    limits = THRESHOLDS[task.game]
+    limits = thresholds(task.game, int(task.view["players"]))
     clear = loss > 2 * se
     mark = None
     if clear and loss >= limits.blunder:
@@ -495,7 +505,7 @@ def review(
                     results[pending.pop(f)] = f.result()
                     advance(1)
     decisions = [d for d in results if d is not None]
-    limits = THRESHOLDS[start.game.name]
+    limits = thresholds(start.game.name, start.players)
     return Review(
         game=start.game.name,
         players=start.players,
