@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 
 from spieltisch.bots import make_bot
 from spieltisch.cli import app
+from spieltisch.engine.schmaus import SchmausState
+from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.cards import parse_card
 from spieltisch.match import play_match
@@ -78,10 +80,36 @@ def test_the_review_never_reads_cards_the_seat_did_not_see(tmp_path: Path) -> No
     other2 = "10/1 10/3 3/6 8/3 6/4 7/2"
     a = write(tmp_path, "a.json", position_record(scout_position(SEAT1, SEAT2), actions))
     b = write(tmp_path, "b.json", position_record(scout_position(other1, other2), actions))
+    assert scout_position(SEAT1, SEAT2).view(0) == scout_position(other1, other2).view(0)
+    assert a.read_text() != b.read_text()
     ra = review(*load_record(a), seats=[0], budget=Budget(3))
     rb = review(*load_record(b), seats=[0], budget=Budget(3))
     assert ra.decisions
     assert ra.to_json() == rb.to_json()
+
+
+def schmaus_position(seat1: str, seat2: str, draw: str) -> SchmausState:
+    def kinds(text: str) -> list[int]:
+        return [KIND[c] for c in text.split()]
+
+    hands = [kinds("F5 F4 F1 X3 F2 F2 F3"), kinds(seat1), kinds(seat2)]
+    return SchmausState.from_position(3, hands, kinds(draw), [], rounds=3)
+
+
+def test_a_schmaus_review_never_reads_the_opponents_hands_or_the_draw_pile(tmp_path: Path) -> None:
+    # The opponents lay the same cards in both (their lays are revealed, W-6), keep
+    # different ones, and seat 2 draws different cards from a different pile (W-15).
+    actions = [[0, "play F5 F4 X3"], [1, "play F1 F2 F3"], [2, "play F1 F1 F2"], [0, "play F2 F2 F3"]]
+    a = schmaus_position("F1 F2 F3 F1 F2 F3 F1", "F1 F1 F1 F2 F2 F2 F3", "F1 F1 F1 F1 F1 F1")
+    b = schmaus_position("F1 F2 F3 F4 F4 X2 GARBAGE", "F1 F1 F2 F5 F5 GROCER F3", "F3 F1 X5 F2 F2 X2")
+    assert a.to_json()["hands"] != b.to_json()["hands"] and a.view(0) == b.view(0)
+    records = []
+    for name, state in (("a.json", a), ("b.json", b)):
+        path = write(tmp_path, name, {"game": "schmaus", "position": state.to_json(), "actions": actions})
+        records.append(review(*load_record(path), seats=[0], budget=Budget(2)).to_json())
+    assert [d["number"] for d in records[0]["decisions"]] == [1, 4]
+    assert all(d["rated"] for d in records[0]["decisions"])
+    assert records[0] == records[1]
 
 
 def schmaus_record(tmp_path: Path, cut: int = 8) -> Path:
