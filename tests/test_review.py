@@ -112,6 +112,24 @@ def test_a_schmaus_review_never_reads_the_opponents_hands_or_the_draw_pile(tmp_p
     assert records[0] == records[1]
 
 
+def test_putting_the_x5_raccoon_on_the_smaller_food_card_is_a_blunder(tmp_path: Path) -> None:
+    # W-11: the ×5 raccoon multiplies one food card of the lay; on the F1 it scores 16 less.
+    def kinds(text: str) -> list[int]:
+        return [KIND[c] for c in text.split()]
+
+    hands = [kinds("F5 F1 X5 F2 F2 F3 F3"), kinds("F1 F2 F3 F1 F2 F3 F1"), kinds("F1 F1 F1 F2 F2 F2 F3")]
+    state = SchmausState.from_position(3, hands, kinds("F1 F1 F1 F1 F1 F1"), [], rounds=3)
+    lays = [[0, "play F5 F1 X5"], [1, "play F1 F2 F3"], [2, "play F1 F1 F2"]]
+    marks = {}
+    for choice in ("x5 F1", "x5 F5"):
+        data = {"game": "schmaus", "position": state.to_json(), "actions": [*lays, [0, choice]]}
+        path = write(tmp_path, "x5.json", data)
+        result = review(*load_record(path), seats=[0], budget=Budget(2))
+        [d] = [d for d in result.decisions if d.played.startswith("x5")]
+        marks[choice] = (d.mark, d.best)
+    assert marks == {"x5 F1": ("blunder", "x5 F5"), "x5 F5": (None, "x5 F1")}
+
+
 def schmaus_record(tmp_path: Path, cut: int = 8) -> Path:
     bots = [make_bot("schmaus", "medium", s, 3) for s in range(3)]
     record = play_match("schmaus", bots, seed=3).state.record()

@@ -13,10 +13,11 @@ built-in medium bots for every seat, and averages.
   points minus the mean round points of the others.
 * Waschbär-Schmaus: the opponents' hands and the draw pile are dealt from the
   unseen cards (:func:`spieltisch.bots.schmaus.unseen_counts`) into a table at
-  the start of the round (``SchmausState.from_position``); each playout runs to
-  the end of the round after next (:data:`SCHMAUS_HORIZON` rounds, or the game
-  end). Utility: the seat's total minus the mean total of the others. Only the
-  lays are rated; grocer targets, ×5 cards and discards are listed as not rated.
+  the start of the round (``SchmausState.from_position``; after the reveal,
+  every seat lays its revealed cards again); each playout runs to the end of
+  the round after next (:data:`SCHMAUS_HORIZON` rounds, or the game end).
+  Utility: the seat's total minus the mean total of the others. Lays, grocer
+  targets and ×5 cards are rated; hand-limit discards are listed as not rated.
 
 The budget is counted in work: ``worlds`` sampled worlds per decision, and in
 each world every candidate is played out ``playouts`` times (common random
@@ -393,14 +394,20 @@ def _scout_world(task: Task, rng: random.Random) -> State:
 
 
 def _schmaus_candidates(task: Task) -> list[int] | None:
-    """The played lay and medium's best other lays; ``None`` for a choice
-    that is not a lay (not rated)."""
+    """The move played and the others to compare: in the lay, medium's best
+    other lays; in the choices after the reveal, every other grocer target
+    (W-9) or ×5 card (W-11). ``None`` for a discard (not rated)."""
     from spieltisch.bots.schmaus import OpponentModel, unseen_counts
     from spieltisch.engine.schmaus import actions as A
 
-    if task.played >= A.TARGET_BASE or task.view["phase"] != "play":
-        return None
     view = task.view
+    if view["phase"] == "target" and A.TARGET_BASE <= task.played < A.DISCARD_BASE:
+        return [
+            task.played,
+            *(a for a in task.legal if a != task.played and A.TARGET_BASE <= a < A.DISCARD_BASE),
+        ]
+    if task.played >= A.TARGET_BASE or view["phase"] != "play":
+        return None
     me, n = view["seat"], view["players"]
     sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
     model = OpponentModel(unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24,
@@ -414,33 +421,46 @@ def _schmaus_world(task: Task, rng: random.Random, _first: int) -> State | None:
     """The round's table with the unseen cards dealt at random: each opponent
     gets its hand (and its sealed lay, if it has laid already: it lays again in
     the playout, without knowing this seat's lay either way), the rest is the
-    draw pile."""
+    draw pile. After the reveal (grocer and ×5 choices) every seat holds its
+    revealed lay too and lays it again, which brings the table to the same
+    choices; the other choosers choose again in the playout."""
     from spieltisch.bots.schmaus import counts_of, unseen_counts
     from spieltisch.engine.schmaus import SchmausState
 
     view = task.view
     me, n = view["seat"], view["players"]
+    revealed: list[list[str]] = view["revealed"] if view["phase"] == "target" else [[] for _ in range(n)]
     counts = unseen_counts(view)
     pool = [k for k in range(12) for _ in range(counts[k])]
     rng.shuffle(pool)
     hands: list[list[int]] = []
     k = 0
     for s in range(n):
+        laid = _kinds(counts_of(revealed[s]))
         if s == me:
-            mine = counts_of(view["hand"])
-            hands.append([c for c in range(12) for _ in range(mine[c])])
+            hands.append(_kinds(counts_of(view["hand"])) + laid)
             continue
-        size = view["hand_sizes"][s] + (3 if view["committed"][s] else 0)
-        hands.append(pool[k : k + size])
+        size = view["hand_sizes"][s]
+        if view["phase"] == "play" and view["committed"][s]:
+            size += 3
+        hands.append(pool[k : k + size] + laid)
         k += size
-    discard = [c for c in range(12) for _ in range(counts_of(view["discard"])[c])]
+    discard = _kinds(counts_of(view["discard"]))
     try:
-        return SchmausState.from_position(
+        world = SchmausState.from_position(
             n, hands, pool[k:], discard, options=view["options"], scores=view["scores"],
             round=view["round"], rounds=view["rounds"],
         )  # fmt: skip
+        if view["phase"] == "target":
+            for s in range(n):
+                world.apply(s, "play " + (" ".join(revealed[s]) or "-"))
     except RulesError:
         return None
+    return world
+
+
+def _kinds(counts: Sequence[int]) -> list[int]:
+    return [c for c in range(12) for _ in range(counts[c])]
 
 
 # -- the whole review -----------------------------------------------------------------
