@@ -159,15 +159,18 @@ def play(
 def review(
     record: Annotated[Path, typer.Argument(metavar="RECORD.json", help="A game record (docs/review.md).")],
     seat: Annotated[
-        list[int] | None, typer.Option(help="Review this seat only (repeatable; default: every seat).")
+        list[int] | None,
+        typer.Option(metavar="N", help="Review this seat only (repeatable; default: every seat)."),
     ] = None,
     budget: Annotated[
         str, typer.Option(help="Work per decision: WORLDS or WORLDSxPLAYOUTS (sampled worlds x playouts).")
     ] = "16x1",
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Also write the review as JSON here.")
+        Path | None, typer.Option("--json", metavar="FILE", help="Also write the review as JSON here.")
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", "-j", help="Worker processes.")] = 1,
+    workers: Annotated[
+        int, typer.Option("--workers", "-j", metavar="N", help="Worker processes (same review for any N).")
+    ] = 1,
 ) -> None:
     """Rate every decision of a finished (or partial) game from what its seat could see then."""
     from spieltisch.review import run_review
