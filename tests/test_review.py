@@ -5,10 +5,13 @@ bad input with a clear error. Budgets are tiny to keep the tests fast."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from spieltisch.bots import make_bot
@@ -16,7 +19,7 @@ from spieltisch.cli import app
 from spieltisch.engine.schmaus import SchmausState
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.scout import ScoutState
-from spieltisch.engine.scout.cards import parse_card
+from spieltisch.engine.scout.cards import ALL_CARDS, parse_card
 from spieltisch.match import play_match
 from spieltisch.review import Budget, ReviewError, load_record, review
 
@@ -85,6 +88,27 @@ def test_the_review_never_reads_cards_the_seat_did_not_see(tmp_path: Path) -> No
     ra = review(*load_record(a), seats=[0], budget=Budget(3))
     rb = review(*load_record(b), seats=[0], budget=Budget(3))
     assert ra.decisions
+    assert ra.to_json() == rb.to_json()
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_any_shuffle_of_the_hidden_cards_gives_the_same_review(rng: random.Random) -> None:
+    # A random 3-player deal; seat 0 makes its medium move, then the opponents' cards
+    # are dealt among them again (same hand sizes): seat 0's review must not change.
+    deck = list(ALL_CARDS)
+    rng.shuffle(deck)
+    hands = [deck[0:5], deck[5:11], deck[11:17]]
+    table, rest = [deck[17]], deck[18:]
+    hidden = hands[1] + hands[2] + rest
+    rng.shuffle(hidden)
+    others = [hidden[0:6], hidden[6:12]]
+    a = ScoutState.from_position(3, hands, table, owner=2, to_move=0, phase="play")
+    b = ScoutState.from_position(3, [hands[0], *others], table, owner=2, to_move=0, phase="play")
+    move = make_bot("scout", "medium", 0, 1).choose(a.view(0), a.legal_action_ids(0))
+    actions = [(0, a.action_from_id(move).to_text())]
+    ra = review(a, actions, 0, seats=[0], budget=Budget(1))
+    rb = review(b, actions, 0, seats=[0], budget=Budget(1))
     assert ra.to_json() == rb.to_json()
 
 
