@@ -154,6 +154,32 @@ def play(
     raise typer.Exit(code)
 
 
+@app.command()
+def review(
+    record: Annotated[Path, typer.Argument(metavar="RECORD.json", help="A game record (docs/review.md).")],
+    seat: Annotated[
+        list[int] | None,
+        typer.Option(metavar="N", help="Review this seat only (repeatable; default: every seat)."),
+    ] = None,
+    budget: Annotated[
+        str, typer.Option(help="Work per decision: WORLDS or WORLDSxPLAYOUTS (sampled worlds x playouts).")
+    ] = "16x1",
+    json_out: Annotated[
+        Path | None, typer.Option("--json", metavar="FILE", help="Also write the review as JSON here.")
+    ] = None,
+    workers: Annotated[
+        int, typer.Option("--workers", "-j", metavar="N", help="Worker processes (same review for any N).")
+    ] = 1,
+) -> None:
+    """Rate every decision of a finished (or partial) game from what its seat could see then."""
+    from spieltisch.review import run_review
+
+    try:
+        run_review(record, seat, budget, json_out, workers)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
 @bench_app.command("engine")
 def bench_engine(
     seconds: Annotated[float, typer.Option(help="Time per measurement.")] = 2.0,

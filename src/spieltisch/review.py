@@ -1,0 +1,636 @@
+"""Post-game review: every decision of a seat rated from what it could see then.
+
+For each decision of a reviewed seat (a turn with more than one legal action)
+the review estimates the expected outcome of the move played and of the best
+alternative, by determinization: it samples the hidden cards consistent with
+that seat's view at that moment (``state.view(seat)`` during the replay, never
+the full state), plays every candidate move out in each sampled world with the
+built-in medium bots for every seat, and averages.
+
+* Scout: worlds come from :mod:`spieltisch.bots.scout.worlds` (the cards the
+  seat has seen this round are known, every other card may be in an unknown
+  slot); each playout runs to the end of the round. Utility: the seat's round
+  points minus the mean round points of the others.
+* Waschbär-Schmaus: the opponents' hands and the draw pile are dealt from the
+  unseen cards (:func:`spieltisch.bots.schmaus.unseen_counts`) into a table at
+  the start of the round (``SchmausState.from_position``; after the reveal,
+  every seat lays its revealed cards again); each playout runs to the end of
+  the round after next (:data:`SCHMAUS_HORIZON` rounds, or the game end).
+  Utility: the seat's total minus the mean total of the others. Lays, grocer
+  targets and ×5 cards are rated; hand-limit discards are listed as not rated.
+
+The budget is counted in work: ``worlds`` sampled worlds per decision, and in
+each world every candidate is played out ``playouts`` times (common random
+numbers: the same world and bot seeds for every candidate). Every random
+choice comes from a generator seeded by the record's seed, the decision's
+number, the seat and the budget, so the same record and budget give the same
+review on any machine and with any number of worker processes.
+
+Marks (loss = estimate of the best alternative minus that of the move played,
+0 when the move played is the best): a *mistake* loses at least
+:attr:`Thresholds.mistake`, a *blunder* at least :attr:`Thresholds.blunder`
+(in the game's utility, see :func:`thresholds`), and the loss must be clear of the sampling noise
+(more than twice its standard error over the worlds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import ProgressColumn
+from rich.progress import Task as ProgressTask
+from rich.text import Text
+
+from spieltisch.bots import make_bot
+from spieltisch.bots.base import Bot, View
+from spieltisch.engine import GameRecord, RulesError, State, get_game
+
+SCHMAUS_HORIZON = 3
+"""Waschbär-Schmaus rounds a playout covers: this one and the next two."""
+
+ALTERNATIVES = 6
+"""How many of medium's best distinct moves are compared with the move played."""
+
+
+class ReviewError(ValueError):
+    """A record or option the review cannot work with; the message says why."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Work per decision: ``worlds`` sampled worlds × ``playouts`` per candidate."""
+
+    worlds: int = 16
+    playouts: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> Budget:
+        """``"16"`` (worlds) or ``"16x2"`` (worlds × playouts per world)."""
+        head, _, tail = text.strip().lower().partition("x")
+        try:
+            worlds = int(head)
+            playouts = int(tail) if tail else 1
+        except ValueError:
+            raise ReviewError(f"budget {text!r}: write WORLDS or WORLDSxPLAYOUTS, e.g. 16 or 16x2") from None
+        if not 1 <= worlds <= 100_000 or not 1 <= playouts <= 1000:
+            raise ReviewError(f"budget {text!r}: worlds must be 1..100000 and playouts 1..1000")
+        return cls(worlds, playouts)
+
+    def __str__(self) -> str:
+        return f"{self.worlds}x{self.playouts}"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Losses (in the game's utility) that mark a decision."""
+
+    mistake: float
+    blunder: float
+
+
+SCHMAUS_POT_PER_PLAYER = 8.4
+"""A Waschbär-Schmaus round's pot is about this many points a player (the
+prior the hard bot uses too); the winner of the round takes it all (W-14)."""
+
+
+def thresholds(game: str, players: int) -> Thresholds:
+    """Scout: 2 and 4 round points relative to the others (a card in hand is
+    -1, a captured card +1, S-11). Waschbär-Schmaus: a quarter and a half of
+    a typical pot (8.4 points a player: 8.4 and 16.8 with 4 players)."""
+    if game == "scout":
+        return Thresholds(2.0, 4.0)
+    pot = SCHMAUS_POT_PER_PLAYER * players
+    return Thresholds(round(pot / 4, 2), round(pot / 2, 2))
+
+
+UTILITY = {
+    "scout": "round points minus the others' mean (to the end of the round)",
+    "schmaus": f"total minus the others' mean after {SCHMAUS_HORIZON} rounds (or the game end)",
+}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One decision to rate: everything the seat could see, nothing else."""
+
+    game: str
+    seat: int
+    number: int
+    """The decision's action number in the record (1-based)."""
+    view: Mapping[str, Any]
+    legal: tuple[int, ...]
+    played: int
+    pool: tuple[int, ...]
+    """Scout: the cards that may be in an opponent's unknown slot (from the
+    cards this seat has seen this round); empty for Waschbär-Schmaus."""
+    seed: str
+    budget: Budget
+
+
+@dataclass
+class Decision:
+    """The rating of one decision."""
+
+    seat: int
+    number: int
+    round: int
+    played: str
+    played_estimate: float | None
+    best: str | None
+    best_estimate: float | None
+    difference: float | None
+    """Estimate of the move played minus that of the best alternative."""
+    loss: float | None
+    """How much the move played gives away to the best alternative (≥ 0)."""
+    error: float | None
+    """Standard error of the paired difference over the worlds."""
+    mark: str | None
+    """``"blunder"``, ``"mistake"`` or ``None``."""
+    rated: bool = True
+    candidates: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    seat: int
+    decisions: int
+    rated: int
+    accuracy: float
+    """Mean loss per rated decision (lower is better)."""
+    mistakes: int
+    blunders: int
+    biggest: list[int]
+    """Action numbers of the three biggest losses."""
+
+
+@dataclass
+class Review:
+    game: str
+    players: int
+    seed: int
+    budget: str
+    utility: str
+    thresholds: dict[str, float]
+    decisions: list[Decision]
+    summary: list[Summary]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- reading a record -------------------------------------------------------------
+
+
+def load_record(path: Path) -> tuple[State, list[tuple[int, str]], int]:
+    """The start state, the actions and the seed of a record file.
+
+    Accepted: a game record (``{"game", "players", "seed", "options",
+    "actions"}``), the web table's replay answer (``{"record": {...}, ...}``)
+    or a hand-made start (``{"game", "position": STATE_JSON, "actions"}``,
+    the state JSON of ``state.to_json()``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReviewError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReviewError(f"{path} is not a JSON game record: {exc}") from None
+    if isinstance(data, dict) and isinstance(data.get("record"), dict):
+        data = data["record"]
+    if not isinstance(data, dict):
+        raise ReviewError(f"{path}: a game record is a JSON object, not {type(data).__name__}")
+    try:
+        if "position" in data:
+            game = get_game(str(data.get("game")))
+            start = game.state_from_json(data["position"])
+            actions = [(int(s), str(t)) for s, t in data.get("actions", [])]
+            return start, actions, start.seed
+        record = GameRecord.from_json(data)
+        start = get_game(record.game).new_state(record.players, record.seed, record.options)
+    except (RulesError, TypeError, ValueError) as exc:
+        raise ReviewError(f"{path}: broken game record: {exc}") from None
+    return start, list(record.actions), record.seed
+
+
+def collect(
+    start: State, actions: Sequence[tuple[int, str]], seats: Iterable[int], budget: Budget, seed: int
+) -> list[Task]:
+    """Replay the record and cut out every decision of ``seats`` with the
+    seat's view at that moment; raises :class:`ReviewError` when an action
+    does not replay."""
+    game = start.game.name
+    state = start.clone()
+    wanted = set(seats)
+    knowledge: dict[int, Any] = {}
+    if game == "scout":
+        from spieltisch.bots.scout.worlds import Knowledge
+
+        knowledge = {s: Knowledge() for s in wanted}
+    tasks = []
+    for number, (seat, text) in enumerate(actions, 1):
+        for s, k in knowledge.items():
+            _see(k, state.view(s))
+        try:
+            _, ids = state.validate(seat, text)
+        except RulesError as exc:
+            raise ReviewError(f"action {number} ({seat}: {text!r}) does not replay: {exc}") from None
+        if seat in wanted:
+            legal = tuple(state.legal_action_ids(seat))
+            played = ids[0]
+            view = state.view(seat)
+            pool: tuple[int, ...] = ()
+            if game == "scout" and view["phase"] != "over":
+                from spieltisch.bots.scout.worlds import Position
+
+                pool = tuple(knowledge[seat].unseen(Position.from_view(view)))
+            if len(legal) > 1:
+                task_seed = f"review/{game}/{seed}/{number}/{seat}/{budget}"
+                tasks.append(Task(game, seat, number, view, legal, played, pool, task_seed, budget))
+        state.apply(seat, text)
+    return tasks
+
+
+def _see(knowledge: Any, view: View) -> None:
+    from spieltisch.bots.scout.worlds import Position
+
+    if view["phase"] != "over":
+        knowledge.update(view, Position.from_view(view))
+
+
+# -- rating one decision ------------------------------------------------------------
+
+
+def rate(task: Task) -> Decision:
+    """Rate one decision (runs in a worker process)."""
+    rng = random.Random(task.seed)
+    game = get_game(task.game)
+    cands: list[int] | None
+    if task.game == "scout":
+        cands = _scout_candidates(task)
+        sample: Callable[[int], State | None] = lambda _c: _scout_world(task, rng)  # noqa: E731
+        horizon = 1
+    else:
+        cands = _schmaus_candidates(task)
+        if cands is None:
+            return Decision(
+                task.seat, task.number, int(task.view["round"]),
+                game.action_from_id(task.played).to_text(), None, None, None, None, None, None, None,
+                rated=False,
+            )  # fmt: skip
+        sample = lambda c: _schmaus_world(task, rng, c)  # noqa: E731
+        horizon = SCHMAUS_HORIZON
+    values: list[list[float]] = [[] for _ in cands]
+    for w in range(task.budget.worlds):
+        worlds = []
+        for _attempt in range(20):
+            world = sample(cands[0])
+            if world is not None and all(c in world.legal_action_ids(task.seat) for c in cands):
+                worlds.append(world)
+                break
+        if not worlds:
+            continue
+        world = worlds[0]
+        for p in range(task.budget.playouts):
+            bot_seed = rng.randrange(1 << 30)
+            for i, c in enumerate(cands):
+                values[i].append(_playout(world.clone(), task, c, bot_seed, horizon))
+            del p
+        del w
+    return _judge(task, game, cands, values)
+
+
+def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[float]]) -> Decision:
+    n = len(values[0])
+    played_text = game.action_from_id(task.played).to_text()
+    if n == 0:
+        return Decision(task.seat, task.number, int(task.view["round"]), played_text,
+                        None, None, None, None, None, None, None, rated=False)  # fmt: skip
+    means = [sum(v) / n for v in values]
+    best = max(range(1, len(cands)), key=lambda i: (means[i], -i))
+    diffs = [a - b for a, b in zip(values[0], values[best], strict=True)]
+    d = sum(diffs) / n
+    se = math.sqrt(sum((x - d) ** 2 for x in diffs) / (n - 1) / n) if n > 1 else 0.0
+    loss = max(0.0, -d)
+    limits = thresholds(task.game, int(task.view["players"]))
+    clear = loss > 2 * se
+    mark = None
+    if clear and loss >= limits.blunder:
+        mark = "blunder"
+    elif clear and loss >= limits.mistake:
+        mark = "mistake"
+    ranked = sorted(range(len(cands)), key=lambda i: (-means[i], i))
+    return Decision(
+        seat=task.seat,
+        number=task.number,
+        round=int(task.view["round"]),
+        played=played_text,
+        played_estimate=round(means[0], 3),
+        best=game.action_from_id(cands[best]).to_text(),
+        best_estimate=round(means[best], 3),
+        difference=round(d, 3),
+        loss=round(loss, 3),
+        error=round(se, 3),
+        mark=mark,
+        candidates=[
+            {"action": game.action_from_id(cands[i]).to_text(), "estimate": round(means[i], 3)}
+            for i in ranked
+        ],
+    )
+
+
+def _playout(world: State, task: Task, first: int, seed: int, horizon: int) -> float:
+    """Play ``first`` for the reviewed seat, then medium bots for every seat,
+    until the horizon; the seat's utility."""
+    me = task.seat
+    bots: dict[int, Bot] = {}
+    end_round = int(task.view["round"]) + horizon - 1
+    world.apply_id(me, first)
+    while not world.is_over() and _round(world) <= end_round:
+        for seat in world.to_move():
+            if seat not in world.to_move():
+                continue
+            bot = bots.get(seat)
+            if bot is None:
+                bot = bots[seat] = make_bot(task.game, "medium", seat, seed)
+            world.apply_id(seat, bot.choose(world.view(seat), world.legal_action_ids(seat)))
+            if world.is_over():
+                break
+    if task.game == "scout":
+        points = world.view(None)["round_results"][-1]["points"]
+    else:
+        points = world.view(None)["scores"]
+    others = [p for s, p in enumerate(points) if s != me]
+    return float(points[me] - sum(others) / len(others))
+
+
+def _round(world: State) -> int:
+    return int(world.view(None, log=False)["round"])
+
+
+def _scout_candidates(task: Task) -> list[int]:
+    from spieltisch.bots.scout.bots import distinct_candidates, ranked_actions
+    from spieltisch.bots.scout.worlds import Position
+
+    pos = Position.from_view(task.view)
+    if pos.phase == "flip":
+        others = [a for a in task.legal if a != task.played]
+    else:
+        ranked = ranked_actions(pos, task.legal)
+        others = [a for a in distinct_candidates(pos, ranked, ALTERNATIVES + 1) if a != task.played]
+        others = others[:ALTERNATIVES] or [a for a in task.legal if a != task.played][:1]
+    return [task.played, *others]
+
+
+def _scout_world(task: Task, rng: random.Random) -> State:
+    from spieltisch.bots.scout.worlds import Position, sample_world
+
+    return sample_world(Position.from_view(task.view), task.pool, rng)
+
+
+def _schmaus_candidates(task: Task) -> list[int] | None:
+    """The move played and the others to compare: in the lay, medium's best
+    other lays; in the choices after the reveal, every other grocer target
+    (W-9) or ×5 card (W-11). ``None`` for a discard (not rated)."""
+    from spieltisch.bots.schmaus import OpponentModel, unseen_counts
+    from spieltisch.engine.schmaus import actions as A
+
+    view = task.view
+    if view["phase"] == "target" and A.TARGET_BASE <= task.played < A.DISCARD_BASE:
+        return [
+            task.played,
+            *(a for a in task.legal if a != task.played and A.TARGET_BASE <= a < A.DISCARD_BASE),
+        ]
+    if task.played >= A.TARGET_BASE or view["phase"] != "play":
+        return None
+    me, n = view["seat"], view["players"]
+    sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
+    model = OpponentModel(unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24,
+                          random.Random(task.seed + "/model"))  # fmt: skip
+    lays = [a for a in task.legal if a < A.TARGET_BASE and a != task.played]
+    lays.sort(key=lambda a: (-model.gain(a), a))
+    return [task.played, *lays[:ALTERNATIVES]]
+
+
+def _schmaus_world(task: Task, rng: random.Random, _first: int) -> State | None:
+    """The round's table with the unseen cards dealt at random: each opponent
+    gets its hand (and its sealed lay, if it has laid already: it lays again in
+    the playout, without knowing this seat's lay either way), the rest is the
+    draw pile. After the reveal (grocer and ×5 choices) every seat holds its
+    revealed lay too and lays it again, which brings the table to the same
+    choices; the other choosers choose again in the playout."""
+    from spieltisch.bots.schmaus import counts_of, unseen_counts
+    from spieltisch.engine.schmaus import SchmausState
+
+    view = task.view
+    me, n = view["seat"], view["players"]
+    revealed: list[list[str]] = view["revealed"] if view["phase"] == "target" else [[] for _ in range(n)]
+    counts = unseen_counts(view)
+    pool = [k for k in range(12) for _ in range(counts[k])]
+    rng.shuffle(pool)
+    hands: list[list[int]] = []
+    k = 0
+    for s in range(n):
+        laid = _kinds(counts_of(revealed[s]))
+        if s == me:
+            hands.append(_kinds(counts_of(view["hand"])) + laid)
+            continue
+        size = view["hand_sizes"][s]
+        if view["phase"] == "play" and view["committed"][s]:
+            size += 3
+        hands.append(pool[k : k + size] + laid)
+        k += size
+    discard = _kinds(counts_of(view["discard"]))
+    try:
+        world = SchmausState.from_position(
+            n, hands, pool[k:], discard, options=view["options"], scores=view["scores"],
+            round=view["round"], rounds=view["rounds"],
+        )  # fmt: skip
+        if view["phase"] == "target":
+            for s in range(n):
+                world.apply(s, "play " + (" ".join(revealed[s]) or "-"))
+    except RulesError:
+        return None
+    return world
+
+
+def _kinds(counts: Sequence[int]) -> list[int]:
+    return [c for c in range(12) for _ in range(counts[c])]
+
+
+# -- the whole review -----------------------------------------------------------------
+
+
+def summarize(decisions: Sequence[Decision], seats: Iterable[int]) -> list[Summary]:
+    out = []
+    for seat in seats:
+        mine = [d for d in decisions if d.seat == seat]
+        rated = [d for d in mine if d.rated and d.loss is not None]
+        losses = [d.loss or 0.0 for d in rated]
+        lost = [d for d in rated if (d.loss or 0) > 0]
+        biggest = sorted(lost, key=lambda d: (-(d.loss or 0), d.number))[:3]
+        out.append(
+            Summary(
+                seat=seat,
+                decisions=len(mine),
+                rated=len(rated),
+                accuracy=round(sum(losses) / len(losses), 3) if losses else 0.0,
+                mistakes=sum(d.mark == "mistake" for d in rated),
+                blunders=sum(d.mark == "blunder" for d in rated),
+                biggest=[d.number for d in biggest],
+            )
+        )
+    return out
+
+
+def review(
+    start: State,
+    actions: Sequence[tuple[int, str]],
+    seed: int,
+    seats: Sequence[int] | None = None,
+    budget: Budget | None = None,
+    workers: int = 1,
+    advance: Callable[[int], None] = lambda _n: None,
+    on_total: Callable[[int], None] = lambda _n: None,
+) -> Review:
+    """Review the decisions of ``seats`` (default: every seat) in the record
+    ``start`` + ``actions``; ``workers`` processes (the result is the same
+    for any number)."""
+    budget = budget or Budget()
+    if workers < 1:
+        raise ReviewError(f"-j must be at least 1, not {workers}")
+    all_seats = list(range(start.players))
+    chosen = list(seats) if seats is not None else all_seats
+    for s in chosen:
+        if s not in all_seats:
+            raise ReviewError(f"seat {s} is not in this game: its seats are 0..{start.players - 1}")
+    tasks = collect(start, actions, chosen, budget, seed)
+    on_total(len(tasks))
+    results: list[Decision | None] = [None] * len(tasks)
+    if workers == 1 or len(tasks) <= 1:
+        for i, t in enumerate(tasks):
+            results[i] = rate(t)
+            advance(1)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending: dict[Future[Decision], int] = {pool.submit(rate, t): i for i, t in enumerate(tasks)}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    results[pending.pop(f)] = f.result()
+                    advance(1)
+    decisions = [d for d in results if d is not None]
+    limits = thresholds(start.game.name, start.players)
+    return Review(
+        game=start.game.name,
+        players=start.players,
+        seed=seed,
+        budget=str(budget),
+        utility=UTILITY[start.game.name],
+        thresholds={"mistake": limits.mistake, "blunder": limits.blunder},
+        decisions=decisions,
+        summary=summarize(decisions, chosen),
+    )
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+def run_review(
+    path: Path,
+    seats: Sequence[int] | None,
+    budget_text: str,
+    json_out: Path | None,
+    workers: int,
+    console: Any = None,
+    progress: bool = True,
+) -> Review:
+    """``spieltisch review``: review, print the tables, optionally write JSON."""
+    from rich.console import Console
+
+    from spieltisch.benchmarks.progress import EtaColumn
+
+    out = console or Console()
+    budget = Budget.parse(budget_text)
+    start, actions, seed = load_record(path)
+    if progress:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        bar = Progress(
+            TextColumn("[bold]review"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            RateColumn(),
+            TimeElapsedColumn(),
+            EtaColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        with bar:
+            task = bar.add_task("review", total=None)
+            result = review(
+                start, actions, seed, seats, budget, workers,
+                advance=lambda n: bar.advance(task, n),
+                on_total=lambda n: bar.update(task, total=n),
+            )  # fmt: skip
+    else:
+        result = review(start, actions, seed, seats, budget, workers)
+    print_review(result, out)
+    if json_out is not None:
+        try:
+            json_out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n", "utf-8")
+        except OSError as exc:
+            raise ReviewError(f"cannot write {json_out}: {exc.strerror or exc}") from None
+    return result
+
+
+def print_review(result: Review, console: Any) -> None:
+    """The marked decisions and the summary per player as Rich tables."""
+    from rich.table import Table
+
+    title = get_game(result.game).title
+    console.print(
+        f"{title}, {result.players} players, seed {result.seed}; budget {result.budget} "
+        f"(worlds x playouts); utility: {result.utility}; mistake ≥ {result.thresholds['mistake']:g}, "
+        f"blunder ≥ {result.thresholds['blunder']:g}"
+    )
+    marked = [d for d in result.decisions if d.mark]
+    if marked:
+        table = Table(title="Mistakes and blunders")
+        for col in ("#", "seat", "round", "played", "estimate", "best", "estimate ", "loss", "mark"):
+            table.add_column(col, justify="right" if col in ("#", "seat", "round", "loss") else "left")
+        for d in marked:
+            table.add_row(
+                str(d.number), str(d.seat), str(d.round), d.played, f"{d.played_estimate:+.2f}",
+                d.best or "", f"{d.best_estimate:+.2f}", f"{d.loss:.2f}", d.mark or "",
+            )  # fmt: skip
+        console.print(table)
+    summary = Table(title="Summary per player")
+    for col in ("seat", "decisions", "rated", "mean loss", "mistakes", "blunders"):
+        summary.add_column(col, justify="right")
+    summary.add_column("biggest (action #: loss)")
+    by_number = {(d.seat, d.number): d for d in result.decisions}
+    for s in result.summary:
+        biggest = ", ".join(f"#{n}: {by_number[s.seat, n].loss:.2f}" for n in s.biggest)
+        summary.add_row(
+            str(s.seat), str(s.decisions), str(s.rated), f"{s.accuracy:.2f}",
+            str(s.mistakes), str(s.blunders), biggest or "-",
+        )  # fmt: skip
+    console.print(summary)
+
+
+class RateColumn(ProgressColumn):
+    """Decisions per second since the start."""
+
+    def render(self, task: ProgressTask) -> Text:
+        elapsed = task.elapsed or 0.0
+        if not task.completed or not elapsed:
+            return Text("measuring…", style="progress.data.speed")
+        rate = task.completed / elapsed
+        text = f"{rate:,.1f} decisions/s" if rate >= 1 else f"{1 / rate:,.1f} s/decision"
+        return Text(text, style="progress.data.speed")
