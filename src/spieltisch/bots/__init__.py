@@ -35,12 +35,12 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
     "scout": {
         "easy": {"v1": "spieltisch.bots.scout:EasyBot"},
         "medium": {"v1": "spieltisch.bots.scout:MediumBot"},
-        "hard": {"v1": "spieltisch.bots.scout:HardBot"},
+        "hard": {"v1": "spieltisch.bots.scout:HardBotV1", "v2": "spieltisch.bots.scout:HardBot"},
     },
     "schmaus": {
         "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},
         "medium": {"v1": "spieltisch.bots.schmaus:MediumBot"},
-        "hard": {"v1": "spieltisch.bots.schmaus:HardBot"},
+        "hard": {"v1": "spieltisch.bots.schmaus:HardBotV1", "v2": "spieltisch.bots.schmaus:HardBot"},
     },
 }
 
