@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, HardBotV1, MediumBot, policy
+from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, MediumBot, policy
 from spieltisch.bots.scout.bots import game_utility, round_utility, set_through
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
@@ -271,8 +271,8 @@ def test_v2_also_searches_the_scout_that_builds_a_long_run() -> None:
     state = ScoutState.from_position(4, hands, cards("4/9 5/8"), 3, 0, "play")
     pos = Position.from_view(state.view(0))
     legal = state.legal_action_ids(0)
-    v2 = HardBot("scout", 0, 1).candidate_actions(pos, legal)
-    v1 = HardBotV1("scout", 0, 1).candidate_actions(pos, legal)
+    v2 = HardBotV2("scout", 0, 1).candidate_actions(pos, legal)
+    v1 = HardBot("scout", 0, 1).candidate_actions(pos, legal)
     texts = [state.action_from_id(a).to_text() for a in v2]
     assert "scout R @2" in texts
     assert set(v1) < set(v2)

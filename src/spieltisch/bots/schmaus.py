@@ -419,9 +419,9 @@ class MediumBot(_SchmausBot):
         return medium_lay([], model, lays)
 
 
-class HardBotV1(_SchmausBot):
+class HardBot(_SchmausBot):
     """Samples the hidden hands and scores every legal lay against them
-    (version 1, kept unchanged as the baseline ``hard@v1``)."""
+    (version 1, ``hard@v1``)."""
 
     level = "hard"
     version = "v1"
@@ -694,11 +694,3 @@ class HardBotV1(_SchmausBot):
         """The card worth least later; duplicates of plentiful cheap food first."""
         hand = counts_of(view["hand"])
         return min(cards, key=lambda k: (KEEP_VALUE[k] - 0.01 * hand[k], k))
-
-
-class HardBot(HardBotV1):
-    """Version 2 (``hard``, ``hard@v2``): v1 with four times the samples per
-    decision (256), which the measurements show pays (docs/bots.md)."""
-
-    version = "v2"
-    default_work = 256

@@ -10,6 +10,8 @@
   policy's best distinct candidates out to the end of the round with the
   medium policy for every seat and picks the candidate with the best mean
   score relative to the opponents (in the last round: winning the game).
+* :class:`HardBotV2` (``hard@v2``) adds deliberate long-set scouts to the
+  candidates and scores every round by the chance to win the game.
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -154,9 +156,9 @@ def ranked_actions(pos: Position, legal: Sequence[int]) -> list[tuple[float, int
     return scored
 
 
-class HardBotV1(Bot):
+class HardBot(Bot):
     """Determinized Monte-Carlo search with medium playouts to the round end
-    (version 1, kept unchanged as the baseline ``hard@v1``).
+    (version 1: ``hard``, ``hard@v1``).
 
     Budget: ``iterations`` playouts per decision (default
     :attr:`default_work`); an optional ``seconds`` wall-clock cap stops it
@@ -267,8 +269,8 @@ def round_utility(points: Sequence[int], pos: Position) -> float:
     return points[me] - 0.5 * (max(others) + sum(others) / len(others))
 
 
-class HardBot(HardBotV1):
-    """Version 2 (``hard``, ``hard@v2``): v1's search with wider candidates and
+class HardBotV2(HardBot):
+    """Version 2 (``hard@v2``): v1's search with wider candidates and
     a utility over the whole game.
 
     * Candidates: medium's :attr:`candidates` best distinct actions plus up to
