@@ -22,7 +22,8 @@ import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -115,6 +116,7 @@ def main(
     first_seed: Annotated[int, typer.Option(min=0, help="Deal seed of the first block of games.")] = 0,
     options: Annotated[str, typer.Option(help='Rule options as JSON, e.g. {"hunter_draw": "nobody"}.')] = "",
     workers: Annotated[int, typer.Option(min=1, max=2, help="Worker processes (the machine is shared).")] = 2,
+    log: Annotated[Path | None, typer.Option(help="Append a JSON line per finished game here.")] = None,
 ) -> None:
     console = Console()
     for spec in (bot, against):
@@ -147,13 +149,16 @@ def main(
         ]
         for fut in futures:
             results.append(fut.result())
+            if log is not None:
+                with log.open("a") as out:
+                    out.write(json.dumps({"bot": bot, "against": against, **asdict(results[-1])}) + "\n")
             wins = sum(r.won for r in results)
             rate = len(results) / (time.perf_counter() - start)
-            progress.update(
-                task,
-                advance=1,
-                rate=f"{rate:.2f} games/s, won {wins}/{len(results)} = {wins / len(results):.1%}",
-            )
+            line = f"{rate:.2f} games/s, won {wins}/{len(results)} = {wins / len(results):.1%}"
+            progress.update(task, advance=1, rate=line)
+            if not console.is_terminal and (len(results) % max(1, games // 20) == 0 or len(results) == games):
+                eta = (games - len(results)) / rate if rate else float("inf")
+                print(f"{len(results)}/{games} games, {line}, ETA {eta:.0f} s", flush=True)
     wins = sum(r.won for r in results)
     n = len(results)
     lo, hi = wilson(wins, n)

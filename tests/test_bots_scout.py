@@ -11,16 +11,17 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, MediumBot, policy
+from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, MediumBot, policy
+from spieltisch.bots.scout.bots import game_utility, round_utility, set_through
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState, parse_card
 from spieltisch.engine.scout.cards import ALL_CARDS, identity
 from spieltisch.match import play_match
 
-SMALL = Budget(seconds=5.0, iterations=12)
-"""Hard bot budget for tests: the iteration limit always binds first, so its
-decisions do not depend on the machine's speed."""
+SMALL = Budget(iterations=12)
+"""Hard bot budget for tests: 12 playouts per decision, no wall-clock cap, so
+its decisions do not depend on the machine's speed."""
 
 
 def cards(text: str) -> list[int]:
@@ -171,7 +172,7 @@ def test_the_playouts_fast_policy_picks_what_the_scored_list_ranks_first(
 # -- budget and seeds ---------------------------------------------------------------
 
 
-def test_hard_respects_a_time_budget() -> None:
+def test_hard_respects_a_wall_clock_cap(monkeypatch: pytest.MonkeyPatch) -> None:
     state = ScoutState.new(5, 11)
     for seat in range(5):
         state.apply_id(seat, 0)
@@ -180,11 +181,22 @@ def test_hard_respects_a_time_budget() -> None:
         seat = state.current
         state.apply_id(seat, medium.choose(state.view(seat), state.legal_action_ids(seat)))
     seat = state.current
+    # A clock that moves a second per reading: a 0.05 s cap is over after the
+    # first playout, although 300 are allowed (no timed test on a shared machine).
+    readings = [0]
+
+    def clock() -> float:
+        readings[0] += 1
+        return float(readings[0])
+
+    monkeypatch.setattr(time, "perf_counter", clock)
     hard = HardBot("scout", seat, 1, Budget(seconds=0.05))
-    start = time.perf_counter()
-    choice = hard.choose(state.view(seat), state.legal_action_ids(seat))
-    assert time.perf_counter() - start < 0.25
-    assert choice in state.legal_action_ids(seat)
+    assert hard.choose(state.view(seat), state.legal_action_ids(seat)) in state.legal_action_ids(seat)
+    assert 1 <= readings[0] <= 3
+    readings[0] = 0
+    free = HardBot("scout", seat, 1, Budget(iterations=60))
+    assert free.choose(state.view(seat), state.legal_action_ids(seat)) in state.legal_action_ids(seat)
+    assert readings[0] > 10  # uncapped, the same search runs its playouts
 
 
 @pytest.mark.parametrize("level", ["easy", "medium", "hard"])
@@ -239,3 +251,45 @@ def test_medium_flips_a_hand_that_is_better_upside_down() -> None:
     assert medium.choose(state.view(0), state.legal_action_ids(0)) == 1
     state.apply(0, "flip")
     assert [c.split("/")[0] for c in state.view(0)["hand"]] == ["2", "3", "4", "5", "6"]
+
+
+# -- hard v2: deliberate scouts and a utility over the whole game ----------------------
+
+
+def test_set_through_measures_the_set_a_card_joins() -> None:
+    assert set_through([3, 4, 5, 6, 9], 2) == 4  # the run 3-4-5-6
+    assert set_through([9, 7, 7, 7, 2], 1) == 3  # the match 7-7-7
+    assert set_through([8, 7, 6, 1], 0) == 3  # a falling run is a run too (S-6)
+    assert set_through([1, 5, 9], 1) == 1
+
+
+def test_v2_also_searches_the_scout_that_builds_a_long_run() -> None:
+    # The table's right end is a 5; scouted between 4 and 6 it makes 3-4-5-6-7,
+    # a five-card run. Medium ranks other moves first; v2 searches this one too.
+    hands = [cards("3/9 4/1 6/2 7/1 10/5 1/8 9/2 2/7"), cards("1/2 2/3 6/8 7/8 8/9"),
+             cards("1/3 2/4 6/9 7/9 4/8"), cards("1/5 2/5 6/10 3/10")]  # fmt: skip
+    state = ScoutState.from_position(4, hands, cards("4/9 5/8"), 3, 0, "play")
+    pos = Position.from_view(state.view(0))
+    legal = state.legal_action_ids(0)
+    v2 = HardBotV2("scout", 0, 1).candidate_actions(pos, legal)
+    v1 = HardBot("scout", 0, 1).candidate_actions(pos, legal)
+    texts = [state.action_from_id(a).to_text() for a in v2]
+    assert "scout R @2" in texts
+    assert set(v1) < set(v2)
+
+
+def test_game_utility_values_the_lead_before_the_last_round() -> None:
+    # Round 2 of 4: the same round points are worth more to a seat that leads
+    # the game than to one far behind; in the last round it is v1's score.
+    state = ScoutState.from_position(4, deal(4, 8, 3), TABLE, 3, 0, "play")
+    pos = Position.from_view(state.view(0))
+    pos.round, pos.rounds = 2, 4
+    points = [3, 1, 0, -2]
+    pos.scores = [10, 0, 0, 0]
+    ahead = game_utility(points, pos)
+    pos.scores = [-10, 0, 0, 0]
+    behind = game_utility(points, pos)
+    assert ahead > behind
+    assert game_utility([5, 1, 0, -2], pos) > behind
+    pos.round = 4
+    assert game_utility(points, pos) == round_utility(points, pos)

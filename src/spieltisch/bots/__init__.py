@@ -5,7 +5,8 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  newest version; ``hard@v1`` a kept older version (a baseline)
+  default version; ``hard@v1``, ``hard@v2`` a kept version (baselines and
+  candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
   Waschbär-Schmaus), optionally with a wall-clock cap (``:cap=2``,
@@ -29,13 +30,15 @@ from spieltisch.engine import OptionsError, get_game
 
 LEVELS = ("random", "easy", "medium", "hard")
 
-# Built-in levels: per game and level, the kept versions (oldest first, the
-# last is the default), each a module:class imported on first use.
+# Built-in levels: per game and level, the kept versions (oldest first), each
+# a module:class imported on first use. The default is the last one unless
+# _DEFAULT names another (a newer version becomes the default only once it is
+# measured stronger, docs/bots.md).
 _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
     "scout": {
         "easy": {"v1": "spieltisch.bots.scout:EasyBot"},
         "medium": {"v1": "spieltisch.bots.scout:MediumBot"},
-        "hard": {"v1": "spieltisch.bots.scout:HardBot"},
+        "hard": {"v1": "spieltisch.bots.scout:HardBot", "v2": "spieltisch.bots.scout:HardBotV2"},
     },
     "schmaus": {
         "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},
@@ -45,11 +48,20 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1"}
+
+
 def versions(game: str, level: str) -> list[str]:
-    """The kept versions of a built-in level, oldest first (the last is the default)."""
+    """The kept versions of a built-in level, oldest first."""
     if level == "random":
         return ["v1"]
     return list(_BUILT_IN[get_game(game).name].get(level, {}))
+
+
+def default_version(game: str, level: str) -> str:
+    """The version a spec without ``@VERSION`` plays."""
+    kept = versions(game, level)
+    return _DEFAULT.get((get_game(game).name, level), kept[-1] if kept else "v1")
 
 
 def bot_class(game: str, level: str) -> type[Bot]:
@@ -68,7 +80,7 @@ def bot_class(game: str, level: str) -> type[Bot]:
             f"unknown version {version!r} of {level} for {get_game(game).title}: "
             f"choose one of {', '.join(kept)}"
         )
-    module, cls = kept[version or list(kept)[-1]].split(":")
+    module, cls = kept[version or default_version(name, level)].split(":")
     found: type[Bot] = getattr(importlib.import_module(module), cls)
     return found
 
@@ -116,6 +128,7 @@ __all__ = [
     "View",
     "bot_class",
     "check_spec",
+    "default_version",
     "make_bot",
     "parse_bot_spec",
     "versions",

@@ -420,7 +420,8 @@ class MediumBot(_SchmausBot):
 
 
 class HardBot(_SchmausBot):
-    """Samples the hidden hands and scores every legal lay against them."""
+    """Samples the hidden hands and scores every legal lay against them
+    (version 1, ``hard@v1``)."""
 
     level = "hard"
     version = "v1"

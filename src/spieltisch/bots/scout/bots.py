@@ -10,6 +10,8 @@
   policy's best distinct candidates out to the end of the round with the
   medium policy for every seat and picks the candidate with the best mean
   score relative to the opponents (in the last round: winning the game).
+* :class:`HardBotV2` (``hard@v2``) adds deliberate long-set scouts to the
+  candidates and scores every round by the chance to win the game.
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -156,7 +158,7 @@ def ranked_actions(pos: Position, legal: Sequence[int]) -> list[tuple[float, int
 
 class HardBot(Bot):
     """Determinized Monte-Carlo search with medium playouts to the round end
-    (version 1, kept as the baseline ``hard@v1``).
+    (version 1: ``hard``, ``hard@v1``).
 
     Budget: ``iterations`` playouts per decision (default
     :attr:`default_work`); an optional ``seconds`` wall-clock cap stops it
@@ -249,17 +251,113 @@ class HardBot(Bot):
         points = w.results[-1]["points"]
         return self._utility(points, pos)
 
-    @staticmethod
-    def _utility(points: Sequence[int], pos: Position) -> float:
-        me = pos.seat
-        others = [p for s, p in enumerate(points) if s != me]
-        if pos.round >= pos.rounds:
-            # The last round decides the game (S-12): winning counts, the margin a little.
-            totals = [pos.scores[s] + points[s] for s in range(pos.players)]
-            best_other = max(t for s, t in enumerate(totals) if s != me)
-            margin = totals[me] - best_other
-            return (1.0 if margin >= 0 else 0.0) * 10.0 + margin * 0.5
-        return points[me] - 0.5 * (max(others) + sum(others) / len(others))
+    def _utility(self, points: Sequence[int], pos: Position) -> float:
+        return round_utility(points, pos)
+
+
+def round_utility(points: Sequence[int], pos: Position) -> float:
+    """v1's score of a played-out round: its own points against the others'
+    (in the last round: winning the game, then the margin)."""
+    me = pos.seat
+    others = [p for s, p in enumerate(points) if s != me]
+    if pos.round >= pos.rounds:
+        # The last round decides the game (S-12): winning counts, the margin a little.
+        totals = [pos.scores[s] + points[s] for s in range(pos.players)]
+        best_other = max(t for s, t in enumerate(totals) if s != me)
+        margin = totals[me] - best_other
+        return (1.0 if margin >= 0 else 0.0) * 10.0 + margin * 0.5
+    return points[me] - 0.5 * (max(others) + sum(others) / len(others))
+
+
+class HardBotV2(HardBot):
+    """Version 2 (``hard@v2``): v1's search with wider candidates and
+    a utility over the whole game.
+
+    * Candidates: medium's :attr:`candidates` best distinct actions plus up to
+      :attr:`scout_candidates` deliberate scouts - the scouts that make the
+      longest set in hand (at least three cards), which medium's one-move
+      score undervalues (a long set beats more and sheds many cards at once).
+    * Utility: every round, not only the last, is scored by the chance to win
+      the game (S-12) after it: the totals after the played-out round, the
+      rounds still to come blurring the differences (:func:`game_utility`),
+      plus v1's round score as a tie-breaker.
+    """
+
+    version = "v2"
+    candidates = 6
+    scout_candidates = 2
+
+    def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
+        ranked = ranked_actions(pos, legal)
+        out = distinct_candidates(pos, ranked, self.candidates)
+        if not pos.table or self.scout_candidates <= 0:
+            return out
+        seen = {_signature(pos.hand, pos.table, a) for a in out}
+        vals = [TOP[c] for c in pos.hand]
+        longest: list[tuple[int, float, int]] = []
+        for score, action in ranked:
+            if not SCOUT_BASE <= action < SS_BASE:
+                continue
+            act = from_id(action)
+            assert isinstance(act, Scout)
+            c = pos.table[0] if act.end == "left" else pos.table[-1]
+            v = BOTTOM[c] if act.turn else TOP[c]
+            n = set_through([*vals[: act.insert], v, *vals[act.insert :]], act.insert)
+            if n >= 3:
+                longest.append((n, score, action))
+        longest.sort(key=lambda t: (-t[0], -t[1], t[2]))
+        added = 0
+        for _, _, action in longest:
+            sig = _signature(pos.hand, pos.table, action)
+            if sig in seen:
+                continue
+            seen.add(sig)
+            out.append(action)
+            added += 1
+            if added == self.scout_candidates:
+                break
+        return out
+
+    def _utility(self, points: Sequence[int], pos: Position) -> float:
+        return game_utility(points, pos)
+
+
+ROUND_SPREAD = 6.0
+"""Spread (standard deviation) of the difference of two players' round points
+in Scout, for :func:`game_utility`."""
+
+
+def game_utility(points: Sequence[int], pos: Position) -> float:
+    """The chance to win the game after this round, ten points' worth, plus
+    v1's round score: in the last round the win itself; before it, each
+    opponent's total is compared with this seat's, with the rounds still to
+    come (``ROUND_SPREAD`` each, independent) blurring the difference."""
+    if pos.round >= pos.rounds:
+        return round_utility(points, pos)
+    me = pos.seat
+    left = pos.rounds - pos.round
+    scale = ROUND_SPREAD * math.sqrt(2.0 * left)
+    mine = pos.scores[me] + points[me]
+    chance = 1.0
+    for s in range(pos.players):
+        if s != me:
+            chance *= 0.5 * (1.0 + math.erf((mine - pos.scores[s] - points[s] + 0.5) / scale))
+    return 10.0 * chance + round_utility(points, pos)
+
+
+def set_through(vals: Sequence[int], at: int) -> int:
+    """The length of the longest set (S-6: a match or a run, in hand order)
+    that contains position ``at``."""
+    best = 1
+    for step in (0, 1, -1):
+        lo = at
+        while lo > 0 and vals[lo] - vals[lo - 1] == step:
+            lo -= 1
+        hi = at
+        while hi + 1 < len(vals) and vals[hi + 1] - vals[hi] == step:
+            hi += 1
+        best = max(best, hi - lo + 1)
+    return best
 
 
 def _prune(scores: Sequence[list[float]], live: list[int], worlds: int) -> list[int]:
