@@ -266,43 +266,46 @@ def _see(knowledge: Any, view: View) -> None:
 # -- rating one decision ------------------------------------------------------------
 
 
+WORLD_TRIES = 20
+"""Samples tried per world until one allows every candidate (a Waschbär-Schmaus
+table can turn out different from the view, e.g. when a sampled hand draws
+for W-5); a decision without any such world is listed as not rated."""
+
+
 def rate(task: Task) -> Decision:
     """Rate one decision (runs in a worker process)."""
     rng = random.Random(task.seed)
     game = get_game(task.game)
-    cands: list[int] | None
+    sample: Callable[[], State | None]
     if task.game == "scout":
-        cands = _scout_candidates(task)
-        sample: Callable[[int], State | None] = lambda _c: _scout_world(task, rng)  # noqa: E731
+        cands: list[int] | None = _scout_candidates(task)
+        sample = lambda: _scout_world(task, rng)  # noqa: E731
         horizon = 1
     else:
         cands = _schmaus_candidates(task)
-        if cands is None:
-            return Decision(
-                task.seat, task.number, int(task.view["round"]),
-                game.action_from_id(task.played).to_text(), None, None, None, None, None, None, None,
-                rated=False,
-            )  # fmt: skip
-        sample = lambda c: _schmaus_world(task, rng, c)  # noqa: E731
+        sample = lambda: _schmaus_world(task, rng)  # noqa: E731
         horizon = SCHMAUS_HORIZON
-    values: list[list[float]] = [[] for _ in cands]
-    for w in range(task.budget.worlds):
-        worlds = []
-        for _attempt in range(20):
-            world = sample(cands[0])
-            if world is not None and all(c in world.legal_action_ids(task.seat) for c in cands):
-                worlds.append(world)
-                break
-        if not worlds:
+    values: list[list[float]] = [[] for _ in cands or ()]
+    for _world in range(task.budget.worlds if cands else 0):
+        world = _allowing(sample, task.seat, cands or [])
+        if world is None:
             continue
-        world = worlds[0]
-        for p in range(task.budget.playouts):
+        for _playout_number in range(task.budget.playouts):
             bot_seed = rng.randrange(1 << 30)
-            for i, c in enumerate(cands):
+            for i, c in enumerate(cands or []):
                 values[i].append(_playout(world.clone(), task, c, bot_seed, horizon))
-            del p
-        del w
-    return _judge(task, game, cands, values)
+    return _judge(task, game, cands or [task.played], values or [[]])
+
+
+def _allowing(sample: Callable[[], State | None], seat: int, cands: Sequence[int]) -> State | None:
+    """A sampled world in which every candidate is legal, or ``None``."""
+    for _ in range(WORLD_TRIES):
+        world = sample()
+        if world is not None:
+            legal = set(world.legal_action_ids(seat))
+            if all(c in legal for c in cands):
+                return world
+    return None
 
 
 def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[float]]) -> Decision:
@@ -417,7 +420,7 @@ def _schmaus_candidates(task: Task) -> list[int] | None:
     return [task.played, *lays[:ALTERNATIVES]]
 
 
-def _schmaus_world(task: Task, rng: random.Random, _first: int) -> State | None:
+def _schmaus_world(task: Task, rng: random.Random) -> State | None:
     """The round's table with the unseen cards dealt at random: each opponent
     gets its hand (and its sealed lay, if it has laid already: it lays again in
     the playout, without knowing this seat's lay either way), the rest is the
