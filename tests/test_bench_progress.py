@@ -57,5 +57,5 @@ def test_bench_engine_says_up_front_how_long_it_measures() -> None:
     out = io.StringIO()
     engine.run(seconds=0.01, console=Console(file=out, width=100), progress=False)
     text = out.getvalue()
-    assert text.startswith("Measuring 12 × 0.01 s (about 0 s)")
+    assert text.startswith("Measuring 12 × 0.01 CPU s (about 0 s on an idle core)")
     assert "Random playouts" in text and "enumeration" in text

@@ -128,10 +128,10 @@ def run(seconds: float = 2.0, seed: int = 1, console: Console | None = None, pro
     measurements = len(GAMES) * len(PLAYERS) + len(PLAYERS)
     shorter = "; shorter: --seconds 0.5" if seconds > 0.5 else ""
     console.print(
-        f"Engine build: {build}. Workload: random playouts from new games to the end; every "
-        "decision lists all legal actions and picks one uniformly; Scout's flip decisions are "
-        f"not counted. Figures per CPU second of one process: {measurements} × {seconds:g} CPU s "
-        f"(about {measurements * seconds:.0f} s on an idle core){shorter}."
+        f"Measuring {measurements} × {seconds:g} CPU s (about {measurements * seconds:.0f} s on an idle "
+        f"core){shorter}. Engine build: {build}. Workload: random playouts from new games to the end; "
+        "every decision lists all legal actions and picks one uniformly; Scout's flip decisions are "
+        "not counted. Figures per CPU second of one process."
     )
     table = Table(title=f"Random playouts, one core (target: {TARGET:,} decisions per CPU second)")
     for col in ("game", "players", "decisions / CPU s", "games / CPU s", "decisions a game", "target"):
