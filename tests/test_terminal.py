@@ -129,7 +129,7 @@ def test_external_bot_faults_are_printed_and_counted(tmp_path: Path) -> None:
     spec = "cmd:" + shlex.join([sys.executable, str(bot)])
     code, out, table = run("schmaus", 2, Script([]), seats=[f"1={spec}"], options=["rounds=2"])
     assert code == 0
-    flat = " ".join(out.split())  # the long program path wraps the fault line where the console ends
+    flat = " ".join(out.split())  # the message wraps where the (temporary) path makes it
     assert "Fault by garbage #1: seat 1 bot" in flat and "answered garbage 'no idea'" in flat
     assert table.faults == [0, 2]
     assert "Faults" in out  # the final table has the fault column
