@@ -182,7 +182,7 @@ def test_hard_respects_a_wall_clock_cap(monkeypatch: pytest.MonkeyPatch) -> None
         state.apply_id(seat, medium.choose(state.view(seat), state.legal_action_ids(seat)))
     seat = state.current
     # A clock that moves a second per reading: a 0.05 s cap is over after the
-    # first playout, although 300 are allowed (no timed test on a shared machine).
+    # first playout, although 200 are allowed (no timed test on a shared machine).
     readings = [0]
 
     def clock() -> float:

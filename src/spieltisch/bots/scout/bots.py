@@ -169,7 +169,7 @@ class HardBot(Bot):
     level = "hard"
     version = "v1"
     work_unit = "playouts"
-    default_work = 300
+    default_work = 200
     candidates = 6
 
     def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
