@@ -18,6 +18,7 @@ whichever worker, and however many, served it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import multiprocessing
@@ -92,8 +93,9 @@ class BotPool:
 
     ``think`` is the function a worker runs per decision (a module-level
     function, so that it can be sent to the worker); ``niceness`` how much
-    lower the workers' CPU priority is. The processes start on first use
-    (:meth:`warm` starts them ahead).
+    lower the workers' CPU priority is. The processes start in a thread of
+    their own (:meth:`start`, or on the first decision), never on the event
+    loop: starting Python processes takes a while on a busy machine.
     """
 
     def __init__(self, workers: int | None = None, think: Think = think, niceness: int = NICENESS) -> None:
@@ -103,7 +105,10 @@ class BotPool:
         self._think = think
         self._niceness = niceness
         self._executor: ProcessPoolExecutor | None = None
+        self._started: ProcessPoolExecutor | None = None
+        """The executor whose workers have all started."""
         self._lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._closed = False
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -118,11 +123,15 @@ class BotPool:
                 )
             return self._executor
 
-    def warm(self) -> None:
-        """Start the worker processes now rather than on the first decision."""
-        pool = self._pool()
-        for _ in range(self.workers):
-            pool.submit(_warm)
+    def start(self) -> ProcessPoolExecutor:
+        """Start every worker process and wait until they run (blocking: call it
+        from a thread). Returns the executor."""
+        with self._start_lock:
+            pool = self._pool()
+            if self._started is not pool:
+                concurrent.futures.wait([pool.submit(_warm) for _ in range(self.workers)])
+                self._started = pool
+            return pool
 
     async def choose(
         self,
@@ -138,7 +147,9 @@ class BotPool:
 
         Raises what the bot raised, or :class:`BotCrashed` when its worker
         died (then the pool is renewed for the next decisions)."""
-        pool = self._pool()
+        pool = self._started
+        if pool is None or pool is not self._executor:
+            pool = await asyncio.to_thread(self.start)
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(pool, self._think, game, spec, seat, seed, memory, view, legal)
