@@ -140,7 +140,14 @@ async def _client(
     """One WebSocket client until its game ends or the time is up (a spectator when not ``person``)."""
     sent: dict[str, float] = {}
     try:
-        async with websockets.connect(url, max_size=None, open_timeout=10) as ws:
+        ws = await websockets.connect(url, max_size=None, open_timeout=10)
+    except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
+        stats.failed_connections[_reason(exc)] += 1
+        return
+    loop = asyncio.get_running_loop()
+    try:
+        # Stop at the deadline even while waiting (for a thinking bot, say).
+        async with ws, asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
             async for raw in ws:
                 msg: dict[str, Any] = json.loads(raw)
                 now = time.perf_counter()
@@ -160,8 +167,6 @@ async def _client(
                 if msg["room"]["status"] == "over":
                     game.over = True
                     return
-                if time.monotonic() > deadline:
-                    return
                 if person and msg["legal"] and not sent:
                     if think > 0:  # a person's thinking time, then the move (if still current)
                         await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
@@ -171,10 +176,12 @@ async def _client(
                     await ws.send(
                         json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": ref})
                     )
-    except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
+    except TimeoutError:
+        return  # the time is up
+    except (OSError, websockets.exceptions.WebSocketException) as exc:
         stats.failed_connections[_reason(exc)] += 1
         return
-    if not game.over and time.monotonic() <= deadline:
+    if not game.over:
         stats.failed_connections["closed by the server before the game ended"] += 1
 
 
