@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,11 +17,22 @@ from spieltisch.server.store import Store, Write
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(f"sqlite:///{tmp_path / 'w.db'}")
+def store(tmp_path: Path) -> Iterator[Store]:
+    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    yield store
+    store.close()
+
+
+@pytest.mark.postgres
+def test_group_commit_on_postgres(postgres_store: Store) -> None:
+    _moves_arriving_together_share_commits(postgres_store)
 
 
 def test_moves_arriving_together_share_commits_and_all_are_stored(store: Store) -> None:
+    _moves_arriving_together_share_commits(store)
+
+
+def _moves_arriving_together_share_commits(store: Store) -> None:
     codes = [f"R{i:05d}" for i in range(40)]
     for code in codes:
         store.create_room(_row(code))
@@ -37,12 +49,9 @@ def test_moves_arriving_together_share_commits_and_all_are_stored(store: Store) 
     asyncio.run(main())
     assert store.writer.writes - writes == 400
     assert store.writer.commits - commits < 400 / 3  # group commit: many moves per transaction
-    store.close()
-    again = Store(store.url)
     for code in codes:
-        row = again.load(code)
+        row = store.load(code)
         assert row is not None and row.actions == [(i % 2, f"move {i}") for i in range(10)]
-    again.close()
 
 
 def test_a_refused_write_fails_alone(store: Store) -> None:

@@ -32,7 +32,7 @@ from typing import Any
 
 log = logging.getLogger("spieltisch.server.bots")
 
-NICENESS = 10
+NICENESS = 5
 """How much lower the workers' CPU priority is than the server's (``os.nice``)."""
 
 Think = Callable[[str, str, int, int, bytes | None, dict[str, Any], Sequence[int]], tuple[int, bytes]]
