@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_harness import run_async
 from sqlalchemy.engine import Connection
 from test_storage import _row
 
@@ -46,7 +47,7 @@ def _moves_arriving_together_share_commits(store: Store) -> None:
 
         await asyncio.gather(*(table(code) for code in codes))
 
-    asyncio.run(main())
+    run_async(main())
     assert store.writer.writes - writes == 400
     assert store.writer.commits - commits < 400 / 3  # group commit: many moves per transaction
     for code in codes:
@@ -110,7 +111,7 @@ def test_the_event_loop_runs_on_while_the_disk_is_slow(store: Store) -> None:
         await move
         return ticks, worst
 
-    ticks, worst = asyncio.run(main())
+    ticks, worst = run_async(main())
     assert ticks >= 20  # the loop kept running while the move waited for its commit
     assert worst < 0.3
     row = store.load("AAAAAA")
