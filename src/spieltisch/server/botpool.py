@@ -24,7 +24,9 @@ import logging
 import multiprocessing
 import os
 import pickle
+import select
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -77,11 +79,31 @@ def think(
     return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _start_worker(niceness: int) -> None:
+def _start_worker(niceness: int, server: int) -> None:
     if niceness:
         with contextlib.suppress(OSError):  # not allowed here: think at the same priority
             os.nice(niceness)
+    threading.Thread(target=_exit_with, args=(server,), name="exit-with-server", daemon=True).start()
     import spieltisch.bots  # noqa: F401 - import once per worker, not on the first decision
+
+
+def _exit_with(server: int) -> None:
+    """End this worker when the server process ends, even by SIGKILL: the
+    worker's parent is the forkserver, and its task queue never reports that
+    the server is gone (without this, a killed server leaves its workers)."""
+    try:
+        fd = os.pidfd_open(server)
+    except (AttributeError, OSError):  # no pidfd here: ask every second
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except OSError:
+                pass
+    select.select([fd], [], [])  # readable once the server has ended
+    os._exit(0)
 
 
 def _warm() -> None:
@@ -119,7 +141,10 @@ class BotPool:
                 methods = multiprocessing.get_all_start_methods()
                 ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
                 self._executor = ProcessPoolExecutor(
-                    self.workers, mp_context=ctx, initializer=_start_worker, initargs=(self._niceness,)
+                    self.workers,
+                    mp_context=ctx,
+                    initializer=_start_worker,
+                    initargs=(self._niceness, os.getpid()),
                 )
             return self._executor
 
