@@ -290,12 +290,19 @@ def bench_server(
     think: Annotated[
         float, typer.Option(help="Mean seconds a client thinks before it moves (0: saturate the server).")
     ] = 1.0,
+    bots: Annotated[
+        str, typer.Option(help="Bots at every table, comma-separated levels (e.g. medium,hard; none).")
+    ] = "random",
 ) -> None:
-    """Moves/s and act-to-state latency (p50/p99) of the web table under many games."""
+    """Moves/s, act-to-state latency (p50/p90/p99) and CPU of the web table under many games.
+    Fails (exit 1) when a connection failed or a game loop died."""
     require("spieltisch bench server", "web")
     from spieltisch.benchmarks.server import run
 
-    run(clients=clients, games=games, seconds=seconds, game=game, think=think)
+    levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
+    stats = run(clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels)
+    if not stats.ok:
+        raise typer.Exit(1)
 
 
 @bench_app.command("bots")

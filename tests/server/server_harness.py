@@ -1,15 +1,22 @@
-"""Helpers of the web table tests: a real uvicorn server in a thread and WebSocket players."""
+"""Helpers of the web table tests: a real uvicorn server in a thread or in
+processes of its own (to kill), and WebSocket players."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -101,7 +108,9 @@ class SeatUrl(str):
         return json.dumps({"type": "hello", "seat": self.seat, "secret": self.secret})
 
 
-def ws_url(srv: ServerThread, room: str, seat: int | None = None, secret: str | None = None) -> SeatUrl:
+def ws_url(
+    srv: ServerThread | ServerProcesses, room: str, seat: int | None = None, secret: str | None = None
+) -> SeatUrl:
     return SeatUrl(f"{srv.ws}/ws/{room}", seat, secret)
 
 
@@ -172,6 +181,95 @@ class Player:
                     action_id, _text = self.rng.choice(msg["legal"])
                     self.sent.append({"type": "act", "version": msg["version"], "id": action_id})
                     await ws.send(json.dumps(self.sent[-1]))
+
+
+class ServerProcesses:
+    """Servers in processes of their own, to be killed with SIGKILL.
+
+    A launcher process imports the server once; :meth:`start` forks a fresh
+    server from it (much faster than starting Python again), which serves
+    ``database`` on a free port until :meth:`kill` sends it SIGKILL: no
+    shutdown, no flush, like a crash or a power cut for everything not yet
+    on the disk."""
+
+    def __init__(self, database: str, bot_delay: float = 0.0, bot_workers: int = 1) -> None:
+        self.database = database
+        self.options = {"bot_delay": bot_delay, "bot_workers": bot_workers}
+        here = str(Path(__file__).resolve().parent)
+        self.launcher = subprocess.Popen(
+            [sys.executable, "-c", "import server_harness; server_harness._launcher()"],
+            cwd=here,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # a killed server's orphaned bot workers complain there
+            text=True,
+        )
+        self.pid: int | None = None
+        self.http = self.ws = ""
+
+    def start(self, timeout: float = 30) -> None:
+        """Fork a server and wait until it answers."""
+        assert self.launcher.stdin is not None and self.launcher.stdout is not None
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.launcher.stdin.write(
+            json.dumps({"database": self.database, "port": port, **self.options}) + "\n"
+        )
+        self.launcher.stdin.flush()
+        self.pid = int(self.launcher.stdout.readline())
+        self.http, self.ws = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(f"{self.http}/api/games", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the forked server did not come up") from None
+                time.sleep(0.02)
+
+    def kill(self) -> None:
+        """SIGKILL the running server."""
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            self.pid = None
+
+    def close(self) -> None:
+        self.kill()
+        self.launcher.terminate()
+        self.launcher.wait(10)
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.http, timeout=10)
+
+
+def _launcher() -> None:
+    """The launcher of :class:`ServerProcesses`: one JSON line in, one forked server (its pid) out."""
+    # Pay for the lazy imports of building an app once, here, not in every server.
+    warm = create_app("sqlite://", bot_workers=1)
+    warm.state.store.close()  # its writer thread ends: fork only from a single thread
+    uvicorn.Config(warm, log_level="critical").load()
+    for line in sys.stdin:
+        while True:  # reap the servers that were killed
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        spec = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            app = create_app(
+                spec["database"],
+                bot_delay=spec["bot_delay"],
+                bot_workers=spec["bot_workers"],
+                limits=TEST_LIMITS,
+            )
+            uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **uvicorn_options(TEST_LIMITS))
+            os._exit(0)
+        print(pid, flush=True)
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

@@ -3,10 +3,13 @@ serves them, a crashing bot never stops its table, a slow one delays only its ow
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import pickle
 import random
+import subprocess
+import sys
 import tempfile
 import time
 import zlib
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 from server_harness import Player, ServerThread, open_room, play, ws_url
 
@@ -195,3 +199,38 @@ def test_a_slow_bot_delays_only_its_own_table(db_url: str) -> None:
         release.touch()
         srv.stop()
         release.unlink()
+
+
+def pid_think(
+    game: str,
+    spec: str,
+    seat: int,
+    seed: int,
+    memory: bytes | None,
+    view: dict[str, Any],
+    legal: Sequence[int],
+) -> tuple[int, bytes]:
+    return os.getpid(), b""  # which worker thought
+
+
+def test_a_killed_server_leaves_no_bot_worker_behind() -> None:
+    """SIGKILL gives the server no chance to stop its pool: the workers notice by themselves."""
+    script = (
+        "import asyncio, time; from spieltisch.server.botpool import BotPool; import test_bot_workers as t\n"
+        "pool = BotPool(1, think=t.pid_think)\n"
+        "print(asyncio.run(pool.choose('scout', 'x', 0, 1, None, {}, [0])), flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    here = Path(__file__).resolve().parent
+    server = subprocess.Popen([sys.executable, "-c", script], cwd=here, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        worker, _memory = ast.literal_eval(server.stdout.readline())
+        assert psutil.pid_exists(worker)
+    finally:
+        server.kill()
+        server.wait(10)
+    deadline = time.monotonic() + 15
+    while psutil.pid_exists(worker) and psutil.Process(worker).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the bot worker outlived its server"
+        time.sleep(0.1)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_harness import run_async
 from sqlalchemy.engine import Connection
 from test_storage import _row
 
@@ -16,11 +18,22 @@ from spieltisch.server.store import Store, Write
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    return Store(f"sqlite:///{tmp_path / 'w.db'}")
+def store(tmp_path: Path) -> Iterator[Store]:
+    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
+    yield store
+    store.close()
+
+
+@pytest.mark.postgres
+def test_group_commit_on_postgres(postgres_store: Store) -> None:
+    _moves_arriving_together_share_commits(postgres_store)
 
 
 def test_moves_arriving_together_share_commits_and_all_are_stored(store: Store) -> None:
+    _moves_arriving_together_share_commits(store)
+
+
+def _moves_arriving_together_share_commits(store: Store) -> None:
     codes = [f"R{i:05d}" for i in range(40)]
     for code in codes:
         store.create_room(_row(code))
@@ -34,15 +47,12 @@ def test_moves_arriving_together_share_commits_and_all_are_stored(store: Store) 
 
         await asyncio.gather(*(table(code) for code in codes))
 
-    asyncio.run(main())
+    run_async(main())
     assert store.writer.writes - writes == 400
     assert store.writer.commits - commits < 400 / 3  # group commit: many moves per transaction
-    store.close()
-    again = Store(store.url)
     for code in codes:
-        row = again.load(code)
+        row = store.load(code)
         assert row is not None and row.actions == [(i % 2, f"move {i}") for i in range(10)]
-    again.close()
 
 
 def test_a_refused_write_fails_alone(store: Store) -> None:
@@ -101,7 +111,7 @@ def test_the_event_loop_runs_on_while_the_disk_is_slow(store: Store) -> None:
         await move
         return ticks, worst
 
-    ticks, worst = asyncio.run(main())
+    ticks, worst = run_async(main())
     assert ticks >= 20  # the loop kept running while the move waited for its commit
     assert worst < 0.3
     row = store.load("AAAAAA")

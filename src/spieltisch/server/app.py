@@ -146,7 +146,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        pool.warm()
+        starting = asyncio.create_task(asyncio.to_thread(pool.start), name="start-bot-workers")
         await tables.start()
         sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
         try:
@@ -155,6 +155,8 @@ def create_app(
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
+            with contextlib.suppress(Exception):
+                await starting
             await tables.stop()
             await asyncio.to_thread(pool.close)
             await asyncio.to_thread(store.close)

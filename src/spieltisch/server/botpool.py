@@ -18,12 +18,15 @@ whichever worker, and however many, served it.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import multiprocessing
 import os
 import pickle
+import select
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +34,7 @@ from typing import Any
 
 log = logging.getLogger("spieltisch.server.bots")
 
-NICENESS = 10
+NICENESS = 5
 """How much lower the workers' CPU priority is than the server's (``os.nice``)."""
 
 Think = Callable[[str, str, int, int, bytes | None, dict[str, Any], Sequence[int]], tuple[int, bytes]]
@@ -76,11 +79,31 @@ def think(
     return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _start_worker(niceness: int) -> None:
+def _start_worker(niceness: int, server: int) -> None:
     if niceness:
         with contextlib.suppress(OSError):  # not allowed here: think at the same priority
             os.nice(niceness)
+    threading.Thread(target=_exit_with, args=(server,), name="exit-with-server", daemon=True).start()
     import spieltisch.bots  # noqa: F401 - import once per worker, not on the first decision
+
+
+def _exit_with(server: int) -> None:
+    """End this worker when the server process ends, even by SIGKILL: the
+    worker's parent is the forkserver, and its task queue never reports that
+    the server is gone (without this, a killed server leaves its workers)."""
+    try:
+        fd = os.pidfd_open(server)
+    except (AttributeError, OSError):  # no pidfd here: ask every second
+        while True:
+            time.sleep(1.0)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except OSError:
+                pass
+    select.select([fd], [], [])  # readable once the server has ended
+    os._exit(0)
 
 
 def _warm() -> None:
@@ -92,8 +115,9 @@ class BotPool:
 
     ``think`` is the function a worker runs per decision (a module-level
     function, so that it can be sent to the worker); ``niceness`` how much
-    lower the workers' CPU priority is. The processes start on first use
-    (:meth:`warm` starts them ahead).
+    lower the workers' CPU priority is. The processes start in a thread of
+    their own (:meth:`start`, or on the first decision), never on the event
+    loop: starting Python processes takes a while on a busy machine.
     """
 
     def __init__(self, workers: int | None = None, think: Think = think, niceness: int = NICENESS) -> None:
@@ -103,7 +127,10 @@ class BotPool:
         self._think = think
         self._niceness = niceness
         self._executor: ProcessPoolExecutor | None = None
+        self._started: ProcessPoolExecutor | None = None
+        """The executor whose workers have all started."""
         self._lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._closed = False
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -114,15 +141,22 @@ class BotPool:
                 methods = multiprocessing.get_all_start_methods()
                 ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
                 self._executor = ProcessPoolExecutor(
-                    self.workers, mp_context=ctx, initializer=_start_worker, initargs=(self._niceness,)
+                    self.workers,
+                    mp_context=ctx,
+                    initializer=_start_worker,
+                    initargs=(self._niceness, os.getpid()),
                 )
             return self._executor
 
-    def warm(self) -> None:
-        """Start the worker processes now rather than on the first decision."""
-        pool = self._pool()
-        for _ in range(self.workers):
-            pool.submit(_warm)
+    def start(self) -> ProcessPoolExecutor:
+        """Start every worker process and wait until they run (blocking: call it
+        from a thread). Returns the executor."""
+        with self._start_lock:
+            pool = self._pool()
+            if self._started is not pool:
+                concurrent.futures.wait([pool.submit(_warm) for _ in range(self.workers)])
+                self._started = pool
+            return pool
 
     async def choose(
         self,
@@ -138,7 +172,9 @@ class BotPool:
 
         Raises what the bot raised, or :class:`BotCrashed` when its worker
         died (then the pool is renewed for the next decisions)."""
-        pool = self._pool()
+        pool = self._started
+        if pool is None or pool is not self._executor:
+            pool = await asyncio.to_thread(self.start)
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(pool, self._think, game, spec, seat, seed, memory, view, legal)

@@ -1,0 +1,50 @@
+"""``spieltisch bench server``: seats bots of any level, counts what failed, measures CPU."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from rich.console import Console
+
+from spieltisch.benchmarks.server import plan_tables, run
+
+
+def test_tables_seat_the_bots_then_people_and_the_other_clients_watch() -> None:
+    plan = plan_tables("scout", 4, ("medium", "hard"))
+    assert (plan.people, plan.bots, plan.spectators, plan.players) == (3, ("medium", "hard"), 1, 5)
+    assert plan_tables("schmaus", 4, ("random",)).spectators == 0
+    with pytest.raises(ValueError, match="bot levels"):
+        plan_tables("scout", 4, ("grandmaster",))
+    with pytest.raises(ValueError, match="at most 5 players"):
+        plan_tables("scout", 4, ("easy",) * 5)
+    with pytest.raises(ValueError, match="at least 2 players"):
+        plan_tables("scout", 1, ())
+
+
+def test_a_short_run_with_medium_and_hard_bots_measures_everything() -> None:
+    console = Console(record=True, width=200)
+    with ThreadPoolExecutor(1) as thread:  # the bench runs its own event loop; this thread may have one
+        stats = thread.submit(
+            run,
+            clients=6,
+            games=2,
+            seconds=4,
+            game="mixed",
+            think=0.05,
+            bots=("medium", "hard"),
+            console=console,
+        ).result()
+    text = console.export_text()
+    assert stats.ok, text
+    assert stats.latencies and stats.moves_total >= len(stats.latencies)
+    assert stats.server_cpu > 0 and stats.bots_cpu > 0  # the bots thought in their workers
+    for figure in (
+        "p50",
+        "p90",
+        "p99",
+        "moves per server CPU second",
+        "failed connections: 0",
+        "dead game loops: 0",
+    ):
+        assert figure in text
