@@ -267,7 +267,8 @@ def _launcher() -> None:
                 bot_workers=spec["bot_workers"],
                 limits=TEST_LIMITS,
             )
-            uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **uvicorn_options(TEST_LIMITS))
+            options = uvicorn_options(TEST_LIMITS)
+            uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **options)
             os._exit(0)
         print(pid, flush=True)
 

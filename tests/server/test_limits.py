@@ -24,6 +24,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
 from spieltisch.server.app import _serve
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.limits import Addresses, Limits
 from spieltisch.server.rooms import Tables
 from spieltisch.server.store import Store
@@ -365,7 +366,8 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
 
     async def main() -> tuple[int, str] | None:
         store = Store(f"sqlite:///{tmp_path / 'stuck.db'}")
-        tables = Tables(store)
+        pool = BotPool(1)  # no bot at this table: no worker ever starts
+        tables = Tables(store, pool)
         room, _seat, _secret = await tables.create("scout", 2, None, None, "A", 0.0, 1)
         socket_ = _StuckSocket()
         serving = asyncio.create_task(_serve(socket_, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
@@ -375,6 +377,7 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
         await asyncio.wait_for(serving, 2)
         assert not room.connections
         await tables.stop()
+        pool.close()
         store.close()
         return socket_.closed
 

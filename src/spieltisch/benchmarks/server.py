@@ -255,12 +255,13 @@ async def _game_loop(
                 continue
             stats.games_started += 1
             game = _Game(room["room"])
+            url = f"{ws_base}/ws/{game.room}"
             clients = [
-                _client(f"{ws_base}/ws/{game.room}", hello(s, sec), game, rng, stats, deadline, refs, think, True)
+                _client(url, hello(s, sec), game, rng, stats, deadline, refs, think, True)
                 for s, sec in secrets.items()
             ]
             clients += [
-                _client(f"{ws_base}/ws/{game.room}", hello(), game, rng, stats, deadline, refs, think, False)
+                _client(url, hello(), game, rng, stats, deadline, refs, think, False)
                 for _ in range(plan.spectators)
             ]
             await asyncio.gather(*clients)
