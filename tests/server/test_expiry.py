@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 
 import pytest
-from test_storage import postgres_store  # noqa: F401 - the fixture (a PostgreSQL store, unique prefix)
 
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
