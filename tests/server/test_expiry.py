@@ -60,5 +60,5 @@ def test_expire_on_sqlite(tmp_path: Path) -> None:
 
 
 @pytest.mark.postgres
-def test_expire_on_postgres(postgres_store: Store) -> None:  # noqa: F811 - the imported fixture
+def test_expire_on_postgres(postgres_store: Store) -> None:
     _exercise(postgres_store)
