@@ -1,0 +1,65 @@
+"""Clocks and stand-in bots: move times, who played each move, room activity.
+
+Revision ID: 0003_clocks
+Revises: 0002_rules_version
+
+* ``actions.at`` - the server's wall time of the move (the clocks are derived from it);
+* ``actions.by`` - NULL for the seat's own player, ``bot:LEVEL`` for a stand-in bot;
+* ``rooms.clock`` - the room's clock settings (JSON; NULL: no clock);
+* ``rooms.started`` - when the game began (every seat taken);
+* ``rooms.active`` - the last join or seat change (abandoned rooms expire from there);
+* ``rooms.ended`` - why a game is over without an outcome (``ended``);
+* ``seats.left`` - the seat's player resigned or left.
+
+Every new column is nullable or has a default: old rows stay valid. The table
+names carry the store's prefix (``context.config.attributes["prefix"]``, as
+the migrations' ``env.py`` sets it).
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import context, op
+
+revision = "0003_clocks"
+down_revision = "0002_rules_version"
+branch_labels = None
+depends_on = None
+
+
+def _prefix() -> str:
+    config = context.config
+    prefix = config.attributes.get("prefix") if config is not None else None
+    if prefix is None:
+        prefix = op.get_context().opts.get("prefix", "")
+    return str(prefix or "")
+
+
+def upgrade() -> None:
+    p = _prefix()
+    with op.batch_alter_table(f"{p}actions") as batch:
+        batch.add_column(sa.Column("at", sa.Float(), nullable=True))
+        batch.add_column(sa.Column("by", sa.String(72), nullable=True))
+    with op.batch_alter_table(f"{p}rooms") as batch:
+        batch.add_column(sa.Column("clock", sa.Text(), nullable=True))
+        batch.add_column(sa.Column("started", sa.Float(), nullable=True))
+        batch.add_column(sa.Column("active", sa.Float(), nullable=True))
+        batch.add_column(sa.Column("ended", sa.String(16), nullable=True))
+        batch.create_index(f"ix_{p}rooms_active", ["active"])
+    with op.batch_alter_table(f"{p}seats") as batch:
+        batch.add_column(sa.Column("left", sa.Boolean(), nullable=False, server_default=sa.false()))
+
+
+def downgrade() -> None:
+    p = _prefix()
+    with op.batch_alter_table(f"{p}seats") as batch:
+        batch.drop_column("left")
+    with op.batch_alter_table(f"{p}rooms") as batch:
+        batch.drop_index(f"ix_{p}rooms_active")
+        batch.drop_column("ended")
+        batch.drop_column("active")
+        batch.drop_column("started")
+        batch.drop_column("clock")
+    with op.batch_alter_table(f"{p}actions") as batch:
+        batch.drop_column("by")
+        batch.drop_column("at")
