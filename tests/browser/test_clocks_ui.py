@@ -24,7 +24,18 @@ def _clock_seconds(text: str) -> float:
     return float(first)
 
 
-def test_the_clock_ticks_and_a_stand_in_bot_plays_after_the_time_out_in_english(
+def _open_timed_room(page: Page, base: str, name: str, clock: dict[str, object]) -> None:
+    """Seat 0 for ``name`` and two random bots; the bots take 0.4 s per move, so that the
+    game lasts while a stand-in plays for seat 0."""
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
+    body = {"game": "schmaus", "players": 3, "seats": seats, "name": name, "clock": clock, "bot_delay": 0.4}
+    res = page.request.post(base + "/api/rooms", data=body)
+    assert res.ok, res.text()
+    data = res.json()
+    page.goto(f"{base}/r/{data['room']}#seat={data['seat']}&secret={data['secret']}")
+
+
+def test_the_clock_settings_of_the_start_page_make_a_ticking_clock(
     live_server: LiveServer, new_page: NewPage
 ) -> None:
     page = new_page(locale="en-US")
@@ -34,19 +45,30 @@ def test_the_clock_ticks_and_a_stand_in_bot_plays_after_the_time_out_in_english(
     page.get_by_test_id("seat-kind-1").select_option("bot:random")
     page.get_by_test_id("seat-kind-2").select_option("bot:random")
     page.get_by_test_id("clock-settings").locator("summary").click()
-    page.get_by_test_id("clock-move").fill("3")
+    page.get_by_test_id("clock-move").fill("30")
+    page.get_by_test_id("clock-bank").fill("120")
     page.get_by_test_id("clock-grace").fill("60")
-    page.get_by_test_id("clock-stand_in").select_option("random")
+    page.get_by_test_id("clock-stand_in").select_option("easy")
     check_screen(page, "the start page with the clock settings open")
     page.get_by_test_id("name-input").fill("Alice")
     page.get_by_test_id("create-room").click()
     page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
     clock = page.get_by_test_id("clock-0")
-    expect(clock).to_be_visible()
-    expect(page.get_by_test_id("clock-info")).to_contain_text("per decision")
-    first = _clock_seconds(clock.inner_text())
-    page.wait_for_timeout(700)
-    assert _clock_seconds(clock.inner_text()) < first  # it ticks by itself
+    expect(clock).to_contain_text("+ 2:00")  # this decision's time + the bank
+    expect(page.get_by_test_id("clock-info")).to_have_text("0:30 per decision · 2:00 bank · 1:00 grace")
+    time_left = clock.locator(".clock-time")
+    first = _clock_seconds(time_left.inner_text())
+    page.wait_for_timeout(1500)
+    assert _clock_seconds(time_left.inner_text()) < first  # it ticks by itself
+    check_screen(page, "the table with clocks")
+
+
+def test_a_stand_in_bot_plays_after_the_time_out_and_the_player_takes_the_seat_back(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    page = new_page(locale="en-US")
+    _open_timed_room(page, live_server.url, "Alice", {"move": 1.5, "stand_in": "random"})
+    expect(page.get_by_test_id("clock-0")).to_be_visible()
     # Nobody moves for seat 0: its time runs out and the bot plays for Alice.
     mark = page.get_by_test_id("stand-in-0")
     expect(mark).to_have_text("Bot (random) playing for Alice", timeout=15_000)
@@ -59,18 +81,7 @@ def test_the_clock_ticks_and_a_stand_in_bot_plays_after_the_time_out_in_english(
 
 def test_the_clock_and_the_stand_in_mark_in_german(live_server: LiveServer, new_page: NewPage) -> None:
     page = new_page(locale="de-DE")
-    seats = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
-    body = {
-        "game": "schmaus",
-        "players": 3,
-        "seats": seats,
-        "name": "Anna",
-        "clock": {"move": 1.5, "bank": 2, "stand_in": "random"},
-    }
-    res = page.request.post(live_server.url + "/api/rooms", data=body)
-    assert res.ok, res.text()
-    data = res.json()
-    page.goto(f"{live_server.url}/r/{data['room']}#seat={data['seat']}&secret={data['secret']}")
+    _open_timed_room(page, live_server.url, "Anna", {"move": 1.5, "bank": 2, "stand_in": "random"})
     expect(page.get_by_test_id("clock-0")).to_contain_text("+")  # decision time + bank
     expect(page.get_by_test_id("clock-info")).to_contain_text("pro Entscheidung")
     expect(page.get_by_test_id("stand-in-0")).to_have_text("Bot (zufällig) spielt für Anna", timeout=20_000)

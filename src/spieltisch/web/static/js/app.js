@@ -4,7 +4,7 @@
 import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat, seatHeaders } from "./api.js";
 import { art, schmausName } from "./cards.js";
 import { seatClock, settingsText, tickClocks } from "./clocks.js";
-import { clear, h, rerender } from "./dom.js";
+import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
@@ -996,7 +996,7 @@ function roomPage(code) {
         leaveControl(msg),
       ),
     );
-    wrap.append(seatControls(msg));
+    append(wrap, [seatControls(msg)]);
     wrap.append(playersStrip(view));
     if (over && !view.outcome) {
       wrap.append(h("section.final-panel", { "data-testid": "ended" }, h("p", null, t(msg.room.ended === "left" ? "leave.endedLeft" : "leave.ended"))));
@@ -1049,7 +1049,7 @@ function roomPage(code) {
         ),
       );
     }
-    side.append(tokensPanel());
+    append(side, [tokensPanel()]);
     if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")), deviceLink()));
     wrap.append(side);
     return wrap;
