@@ -135,8 +135,23 @@ def play(
     options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
     bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
     lang: Annotated[str | None, typer.Option(help="UI language: en or de (default: from LANG).")] = None,
+    clock: Annotated[
+        float | None, typer.Option(metavar="SECONDS", help="Your time per decision (default: no clock).")
+    ] = None,
+    bank: Annotated[
+        float | None,
+        typer.Option(
+            metavar="SECONDS", help="Your time bank for the game, spent after --clock (default: none)."
+        ),
+    ] = None,
+    stand_in: Annotated[
+        str, typer.Option(metavar="LEVEL", help="The bot that plays for you when your time runs out.")
+    ] = "medium",
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default)."""
+    """Play in the terminal against bots (you in seat 0 by default).
+
+    With --clock and/or --bank a bot plays for you when your time runs out; press
+    Enter to take your seat back."""
     import sys
 
     from rich.console import Console
@@ -146,7 +161,18 @@ def play(
 
     try:
         config = make_config(
-            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang
+            game,
+            players,
+            seed,
+            seat or [],
+            you,
+            option or [],
+            options_file,
+            bot_timeout,
+            lang,
+            clock=clock,
+            bank=bank,
+            stand_in=stand_in,
         )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:

@@ -99,6 +99,17 @@ def _seconds(value: Any, name: str, most: float, zero: bool) -> float | None:
     return float(value)
 
 
+def format_seconds(seconds: float) -> str:
+    """75 -> "1:15", 3700 -> "1:01:40"; under 10 s with tenths: "7.3"."""
+    s = max(0.0, seconds)
+    if s < 10:
+        return f"{s:.1f}"
+    whole = int(s)
+    hours, rest = divmod(whole, 3600)
+    mins, secs = divmod(rest, 60)
+    return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"
+
+
 def stand_in_by(level: str) -> str:
     return f"{STAND_IN_PREFIX}{level}"
 
@@ -150,6 +161,16 @@ class Clocks:
         if since is None or not self.settings.timed:
             return None
         return since + (self.settings.move or 0.0) + (self.bank[seat] or 0.0)
+
+    def pause(self, mono: float) -> None:
+        """Restart the running decisions at ``mono``: the time since did not count
+        (the terminal table, while a round summary waits for Enter)."""
+        self.since = [None if since is None else mono for since in self.since]
+
+    def text(self, seat: int, mono: float) -> str:
+        """The seat's time left: "0:12 + 4:00" (this decision + bank), "0:12" or "4:00"."""
+        entry = self.snapshot(mono)[seat]
+        return " + ".join(format_seconds(entry[k]) for k in ("move", "bank") if entry[k] is not None)
 
     def snapshot(self, mono: float) -> list[dict[str, Any]]:
         """Per seat, as of ``mono``: ``running``, ``move`` (seconds left of the
