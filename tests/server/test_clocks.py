@@ -15,7 +15,7 @@ import pytest
 from server_harness import ServerThread, run_async, seat_socket, ws_url
 from websockets.asyncio.client import ClientConnection
 
-from spieltisch.server.clocks import ClockSettings, Clocks
+from spieltisch.server.clocks import Clocks, ClockSettings
 from spieltisch.server.messages import server_message
 from spieltisch.server.store import Store
 
@@ -57,6 +57,7 @@ async def _next_state(ws: ClientConnection, timeout: float = 20) -> dict[str, An
         ({"move": -1}, "clock.move"),
         ({"move": 0}, "clock.move"),
         ({"bank": "long"}, "clock.bank"),
+        ({"bank": True}, "clock.bank"),
         ({"grace": 10**9}, "clock.grace"),
         ({"move": 5, "stand_in": "grandmaster"}, "clock.stand_in"),
         ({"moves": 5}, "clock.moves"),

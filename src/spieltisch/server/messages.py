@@ -322,12 +322,12 @@ class ClockIn(BaseModel):
     """A room's clock at creation; every field is optional (no field at all: no clock)."""
 
     model_config = ConfigDict(extra="forbid")
-    move: float | None = Field(default=None, gt=0, le=86400, description="Seconds per decision.")
+    move: float | None = Field(default=None, strict=True, gt=0, le=86400, description="Seconds per decision.")
     bank: float | None = Field(
-        default=None, gt=0, le=7 * 86400, description="Seconds per player for the game."
+        default=None, strict=True, gt=0, le=7 * 86400, description="Seconds per player for the game."
     )
     grace: float | None = Field(
-        default=None, ge=0, le=86400, description="Seconds a player may be away on their turn."
+        default=None, strict=True, ge=0, le=86400, description="Seconds a player may be away on their turn."
     )
     stand_in: str | None = Field(default=None, description="The stand-in bot's level (default medium).")
 

@@ -121,6 +121,14 @@ class TerminalTable:
         self.stood_in: set[int] = set()
         """The people's seats a bot plays for, since their time ran out (Enter takes them back)."""
         self.stand_ins: dict[int, Bot] = {}
+        if self.clocks is not None:  # a bad --stand-in stops the game now, not at the first time-out
+            for seat in self.humans:
+                try:
+                    self._stand_in(seat)
+                except (OptionsError, ImportError, RulesError, ValueError) as exc:
+                    for bot in self.bots.values():
+                        bot.close()
+                    raise PlayError(f"--stand-in {config.stand_in!r}: {exc}") from exc
         isatty = getattr(stdin, "isatty", None)
         self.echo = not (callable(isatty) and isatty())
         self.pause = (not self.echo if pause is None else pause) and bool(self.humans)
