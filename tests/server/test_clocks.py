@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from server_harness import ServerThread, run_async, seat_socket, ws_url
 from websockets.asyncio.client import ClientConnection
 
@@ -293,3 +295,44 @@ def test_the_stand_in_is_derived_from_the_log_after_a_restart(tmp_path: Path) ->
             assert client.get(f"/api/rooms/{room}").json()["seats"][0]["stand_in"] == "random"
     finally:
         srv.stop()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    game=st.sampled_from(["scout", "schmaus"]),
+    seed=st.integers(0, 2**32),
+    move=st.one_of(st.none(), st.floats(0.5, 20)),
+    bank=st.one_of(st.none(), st.floats(1, 60)),
+    gaps=st.lists(st.floats(0, 30), min_size=1, max_size=40),
+)
+def test_clocks_derived_from_the_log_equal_the_clocks_kept_while_playing(
+    game: str, seed: int, move: float | None, bank: float | None, gaps: list[float]
+) -> None:
+    """What a restarted server derives from the stored log (times, moves) is what the
+    live room had kept: every bank and every running decision's start."""
+    from spieltisch.engine import get_game
+
+    clock = ClockSettings(move=move, bank=bank)
+    g = get_game(game)
+    state = g.new_state(3, seed, {"rounds": 2} if game == "schmaus" else {})
+    rng = random.Random(seed)
+    live = Clocks(clock, 3)
+    started = 1000.0
+    live.start(state.to_move(), started)
+    now, actions, times = started, [], []
+    for gap in gaps:
+        if state.is_over():
+            break
+        seat = rng.choice(state.to_move())
+        before = state.to_move()
+        action = state.action_from_id(rng.choice(state.legal_action_ids(seat)))
+        state.apply(seat, action)
+        now += gap
+        live.moved([seat], before, state.to_move() if not state.is_over() else (), now)
+        actions.append((seat, action.to_text()))
+        times.append(now)
+    first = g.new_state(3, seed, {"rounds": 2} if game == "schmaus" else {})
+    derived, after = Clocks.replay(clock, first, started, actions, times, now=(now + 5, now + 5))
+    assert after.to_json() == state.to_json()
+    assert derived.bank == pytest.approx(live.bank)
+    assert derived.since == pytest.approx(live.since)

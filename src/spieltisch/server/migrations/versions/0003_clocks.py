@@ -12,27 +12,26 @@ Revises: 0002_rules_version
 * ``seats.left`` - the seat's player resigned or left.
 
 Every new column is nullable or has a default: old rows stay valid. The table
-names carry the store's prefix (``context.config.attributes["prefix"]``, as
-the migrations' ``env.py`` sets it).
+names carry the store's prefix (``op.get_context().opts["prefix"]``, as the
+migrations' ``env.py`` sets it).
 """
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-from alembic import context, op
+from collections.abc import Sequence
 
-revision = "0003_clocks"
-down_revision = "0002_rules_version"
-branch_labels = None
-depends_on = None
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0003_clocks"
+down_revision: str | Sequence[str] | None = "0002_rules_version"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 
 def _prefix() -> str:
-    config = context.config
-    prefix = config.attributes.get("prefix") if config is not None else None
-    if prefix is None:
-        prefix = op.get_context().opts.get("prefix", "")
-    return str(prefix or "")
+    """The store's table-name prefix (``op.get_context().opts["prefix"]``, set by env.py)."""
+    return str(op.get_context().opts.get("prefix", ""))
 
 
 def upgrade() -> None:
