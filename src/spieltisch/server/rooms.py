@@ -601,9 +601,8 @@ class Room:
                 continue
             try:
                 await self.act(seat, self.turn_version[seat], time_out=True)
-            except CommandError as exc:
-                if exc.code == "internal":
-                    await asyncio.sleep(1.0)
+            except CommandError as exc:  # a move came first (stale), or the store failed
+                await asyncio.sleep(1.0 if exc.code == "internal" else 0.01)
 
     # -- leaving, ending, taking a seat back --------------------------------------------
     async def take_back(self, seat: int) -> None:
