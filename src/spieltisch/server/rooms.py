@@ -174,36 +174,17 @@ class Room:
         self.pool = pool
         self.game = get_game(row.game)
         record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
-        self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        self.state: State = record.replay()
+        self.actions: list[tuple[int, str]] = list(row.actions)
+        self.clock_settings: ClockSettings | None = None
         """The room's clock (None: no clock)."""
         self.clocks: Clocks | None = None
         """Each seat's bank and running decision, derived from the stored log (actions' times)."""
-        times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
-        if self.clock_settings is not None and row.status != "waiting":
-            first = self.game.new_state(row.players, row.seed, dict(row.options))
-            started = row.started if row.started is not None else row.created
-            self.clocks, self.state = Clocks.replay(self.clock_settings, first, started, row.actions, times)
-        else:
-            self.state = record.replay()
-            if self.clock_settings is not None:
-                self.clocks = Clocks(self.clock_settings, row.players)
-        self.actions: list[tuple[int, str]] = list(row.actions)
-        self.by: list[str | None] = (
-            list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
-        )
+        self.by: list[str | None] = []
         """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
         self.stand_in: dict[int, str] = {}
         """The people's seats a bot plays for now (its level): time out, away too long, or left."""
-        for s in row.seats:
-            if s.kind == "bot":
-                continue
-            if s.left:
-                self.stand_in[s.seat] = self.stand_in_level
-                continue
-            mine = [b for (who, _t), b in zip(self.actions, self.by, strict=True) if who == s.seat]
-            level = stand_in_level(mine[-1]) if mine else None
-            if level is not None:  # the stand-in played last: it goes on until the player is back
-                self.stand_in[s.seat] = level
+        self.derive_clocks(row)
         loaded = time.monotonic()
         self.away: dict[int, float] = {s.seat: loaded for s in row.seats if s.kind != "bot" and s.taken}
         """Since when (monotonic) each person's seat has had no connection."""
@@ -234,6 +215,31 @@ class Room:
 
     def connected(self, seat: int) -> bool:
         return any(c.seat == seat for c in self.connections)
+
+    def derive_clocks(self, row: RoomRow) -> None:
+        """The clocks, who played each move and the stand-ins, derived from the stored
+        room: when it is loaded, taken over by another worker, or reloaded."""
+        self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        self.clocks = None
+        times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
+        if self.clock_settings is not None and row.status != "waiting":
+            first = self.game.new_state(row.players, row.seed, dict(row.options))
+            started = row.started if row.started is not None else row.created
+            self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
+        elif self.clock_settings is not None:
+            self.clocks = Clocks(self.clock_settings, row.players)
+        self.by = list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
+        self.stand_in = {}
+        for s in row.seats:
+            if s.kind == "bot":
+                continue
+            if s.left:
+                self.stand_in[s.seat] = self.stand_in_level
+                continue
+            mine = [b for (who, _t), b in zip(row.actions, self.by, strict=True) if who == s.seat]
+            level = stand_in_level(mine[-1]) if mine else None
+            if level is not None:  # the stand-in played last: it goes on until the player is back
+                self.stand_in[s.seat] = level
 
     @property
     def stand_in_level(self) -> str:
@@ -318,7 +324,8 @@ class Room:
                     hidden, text = True, "decided"
                 elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{_verb(text)} ?"
-            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": self.by[n - 1]})
+            by = self.by[n - 1] if n <= len(self.by) else None
+            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
         return out
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
@@ -502,12 +509,13 @@ class Room:
                 ) from exc
             if by is None:
                 self._take_back(seat)  # a move of the player's own: the seat is theirs again
-            self._commit(seat, new, added, new_status)
-            self.by.extend([by] * len(added))
+            self._commit(seat, new, added, new_status, by)
             self.broadcast(conn, ref)
         self.wake.set()
 
-    def _commit(self, seat: int, new: State, added: list[tuple[int, str]], status: str) -> None:
+    def _commit(
+        self, seat: int, new: State, added: list[tuple[int, str]], status: str, by: str | None = None
+    ) -> None:
         old = self.state
         before = set(old.to_move())
         if self.clocks is not None:
@@ -515,6 +523,7 @@ class Room:
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
         self.state = new
         self.actions.extend(added)
+        self.by.extend([by] * len(added))
         self.version += len(added)
         self.row.status = status
         for s in new.to_move():
