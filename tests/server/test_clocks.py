@@ -336,3 +336,30 @@ def test_clocks_derived_from_the_log_equal_the_clocks_kept_while_playing(
     assert after.to_json() == state.to_json()
     assert derived.bank == pytest.approx(live.bank)
     assert derived.since == pytest.approx(live.since)
+
+
+def test_reconnecting_takes_the_seat_back_before_the_stand_in_moves(server: ServerThread) -> None:
+    # The bots wait 3 s before each move: the player is back before the stand-in plays.
+    r = _create(server, [HUMAN, BOT, BOT], {"move": 1.0, "stand_in": "random"}, bot_delay=3)
+    room, secret = r.json()["room"], r.json()["secret"]
+    with server.client() as client:
+        deadline = time.monotonic() + 20
+        while "stand_in" not in client.get(f"/api/rooms/{room}").json()["seats"][0]:
+            assert time.monotonic() < deadline, "no time-out"
+            time.sleep(0.02)
+
+    async def main() -> dict[str, Any]:
+        async with seat_socket(ws_url(server, room, 0, secret)) as ws:
+            state = await _next_state(ws)
+            assert "stand_in" not in state["room"]["seats"][0]  # back by connecting
+            assert state["clocks"][0]["running"] and state["clocks"][0]["move"] > 0.5  # time afresh
+            action_id = state["legal"][0][0]
+            await ws.send(
+                json.dumps({"type": "act", "version": state["version"], "id": action_id, "ref": "a"})
+            )
+            while state.get("ack") != "a":
+                state = await _next_state(ws)
+            return state
+
+    state = run_async(main())
+    assert [e["by"] for e in state["log"] if e["seat"] == 0] == [None]  # the player's own move

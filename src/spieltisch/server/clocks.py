@@ -162,6 +162,12 @@ class Clocks:
             return None
         return since + (self.settings.move or 0.0) + (self.bank[seat] or 0.0)
 
+    def restart(self, seat: int, mono: float) -> None:
+        """The seat's running decision starts again at ``mono`` (its own ``move`` time
+        afresh; the bank keeps what is left): the player took the seat back."""
+        if self.since[seat] is not None:
+            self.since[seat] = mono
+
     def pause(self, mono: float) -> None:
         """Restart the running decisions at ``mono``: the time since did not count
         (the terminal table, while a round summary waits for Enter)."""

@@ -421,6 +421,8 @@ class Room:
         """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
         if seat in self.stand_in and not self.row.seats[seat].left:
             del self.stand_in[seat]
+            if self.clocks is not None:  # the decision's own time afresh (docs/web.md)
+                self.clocks.restart(seat, time.monotonic())
             return True
         return False
 
