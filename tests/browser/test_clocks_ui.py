@@ -73,6 +73,7 @@ def test_a_stand_in_bot_plays_after_the_time_out_and_the_player_takes_the_seat_b
     mark = page.get_by_test_id("stand-in-0")
     expect(mark).to_have_text("Bot (random) playing for Alice", timeout=15_000)
     expect(page.get_by_test_id("stood-in")).to_be_visible()
+    expect(page.get_by_test_id("log")).to_contain_text("(played by a bot (random))")  # who played it
     check_screen(page, "the table with a stand-in bot playing for you")
     page.get_by_test_id("take-back").click()
     expect(mark).to_have_count(0)
@@ -86,6 +87,7 @@ def test_the_clock_and_the_stand_in_mark_in_german(live_server: LiveServer, new_
     expect(page.get_by_test_id("clock-info")).to_contain_text("pro Entscheidung")
     expect(page.get_by_test_id("stand-in-0")).to_have_text("Bot (zufällig) spielt für Anna", timeout=20_000)
     expect(page.get_by_test_id("take-back")).to_have_text("Platz zurücknehmen")
+    expect(page.get_by_test_id("log")).to_contain_text("(vom Bot (zufällig) gespielt)")
     check_screen(page, "the table with a stand-in bot, in German")
 
 
