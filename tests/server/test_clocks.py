@@ -363,3 +363,27 @@ def test_reconnecting_takes_the_seat_back_before_the_stand_in_moves(server: Serv
 
     state = run_async(main())
     assert [e["by"] for e in state["log"] if e["seat"] == 0] == [None]  # the player's own move
+
+
+def test_a_stored_stand_in_level_this_server_lacks_falls_back_to_the_default(db_url: str) -> None:
+    from spieltisch.server.store import RoomRow, SeatRow
+
+    store = Store(db_url)
+    try:
+        seats = [
+            SeatRow(0, "human", name="A", secret_hash="h", taken=True),
+            SeatRow(1, "bot", level="random"),
+        ]
+        row = RoomRow(
+            "STALEB", "scout", 2, {}, 1, 0.0, "playing", seats, clock={"move": 30, "stand_in": "gone"}
+        )
+        store.create_room(row)
+    finally:
+        store.close()
+    srv = ServerThread(db_url)
+    try:
+        with srv.client() as client:
+            info = client.get("/api/rooms/STALEB").json()
+        assert info["clock"] == {"move": 30.0, "bank": None, "grace": None, "stand_in": "medium"}
+    finally:
+        srv.stop()

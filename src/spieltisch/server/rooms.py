@@ -219,7 +219,12 @@ class Room:
     def derive_clocks(self, row: RoomRow) -> None:
         """The clocks, who played each move and the stand-ins, derived from the stored
         room: when it is loaded, taken over by another worker, or reloaded."""
-        self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        try:
+            self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        except ClockError as exc:  # e.g. a stand-in level this server cannot run: its default
+            log.warning("room %s: stored clock %r: %s; the default stand-in plays", self.code, row.clock, exc)
+            clock = {k: v for k, v in (row.clock or {}).items() if k != "stand_in"}
+            self.clock_settings = ClockSettings.from_json(clock, bot_levels(row.game))
         self.clocks = None
         times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
         if self.clock_settings is not None and row.status != "waiting":
