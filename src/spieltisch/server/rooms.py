@@ -227,12 +227,12 @@ class Room:
             self.clock_settings = ClockSettings.from_json(clock, bot_levels(row.game))
         self.clocks = None
         times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
-        if self.clock_settings is not None and row.status != "waiting":
+        if self.clock_settings is not None and row.status == "playing":
             first = self.game.new_state(row.players, row.seed, dict(row.options))
             started = row.started if row.started is not None else row.created
             self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
-        elif self.clock_settings is not None:
-            self.clocks = Clocks(self.clock_settings, row.players)
+        elif self.clock_settings is not None and row.status == "waiting":
+            self.clocks = Clocks(self.clock_settings, row.players)  # they start when the game does
         self.by = list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
         self.stand_in = {}
         for s in row.seats:
