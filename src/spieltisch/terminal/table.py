@@ -210,7 +210,10 @@ class TerminalTable:
             self.console.print(Text(self.texts("seat_back"), style="bold green"))
 
     def _fileno(self) -> int | None:
-        """The input's file descriptor, to wait on with a deadline (None: scripted input)."""
+        """The input's file descriptor, to wait on with a deadline (None: scripted input,
+        not a terminal: nobody is timed out)."""
+        if self.echo:
+            return None
         try:
             fileno = getattr(self.stdin, "fileno", None)
             return int(fileno()) if callable(fileno) else None
