@@ -230,7 +230,10 @@ class Room:
         if self.clock_settings is not None and row.status == "playing":
             first = self.game.new_state(row.players, row.seed, dict(row.options))
             started = row.started if row.started is not None else row.created
-            self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
+            try:
+                self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
+            except RulesError as exc:  # a log this engine does not replay: no clock to run
+                log.warning("room %s: no clocks, the stored log does not replay: %s", self.code, exc)
         elif self.clock_settings is not None and row.status == "waiting":
             self.clocks = Clocks(self.clock_settings, row.players)  # they start when the game does
         self.by = list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
