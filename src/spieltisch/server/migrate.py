@@ -23,6 +23,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from alembic import command
@@ -32,7 +33,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Engine, MetaData, create_engine, event, inspect, text
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 
 from spieltisch.server.migrations import SCRIPT_LOCATION
 
@@ -111,6 +112,10 @@ def upgrade(url: str, prefix: str = "", engine: Engine | None = None, revision: 
 def current(url: str, prefix: str = "", engine: Engine | None = None) -> Revision:
     """Where the schema of the store at ``url`` stands (changes nothing)."""
     own = engine is None
+    if own and url.startswith("sqlite"):
+        path = make_url(url).database
+        if path and path != ":memory:" and not Path(path).exists():  # connecting would make the file
+            return Revision(current=None, head=head())
     eng = engine if engine is not None else create_engine(url)
     try:
         with eng.connect() as conn:
