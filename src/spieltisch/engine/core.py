@@ -382,17 +382,19 @@ class GameRecord:
             game = get_game(self.game)
             state = game.new_state(self.players, self.seed, self.options)
         except RulesError as exc:
-            raise RecordError(f"broken game record: {exc}{self._versions(game)}") from exc
+            raise RecordError(f"broken game record: {exc}{self.version_note(game)}") from exc
         for number, (seat, text) in enumerate(self.actions, 1):
             try:
                 state.apply(seat, text)
             except RulesError as exc:
                 raise RecordError(
-                    f"action {number} ({seat}: {text!r}) does not replay: {exc}{self._versions(game)}"
+                    f"action {number} ({seat}: {text!r}) does not replay: {exc}{self.version_note(game)}"
                 ) from exc
         return state
 
-    def _versions(self, game: Game | None) -> str:
+    def version_note(self, game: Game | None) -> str:
+        """`` (the record was played under rules version X; ...)`` when ``game`` plays
+        another version than the record's, else ``""``."""
         if game is None or self.rules_version in (None, game.rules_version):
             return ""
         return (
