@@ -441,7 +441,7 @@ class Room:
                 await task
 
     def _bot_movers(self) -> list[int]:
-        if self.row.status != "playing":
+        if self.row.status != "playing" or self.archived is not None:
             return []
         return [s for s in self.state.to_move() if s in self.bots]
 
