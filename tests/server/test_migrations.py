@@ -68,7 +68,7 @@ def test_an_empty_database_migrates_to_the_head_which_equals_the_tables(database
     store = Store(url, prefix=prefix)
     try:
         rev = migrate.current(url, prefix)
-        assert rev.current == rev.head == migrate.head() == "0002_rules_version"
+        assert rev.current == rev.head == migrate.head()
         assert _differences(store) == []
         # The comparison sees a table change that has no migration.
         changed = sa.MetaData()
@@ -82,9 +82,21 @@ def test_an_empty_database_migrates_to_the_head_which_equals_the_tables(database
         assert kinds == {"add_column", "add_table"}
         # Opening it again changes nothing (and does not fail on the existing tables).
         Store(url, prefix=prefix).close()
-        assert migrate.current(url, prefix).current == "0002_rules_version"
+        assert migrate.current(url, prefix).current == migrate.head()
     finally:
         store.close()
+
+
+def test_the_revisions_form_one_chain_from_the_baseline() -> None:
+    """Revision ids are fixed in advance (docs/storage.md): every file is named by its
+    revision, and each one's down_revision is the one before it."""
+    from alembic.script import ScriptDirectory
+
+    script = ScriptDirectory.from_config(migrate.alembic_config())
+    chain = [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    assert chain[:2] == ["0001_baseline", "0002_rules_version"] and chain[-1] == migrate.head()
+    files = sorted(p.stem for p in (migrate.SCRIPT_LOCATION / "versions").glob("*.py"))
+    assert files == sorted(chain)
 
 
 def test_every_revision_downgrades_and_upgrades_again(database: tuple[str, str]) -> None:

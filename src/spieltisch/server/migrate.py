@@ -37,6 +37,19 @@ from sqlalchemy.engine import Connection, make_url
 
 from spieltisch.server.migrations import SCRIPT_LOCATION
 
+__all__ = [
+    "BASELINE",
+    "SCRIPT_LOCATION",
+    "MigrationError",
+    "Revision",
+    "alembic_config",
+    "current",
+    "differences",
+    "head",
+    "upgrade",
+    "version_table",
+]
+
 log = logging.getLogger("spieltisch.server.migrate")
 
 BASELINE = "0001_baseline"
