@@ -11,15 +11,18 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import previous_release
 import pytest
 import sqlalchemy as sa
-from alembic import command
+from alembic import command as alembic_command
+from click.testing import CliRunner
 from conftest import POSTGRES
 from server_harness import Player, ServerThread, play, seat_headers, ws_url
 
+from spieltisch.cli import command
 from spieltisch.engine import GameRecord
 from spieltisch.server import migrate
 from spieltisch.server.store import Store, StoreError
@@ -105,9 +108,9 @@ def test_every_revision_downgrades_and_upgrades_again(database: tuple[str, str])
     engine = sa.create_engine(url)
     try:
         with engine.begin() as conn:
-            command.downgrade(migrate.alembic_config(conn, prefix), "0001_baseline")
+            alembic_command.downgrade(migrate.alembic_config(conn, prefix), "0001_baseline")
             assert "rules_version" not in {c["name"] for c in sa.inspect(conn).get_columns(f"{prefix}rooms")}
-            command.downgrade(migrate.alembic_config(conn, prefix), "base")
+            alembic_command.downgrade(migrate.alembic_config(conn, prefix), "base")
             assert not {f"{prefix}rooms", f"{prefix}seats", f"{prefix}actions"} & set(
                 sa.inspect(conn).get_table_names()
             )
@@ -239,15 +242,17 @@ def test_a_database_of_a_newer_release_is_refused_clearly(tmp_path: Path) -> Non
         Store(url)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "spieltisch.cli", "db", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-        check=False,
-    )
+@dataclass
+class _Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _cli(*args: str) -> _Ran:
+    """``spieltisch db ...`` in this process (Click's runner: faster than a subprocess)."""
+    result = CliRunner().invoke(command(), ["db", *args], prog_name="spieltisch")
+    return _Ran(result.exit_code, result.stdout, result.stderr)
 
 
 def test_db_commands(tmp_path: Path) -> None:
