@@ -636,6 +636,7 @@ class Tables:
                 status=status,
                 seats=seats,
                 rematch_of=rematch_of,
+                rules_version=get_game(game).rules_version,  # a rematch too: today's rules
             )
             try:
                 await self.store.create_room_async(row, rematch_of)
