@@ -360,11 +360,21 @@ def _db_ready(command: str, database: str) -> None:
 def db_upgrade(
     database: DatabaseOption = "sqlite:///spieltisch.db",
     prefix: PrefixOption = "",
+    sql: Annotated[
+        bool, typer.Option("--sql", help="Print the SQL of the upgrade instead of running it.")
+    ] = False,
 ) -> None:
     """Migrate the database to this release's schema (serve does it by itself on start)."""
     _db_ready("upgrade", database)
     from spieltisch.server import migrate
 
+    if sql:
+        try:
+            text = migrate.upgrade_sql(database, prefix)
+        except Exception as exc:
+            raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+        typer.echo(text or f"-- {database}: schema up to date, nothing to do")
+        return
     try:
         before = migrate.upgrade(database, prefix)
     except Exception as exc:

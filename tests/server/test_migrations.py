@@ -259,15 +259,23 @@ def test_db_commands(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     none = _cli("current", "--database", url)
     assert none.returncode == 1 and "no Spieltisch tables" in none.stdout
+    fresh = _cli("upgrade", "--database", url, "--sql")
+    assert fresh.returncode == 0 and "CREATE TABLE rooms" in fresh.stdout
+    assert "ADD COLUMN rules_version" in fresh.stdout
     assert not (tmp_path / "old.db").exists()  # asking changed nothing
     previous_release.make(url)
     old = _cli("current", "--database", url)
     assert old.returncode == 1 and "the first release's tables" in old.stdout
+    sql = _cli("upgrade", "--database", url, "--sql").stdout
+    assert "CREATE TABLE rooms" not in sql and "VALUES ('0001_baseline')" in sql
+    assert "ALTER TABLE rooms ADD COLUMN rules_version VARCHAR(32) DEFAULT '1' NOT NULL" in sql
+    assert migrate.current(url).first_release  # printing the SQL changed nothing
     up = _cli("upgrade", "--database", url)
     assert up.returncode == 0, up.stderr
     assert f"upgraded from the first release's tables to {migrate.head()}" in up.stdout
     again = _cli("upgrade", "--database", url)
     assert again.returncode == 0 and "up to date, nothing to do" in again.stdout
+    assert "nothing to do" in _cli("upgrade", "--database", url, "--sql").stdout
     now = _cli("current", "--database", url)
     assert (
         now.returncode == 0 and f"schema at {migrate.head()}" in now.stdout and "(up to date)" in now.stdout

@@ -19,6 +19,7 @@ at ``0001_baseline`` first and then upgraded like any other.
 
 from __future__ import annotations
 
+import io
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ __all__ = [
     "differences",
     "head",
     "upgrade",
+    "upgrade_sql",
     "version_table",
 ]
 
@@ -120,6 +122,28 @@ def upgrade(url: str, prefix: str = "", engine: Engine | None = None, revision: 
     if before.current != before.head:
         log.info("database schema (prefix %r): %s -> %s", prefix, before.current or "empty", revision)
     return before
+
+
+def upgrade_sql(url: str, prefix: str = "") -> str:
+    """The SQL that :func:`upgrade` would run on the store at ``url``, from its current
+    revision (read, nothing changed) to the head: for an operator to read or run by hand
+    (Alembic's offline mode). Empty when the schema is up to date."""
+    rev = current(url, prefix)
+    if rev.up_to_date:
+        return ""
+    start = rev.current or (BASELINE if rev.first_release else None)
+    buffer = io.StringIO()
+    config = Config(output_buffer=buffer)
+    config.set_main_option("script_location", str(SCRIPT_LOCATION))
+    config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    config.attributes["prefix"] = prefix
+    try:
+        if rev.first_release:  # the first release's tables exist: only stamp the baseline
+            command.stamp(config, BASELINE, sql=True)
+        command.upgrade(config, f"{start}:head" if start else "head", sql=True)
+    except CommandError as exc:
+        raise MigrationError(_explain(rev, exc)) from exc
+    return buffer.getvalue()
 
 
 def current(url: str, prefix: str = "", engine: Engine | None = None) -> Revision:
