@@ -138,6 +138,11 @@ def test_a_finished_game_that_no_longer_replays_is_an_archived_record(db_url: st
             assert pong == {"type": "pong"}
             (watch,) = run_async(_socket(ws_url(srv, room), None))
             assert watch["room"]["archived_reason"] == reason and watch["legal"] == []
+            # A rematch is a new game under today's rules.
+            rematch = client.post(f"/api/rooms/{room}/rematch", json={"seat": 0, "secret": secrets[0]})
+            assert rematch.status_code == 200, rematch.text
+            new = client.get(f"/api/rooms/{rematch.json()['room']}").json()
+            assert new["rules_version"] == "1" and new["archived"] is False and new["status"] == "playing"
     finally:
         srv.stop()
 
