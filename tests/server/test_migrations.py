@@ -19,7 +19,6 @@ import pytest
 import sqlalchemy as sa
 from alembic import command as alembic_command
 from click.testing import CliRunner
-from conftest import POSTGRES
 from server_harness import Player, ServerThread, play, seat_headers, ws_url
 
 from spieltisch.cli import command
@@ -28,6 +27,7 @@ from spieltisch.server import migrate
 from spieltisch.server.store import Store, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 def _postgres_or_skip() -> None:
