@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -10,7 +11,12 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python import rl_environment  # noqa: E402
 
-import spieltisch.rl.openspiel  # noqa: E402 - registers the games
+import spieltisch.rl.openspiel  # noqa: E402,F401 - registers the games
+from spieltisch.engine import get_game  # noqa: E402
+from spieltisch.rl.chance import comparable, record_game  # noqa: E402
+
+if TYPE_CHECKING:
+    from tests.rl.conftest import Player
 
 PLAYERS = [2, 3, 4, 5]
 
@@ -20,7 +26,7 @@ PLAYERS = [2, 3, 4, 5]
 def test_random_sim_test(game: str, players: int) -> None:
     loaded = pyspiel.load_game(f"python_spieltisch_{game}", {"players": players})
     assert loaded.num_players() == players
-    pyspiel.random_sim_test(loaded, num_sims=1, serialize=players == 2, verbose=False)
+    pyspiel.random_sim_test(loaded, num_sims=1, serialize=True, verbose=False)
 
 
 @pytest.mark.parametrize("game", ["scout", "schmaus"])
@@ -39,11 +45,44 @@ def test_rl_environment_plays_a_game(game: str) -> None:
     assert step.last() and len(step.rewards) == 3
 
 
+@pytest.mark.parametrize("players", PLAYERS)
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_chance_outcomes_reach_the_engine_states(game: str, players: int, play: Player) -> None:
+    """The OpenSpiel game fed an engine game's cards is that game, step by step."""
+    seed = 3
+    log, decisions = play(game, players, seed)
+    record = record_game(game, players, seed, log)
+    engine = get_game(game).new_state(players, seed)
+    state = pyspiel.load_game(f"python_spieltisch_{game}", {"players": players}).new_initial_state()
+    for outcome in record.deal:
+        assert state.is_chance_node()
+        assert outcome in dict(state.chance_outcomes())
+        state.apply_action(outcome)
+    assert comparable(state.table.state) == comparable(engine)
+    for (seat, engine_id, outcomes), ids in zip(record.steps, decisions, strict=True):
+        for action in ids:
+            assert state.current_player() == seat and action in state.legal_actions()
+            state.apply_action(action)
+        for outcome in outcomes:
+            assert state.is_chance_node()
+            state.apply_action(outcome)
+        engine.apply_id(seat, engine_id)
+        assert not state.is_chance_node()
+        assert comparable(state.table.state) == comparable(engine)
+    assert state.is_terminal() and state.returns() == [float(x) for x in engine.final_scores()]
+
+
 def test_chance_node_and_replay() -> None:
     game = pyspiel.load_game("python_spieltisch_scout", {"players": 3})
     state = game.new_initial_state()
-    assert state.is_chance_node() and len(state.chance_outcomes()) == spieltisch.rl.openspiel.DEAL_SEEDS
-    state.apply_action(7)
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 72  # 36 cards, either way up
+    assert game.max_chance_outcomes() == 121
+    rng = random.Random(7)
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+        state.apply_action(rng.choices(outcomes, probs)[0])
+    assert len(state.history()) == 36  # S-2: 12 cards each for 3 players, one node per card
+    assert state.action_to_string(pyspiel.PlayerId.CHANCE, 1 * 11 + 2) == "deal 1/2"
     for _ in range(20):
         state.apply_action(state.legal_actions()[0])
     again = game.new_initial_state()

@@ -4,16 +4,22 @@
 >>> import pyspiel, spieltisch.rl.openspiel
 >>> game = pyspiel.load_game("python_spieltisch_scout", {"players": 3})
 >>> state = game.new_initial_state()
->>> state.is_chance_node()
-True
+>>> state.is_chance_node(), len(state.chance_outcomes())  # the first card: 36 cards, either way up
+(True, 72)
 
 * Actions are the learning ids of :mod:`spieltisch.rl` (Scout 1,405, the scout
   & show as two decisions; Waschbär-Schmaus 183).
-* Chance: the game starts with one chance node that picks the deal seed
-  uniformly among ``DEAL_SEEDS`` outcomes; the engine derives every shuffle of
-  the game from it (each round's deal, every draw and reshuffle), so the
-  history (seed + actions) replays the game exactly. It is *not* a card-by-card
-  chance model: later deals and draws are no separate chance nodes.
+* Chance: a chance node per random card (:mod:`spieltisch.rl.chance`). Scout
+  deals each round card by card (outcome = the oriented card
+  ``top * 11 + bottom``, uniform over the cards not dealt yet, either way up,
+  S-1, S-2, S-16). In Waschbär-Schmaus every card that enters a hand is one:
+  the deal (W-3) and every draw during play (W-5, W-6, W-15, refill), outcome
+  = the card kind 0..11 with probability ``count / size`` of the draw pile; a
+  reshuffle (W-17) turns the discards into that pile. A decision that makes
+  cards be drawn (the last lay of a round, say) is followed by the chance nodes
+  of those cards before the next decision. A state reached this way equals the
+  engine's state for the corresponding deal (:func:`spieltisch.rl.chance.record_game`
+  turns an engine game into that chance history; tested).
 * Sealed simultaneous decisions (Scout's flips, Waschbär-Schmaus' lays,
   grocer / ×5 choices, discards) are **turn-based with hidden commits**: the
   seats decide one after another in seat order, and no seat's observation or
@@ -31,10 +37,17 @@ import numpy as np
 import pyspiel
 
 from spieltisch.engine import get_game
+from spieltisch.rl.chance import (
+    SCHMAUS_OUTCOMES,
+    SCOUT_OUTCOMES,
+    ChanceQueue,
+    ChanceSchmaus,
+    ChanceScout,
+    Distribution,
+    NeedChance,
+    outcome_text,
+)
 from spieltisch.rl.tables import SchmausTable, ScoutTable, Table, make_table
-
-DEAL_SEEDS = 1 << 16
-"""Chance outcomes of the initial deal node."""
 
 PLAYERS_DEFAULT = 4
 
@@ -84,7 +97,7 @@ class _Game(pyspiel.Game):
         self.table_sizes = (probe.obs_size, probe.info_size)
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
-            max_chance_outcomes=DEAL_SEEDS,
+            max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
             num_players=players,
             min_utility=low,
             max_utility=high,
@@ -117,16 +130,58 @@ class SchmausGame(_Game):
     name = "schmaus"
 
 
+DEAL = -1
+"""The seat of the pending "step" that deals the first hands."""
+
+
+def _chance_state(table: Table) -> ChanceScout | ChanceSchmaus:
+    state = table.state
+    assert isinstance(state, ChanceScout | ChanceSchmaus)
+    return state
+
+
 class _State(pyspiel.State):
+    """``table`` is the last complete position; a decision that needs chance
+    cards stays ``pending`` (with the outcomes chosen so far) until it has them all
+    and is then applied to a copy of ``table`` in one go, as the engine applies it."""
+
     def __init__(self, game: _Game) -> None:
         super().__init__(game)
         self.game_name = game.name
         self.players = game.players
         self.table: Table | None = None
+        self.pending: tuple[int, int] | None = (DEAL, 0)
+        self.outcomes: list[int] = []
+        self.distribution: Distribution = []
+        self._advance()
+
+    def _advance(self) -> None:
+        assert self.pending is not None
+        seat, action = self.pending
+        queue = ChanceQueue(self.outcomes)
+        try:
+            if seat == DEAL:
+                state: ChanceScout | ChanceSchmaus
+                if self.game_name == "scout":
+                    state = ChanceScout.dealt_by_chance(self.players, queue)
+                else:
+                    state = ChanceSchmaus.dealt_by_chance(self.players, queue)
+                table = make_table(self.game_name, self.players, 0, state=state)
+            else:
+                assert self.table is not None
+                table = self.table.clone()
+                _chance_state(table).chance = queue
+                table.step(seat, action)
+        except NeedChance as need:
+            self.distribution = need.distribution
+            return
+        _chance_state(table).chance = ChanceQueue()
+        self.table, self.pending, self.outcomes, self.distribution = table, None, [], []
 
     def current_player(self) -> int:
-        if self.table is None:
+        if self.pending is not None:
             return int(pyspiel.PlayerId.CHANCE)
+        assert self.table is not None
         if self.table.is_over():
             return int(pyspiel.PlayerId.TERMINAL)
         return self.table.to_move()[0]
@@ -135,36 +190,41 @@ class _State(pyspiel.State):
         assert self.table is not None
         return self.table.legal_ids(player)
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        assert self.table is None
-        p = 1.0 / DEAL_SEEDS
-        return [(seed, p) for seed in range(DEAL_SEEDS)]
+    def chance_outcomes(self) -> Distribution:
+        assert self.pending is not None
+        return self.distribution
 
     def _apply_action(self, action: int) -> None:
-        if self.table is None:
-            self.table = make_table(self.game_name, self.players, int(action))
-            return
-        self.table.step(self.table.to_move()[0], int(action))
+        if self.pending is None:
+            assert self.table is not None
+            self.pending = (self.table.to_move()[0], int(action))
+        else:
+            self.outcomes.append(int(action))
+        self._advance()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal seed {action}"
+            return outcome_text(self.game_name, int(action))
         if self.table is None:
             return str(action)
         return self.table.action_text(player, int(action))
 
     def is_terminal(self) -> bool:
-        return self.table is not None and self.table.is_over()
+        return self.pending is None and self.table is not None and self.table.is_over()
 
     def returns(self) -> list[float]:
-        if self.table is None or not self.table.is_over():
+        if not self.is_terminal():
             return [0.0] * self.players
+        assert self.table is not None
         return [float(x) for x in self.table.scores()]
 
     def __str__(self) -> str:
         if self.table is None:
-            return f"{self.game_name} {self.players}p: deal pending"
-        return self.table.state.describe()
+            return f"{self.game_name} {self.players}p: dealing ({len(self.outcomes)} cards dealt)"
+        text = self.table.state.describe()
+        if self.pending is not None:
+            text += f" | seat {self.pending[0]} decided; {len(self.outcomes)} chance cards drawn so far"
+        return text
 
 
 class _Observer:

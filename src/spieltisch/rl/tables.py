@@ -32,11 +32,16 @@ class Table(ABC):
     obs_size: int
     info_size: int
 
-    def __init__(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
+    ) -> None:
+        """A new game dealt from ``seed``, or around ``state`` (a game of this kind in progress)."""
         self.players = players
         self.seed = seed
         self.options = dict(options or {})
-        self.state: State = get_game(self.game).new_state(players, seed, self.options)
+        self.state: State = (
+            state if state is not None else get_game(self.game).new_state(players, seed, self.options)
+        )
         self._public: dict[str, Any] | None = None
 
     def clone(self) -> Self:
@@ -120,8 +125,10 @@ class ScoutTable(Table):
     obs_size = scout_obs.OBS_SIZE
     info_size = scout_obs.INFO_SIZE
 
-    def __init__(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> None:
-        super().__init__(players, seed, options)
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
+    ) -> None:
+        super().__init__(players, seed, options, state)
         self.pending: int | None = None
         """The scout half chosen by the seat to move, waiting for its show half."""
         self.memory = scout_obs.PublicMemory(players)
@@ -201,8 +208,9 @@ class SchmausTable(Table):
         seed: int,
         options: Mapping[str, Any] | None = None,
         allow_wait: bool = False,
+        state: State | None = None,
     ) -> None:
-        super().__init__(players, seed, options)
+        super().__init__(players, seed, options, state)
         self.allow_wait = allow_wait
 
     def legal_ids(self, seat: int) -> list[int]:
@@ -252,5 +260,5 @@ def make_table(
 ) -> Table:
     name = get_game(game).name
     if name == "scout":
-        return ScoutTable(players, seed, options)
+        return ScoutTable(players, seed, options, **kwargs)
     return SchmausTable(players, seed, options, **kwargs)
