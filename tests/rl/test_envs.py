@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
 
-from gymnasium.utils.env_checker import check_env  # noqa: E402
 import inspect  # noqa: E402
 
+from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
 
 import spieltisch.rl  # noqa: E402,F401 - registers the Gymnasium environments
@@ -59,7 +59,7 @@ def test_parallel_seed_replaces_actions_outside_the_mask_reproducibly() -> None:
         trace = []
         while env.agents:
             actions = {a: 0 for a in env.agents}  # id 0 is rarely legal, never for a waiting seat
-            obs, rewards, _, _, infos = env.step(actions)
+            _, rewards, _, _, infos = env.step(actions)
             trace.append((sorted(a for a in infos if infos[a].get("illegal")), rewards))
         runs.append(trace)
     assert runs[0] == runs[1]
@@ -89,7 +89,7 @@ def test_scout_truncates_a_scouting_loop(players: int) -> None:
     env = scout_v0.env(players=players, max_steps=60)
     env.reset(seed=3)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             assert trunc and not term
@@ -100,7 +100,7 @@ def test_scout_truncates_a_scouting_loop(players: int) -> None:
         env.step(int(scouts[0] if scouts else legal[0]))
         steps += 1
     assert steps == 60 and not env.agents
-    assert scout_v0.env().unwrapped.max_steps == 10_000
+    assert scout_v0.env().unwrapped.settings.max_steps == 10_000
 
 
 def test_parallel_truncates_at_max_steps() -> None:

@@ -91,13 +91,18 @@ def schmaus_distribution(pile: Sequence[int]) -> Distribution:
     return [(k, counts[k] / total) for k in sorted(counts)]
 
 
-class ChanceScout(ScoutState):
-    """Scout whose deals are chance events, card by card (S-1, S-2, S-16)."""
+class _ChanceSource:
+    """Where a state's random cards come from: ``chance`` (a queue of outcomes), or
+    with ``chance=None`` the engine's own shuffles, each card also ``recorded``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.chance: ChanceQueue | None = None
         self.recorded: list[int] = []
+
+
+class ChanceScout(_ChanceSource, ScoutState):
+    """Scout whose deals are chance events, card by card (S-1, S-2, S-16)."""
 
     @classmethod
     def dealt_by_chance(cls, players: int, chance: ChanceQueue) -> Self:
@@ -139,13 +144,8 @@ class ChanceScout(ScoutState):
             self.current = self.first_start
 
 
-class ChanceSchmaus(SchmausState):
+class ChanceSchmaus(_ChanceSource, SchmausState):
     """Waschbär-Schmaus whose every dealt or drawn card is a chance event (W-3, W-5, W-6, W-15, W-17)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.chance: ChanceQueue | None = None
-        self.recorded: list[int] = []
 
     @classmethod
     def dealt_by_chance(

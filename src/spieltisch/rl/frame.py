@@ -19,6 +19,7 @@ Every environment takes the same settings (docs/rl.md, "Settings every environme
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium
@@ -34,29 +35,33 @@ MAX_STEPS = 10_000
 RENDER_MODES = ["human", "ansi"]
 
 
-def check_settings(
-    game: str,
-    players: int,
-    options: Mapping[str, Any] | None,
-    render_mode: str | None,
-    observation: str,
-    illegal: str,
-    max_steps: int | None,
-) -> Game:
-    """The game, or a :class:`ValueError` naming the first bad setting."""
+@dataclass(frozen=True)
+class Settings:
+    """The keyword settings every environment takes (see the module docs)."""
+
+    observation: str = "observation"
+    illegal: str = "replace"
+    illegal_penalty: float = 0.0
+    max_steps: int | None = MAX_STEPS
+
+    def __post_init__(self) -> None:
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, not {self.observation!r}")
+        if self.illegal not in ILLEGAL:
+            raise ValueError(f"illegal must be one of {list(ILLEGAL)}, not {self.illegal!r}")
+        steps = self.max_steps
+        if steps is not None and (isinstance(steps, bool) or not isinstance(steps, int) or steps < 1):
+            raise ValueError(f"max_steps must be a positive whole number or None, not {steps!r}")
+        object.__setattr__(self, "illegal_penalty", float(self.illegal_penalty))
+
+
+def check_game(game: str, players: int, options: Mapping[str, Any] | None, render_mode: str | None) -> Game:
+    """The game, or a :class:`ValueError` naming what is wrong."""
     g = get_game(game)
     if not g.min_players <= players <= g.max_players:
         raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
     if render_mode not in (None, *RENDER_MODES):
         raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, not {render_mode!r}")
-    if observation not in OBSERVATIONS:
-        raise ValueError(f"observation must be one of {list(OBSERVATIONS)}, not {observation!r}")
-    if illegal not in ILLEGAL:
-        raise ValueError(f"illegal must be one of {list(ILLEGAL)}, not {illegal!r}")
-    if max_steps is not None and (
-        isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
-    ):
-        raise ValueError(f"max_steps must be a positive whole number or None, not {max_steps!r}")
     g.normalize_options(options)  # bad rule options fail here, not at reset
     return g
 
@@ -88,22 +93,22 @@ def observe(table: Table, seat: int, observation: str) -> ObsDict:
 
 
 def decide(
-    table: Table, seat: int, action: int | np.integer[Any], illegal: str, rng: np.random.Generator
+    table: Table, seat: int, action: int | np.integer[Any], settings: Settings, rng: np.random.Generator
 ) -> tuple[int, bool]:
     """The action ``seat`` plays for ``action``, and whether ``action`` was outside its mask."""
     chosen = int(action)
     legal: Sequence[int] = table.legal_ids(seat)
     if chosen in legal:
         return chosen, False
-    if illegal == "raise":
+    if settings.illegal == "raise":
         raise ValueError(
             f"player_{seat}: action {chosen} ({table.action_text(seat, chosen)}) is not legal now"
         )
     return legal[int(rng.integers(len(legal)))], True
 
 
-def truncated(steps: int, max_steps: int | None, over: bool) -> bool:
-    return not over and max_steps is not None and steps >= max_steps
+def truncated(steps: int, settings: Settings, over: bool) -> bool:
+    return not over and settings.max_steps is not None and steps >= settings.max_steps
 
 
 def render(table: Table, render_mode: str | None) -> str | None:

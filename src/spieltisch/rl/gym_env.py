@@ -47,12 +47,11 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         seat: int = 0,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
-        illegal: str = "replace",
-        illegal_penalty: float = 0.0,
-        max_steps: int | None = frame.MAX_STEPS,
+        **settings: Any,
     ) -> None:
-        g = frame.check_settings(game, players, options, render_mode, observation, illegal, max_steps)
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
+        g = frame.check_game(game, players, options, render_mode)
+        self.settings = frame.Settings(**settings)
         if not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {seat}")
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
@@ -64,19 +63,15 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         self.specs = specs
         self.rule_options = dict(options or {})
         self.render_mode = render_mode
-        self.observation_kind = observation
-        self.illegal = illegal
-        self.illegal_penalty = illegal_penalty
-        self.max_steps = max_steps
         self.steps = 0
         self.table: Table = make_table(self.game, players, 0, self.rule_options)
         for i, spec in enumerate(specs):  # fail on a bad spec now, not at reset
             make_bot(self.game, spec, i + 1 if i >= seat else i, 0).close()
-        self.observation_space, self.action_space = frame.spaces(self.table, observation)
+        self.observation_space, self.action_space = frame.spaces(self.table, self.settings.observation)
         self.bots: dict[int, Bot] = {}
 
     def _obs(self) -> ObsDict:
-        return frame.observe(self.table, self.seat, self.observation_kind)
+        return frame.observe(self.table, self.seat, self.settings.observation)
 
     def _close_bots(self) -> None:
         for bot in self.bots.values():
@@ -115,17 +110,17 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
             raise RuntimeError("the game is over: call reset()")
         info: dict[str, Any] = {}
         reward = 0.0
-        chosen, illegal = frame.decide(t, self.seat, action, self.illegal, self.np_random)
+        chosen, illegal = frame.decide(t, self.seat, action, self.settings, self.np_random)
         if illegal:
             info["illegal"] = True
-            reward += self.illegal_penalty
+            reward += self.settings.illegal_penalty
         before = t.scores()[self.seat]
         t.step(self.seat, chosen)
         self._bots_play()
         reward += t.scores()[self.seat] - before
         over = t.is_over()
         self.steps += 1
-        truncated = frame.truncated(self.steps, self.max_steps, over)
+        truncated = frame.truncated(self.steps, self.settings, over)
         if over:
             info["scores"] = t.scores()
             info["winners"] = list(t.winners())

@@ -55,27 +55,21 @@ class _Common:
         players: int,
         options: Mapping[str, Any] | None,
         render_mode: str | None,
-        observation: str,
-        illegal: str,
-        illegal_penalty: float,
-        max_steps: int | None,
+        settings: Mapping[str, Any],
         allow_wait: bool = False,
     ) -> None:
-        g = frame.check_settings(game, players, options, render_mode, observation, illegal, max_steps)
+        g = frame.check_game(game, players, options, render_mode)
+        self.settings = frame.Settings(**settings)
         self.game = g.name
         self.players = players
         self.rule_options = dict(options or {})
         self.render_mode = render_mode
-        self.observation_kind = observation
-        self.illegal = illegal
-        self.illegal_penalty = float(illegal_penalty)
-        self.max_steps = max_steps
         self.steps = 0
         self.allow_wait = allow_wait
         self.possible_agents = [_agent(s) for s in range(players)]
         kwargs = {"allow_wait": True} if allow_wait else {}
         probe = make_table(self.game, players, 0, self.rule_options, **kwargs)
-        obs_space, act_space = frame.spaces(probe, observation)
+        obs_space, act_space = frame.spaces(probe, self.settings.observation)
         self._obs_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self._act_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._seeds = np.random.default_rng()
@@ -98,7 +92,7 @@ class _Common:
         self.steps = 0
 
     def _obs(self, seat: int) -> ObsDict:
-        return frame.observe(self.table, seat, self.observation_kind)
+        return frame.observe(self.table, seat, self.settings.observation)
 
     def render(self) -> str | None:
         return frame.render(self.table, self.render_mode)
@@ -116,14 +110,12 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
         players: int = 4,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
-        illegal: str = "replace",
-        illegal_penalty: float = 0.0,
-        max_steps: int | None = frame.MAX_STEPS,
+        **settings: Any,
     ) -> None:
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
         super().__init__()
         self.metadata = {**RENDER, "name": f"{get_game(game).name}_v0"}
-        self._setup(game, players, options, render_mode, observation, illegal, illegal_penalty, max_steps)
+        self._setup(game, players, options, render_mode, settings)
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -147,20 +139,20 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
             return
         seat = _seat(agent)
         self._cumulative_rewards[agent] = 0.0
-        chosen, illegal = frame.decide(self.table, seat, action, self.illegal, self._rng)
+        chosen, illegal = frame.decide(self.table, seat, action, self.settings, self._rng)
         before = self.table.scores()
         self.table.step(seat, chosen)
         after = self.table.scores()
         self.rewards = {_agent(s): float(after[s] - before[s]) for s in range(self.players)}
         self.infos = {a: {} for a in self.agents}
         if illegal:
-            self.rewards[agent] += self.illegal_penalty
+            self.rewards[agent] += self.settings.illegal_penalty
             self.infos[agent]["illegal"] = True
         self.steps += 1
         over = self.table.is_over()
         if over:
             self.terminations = dict.fromkeys(self.agents, True)
-        elif frame.truncated(self.steps, self.max_steps, over):
+        elif frame.truncated(self.steps, self.settings, over):
             self.truncations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = _agent(self.table.to_move()[0])
@@ -182,15 +174,11 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         players: int = 4,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
-        illegal: str = "replace",
-        illegal_penalty: float = 0.0,
-        max_steps: int | None = frame.MAX_STEPS,
+        **settings: Any,
     ) -> None:
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
         self.metadata = {**RENDER, "name": "schmaus_v0"}
-        self._setup(
-            "schmaus", players, options, render_mode, observation, illegal, illegal_penalty, max_steps, True
-        )
+        self._setup("schmaus", players, options, render_mode, settings, allow_wait=True)
         self.agents: list[str] = []
 
     def reset(
@@ -215,7 +203,7 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         if missing:
             raise ValueError(f"every live agent acts each step; no action for {', '.join(missing)}")
         deciding = table.to_move()
-        chosen = {a: frame.decide(table, _seat(a), actions[a], self.illegal, self._rng) for a in self.agents}
+        chosen = {a: frame.decide(table, _seat(a), actions[a], self.settings, self._rng) for a in self.agents}
         before = table.scores()
         for seat in deciding:  # all chosen before any is applied: the decisions are sealed
             table.step(seat, chosen[_agent(seat)][0])
@@ -224,11 +212,11 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         for agent, (_, illegal) in chosen.items():
             if illegal:
-                rewards[agent] += self.illegal_penalty
+                rewards[agent] += self.settings.illegal_penalty
                 infos[agent]["illegal"] = True
         self.steps += 1
         over = table.is_over()
-        cut = frame.truncated(self.steps, self.max_steps, over)
+        cut = frame.truncated(self.steps, self.settings, over)
         obs = {a: self._obs(_seat(a)) for a in self.agents}
         terminations = dict.fromkeys(self.agents, over)
         truncations = dict.fromkeys(self.agents, cut)
