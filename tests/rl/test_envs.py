@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -205,3 +206,12 @@ def test_gymnasium_medium_opponents_as_in_the_issue(game: str) -> None:
     obs, _ = env.reset(seed=1)
     obs, _, _, _, info = env.step(int(obs["action_mask"].nonzero()[0][0]))
     assert env.observation_space.contains(obs) and not info.get("illegal")
+
+
+@pytest.mark.parametrize("make", [scout_v0.env, schmaus_v0.env, schmaus_v0.parallel_env])
+def test_full_state_for_research(make: object) -> None:
+    env = make(players=3)  # type: ignore[operator]
+    env.reset(seed=4)
+    full = env.state()
+    assert full.dtype == np.float32 and env.state_space.contains(full)
+    assert full.shape == (env.unwrapped.table.full_size,)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -29,9 +30,10 @@ def test_random_sim_test(game: str, players: int) -> None:
     pyspiel.random_sim_test(loaded, num_sims=1, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("players", PLAYERS)
 @pytest.mark.parametrize("game", ["scout", "schmaus"])
-def test_rl_environment_plays_a_game(game: str) -> None:
-    env = rl_environment.Environment(f"python_spieltisch_{game}", players=3)
+def test_rl_environment_plays_a_game(game: str, players: int) -> None:
+    env = rl_environment.Environment(f"python_spieltisch_{game}", players=players)
     step = env.reset()
     size = len(step.observations["info_state"][0])
     assert size == (1610 if game == "scout" else 268)
@@ -42,7 +44,8 @@ def test_rl_environment_plays_a_game(game: str) -> None:
         legal = step.observations["legal_actions"][step.observations["current_player"]]
         shows = [a for a in legal if 2 <= a < 1037] if game == "scout" else []
         step = env.step([rng.choice(shows or legal)])
-    assert step.last() and len(step.rewards) == 3
+    assert step.last() and len(step.rewards) == players
+    assert step.rewards == env.get_state.returns()
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -92,3 +95,43 @@ def test_chance_node_and_replay() -> None:
     assert state.information_state_string(0) != state.information_state_string(1)
     with pytest.raises(ValueError, match="2 to 5 players"):
         pyspiel.load_game("python_spieltisch_schmaus", {"players": 6})
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_observer_api_gives_each_named_tensor(game: str) -> None:
+    """pyspiel's observer API: a seat's observation / information state, a spectator's
+    observation (public only) and the full state (research only)."""
+    from open_spiel.python.observation import make_observation
+
+    from spieltisch.rl import schmaus_obs, scout_obs
+
+    module = scout_obs if game == "scout" else schmaus_obs
+    loaded = pyspiel.load_game(f"python_spieltisch_{game}", {"players": 3})
+    state = loaded.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    for _ in range(4):
+        state.apply_action(state.legal_actions()[0])
+    table = state.table
+    kinds = {
+        (False, pyspiel.PrivateInfoType.SINGLE_PLAYER): table.observe(1),
+        (True, pyspiel.PrivateInfoType.SINGLE_PLAYER): table.information_state(1),
+        (False, pyspiel.PrivateInfoType.NONE): module.spectator_tensor(table.state),
+        (False, pyspiel.PrivateInfoType.ALL_PLAYERS): module.full_state_tensor(table.state),
+    }
+    for (recall, private), expected in kinds.items():
+        obs = make_observation(
+            loaded, pyspiel.IIGObservationType(perfect_recall=recall, private_info=private)
+        )
+        obs.set_from(state, 1)
+        assert obs.tensor.dtype == np.float32 and (obs.tensor == expected).all()
+        assert obs.string_from(state, 1)
+    assert len(kinds[(False, pyspiel.PrivateInfoType.ALL_PLAYERS)]) == module.FULL_SIZE
+    spectator = make_observation(
+        loaded, pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE)
+    )
+    assert '"hand":null' in spectator.string_from(state, 0)
+    with pytest.raises(ValueError, match="observers"):
+        make_observation(
+            loaded, pyspiel.IIGObservationType(perfect_recall=True, private_info=pyspiel.PrivateInfoType.NONE)
+        )

@@ -94,7 +94,7 @@ class _Game(pyspiel.Game):
         low, high, length = _utility_bounds(self.name, players)
         probe = make_table(self.name, players, 0)
         self.players = players
-        self.table_sizes = (probe.obs_size, probe.info_size)
+        self.table_sizes = (probe.obs_size, probe.info_size, probe.full_size)
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
             max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
@@ -114,8 +114,7 @@ class _Game(pyspiel.Game):
     ) -> _Observer:
         if params:
             raise ValueError(f"observation parameters are not supported; got {dict(params)}")
-        recall = bool(iig_obs_type.perfect_recall) if iig_obs_type is not None else False
-        return _Observer(self, recall)
+        return _Observer(self, _observer_kind(iig_obs_type))
 
 
 class ScoutGame(_Game):
@@ -227,29 +226,63 @@ class _State(pyspiel.State):
         return text
 
 
-class _Observer:
-    """Tensors and strings of one player's view (PyObserver protocol)."""
+def _observer_kind(iig: pyspiel.IIGObservationType | None) -> str:
+    """Which tensor an observer type asks for (docs/rl.md, "OpenSpiel")."""
+    if iig is None:
+        return "observation"
+    private = iig.private_info
+    if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        return "information_state" if iig.perfect_recall else "observation"
+    if not iig.perfect_recall and iig.public_info:
+        if private == pyspiel.PrivateInfoType.NONE:
+            return "spectator"
+        return "full_state"  # ALL_PLAYERS: every hand, for research
+    raise ValueError(
+        "observers: a seat's observation or information state, a spectator's observation "
+        "(public only) or the full state (all players' private information, no recall); "
+        f"not {iig}"
+    )
 
-    def __init__(self, game: _Game, perfect_recall: bool) -> None:
-        self.perfect_recall = perfect_recall
-        size = game.table_sizes[1] if perfect_recall else game.table_sizes[0]
+
+class _Observer:
+    """Tensors and strings of one player's view (PyObserver protocol): the seat's
+    observation or information state, a spectator's observation, or the full state."""
+
+    def __init__(self, game: _Game, kind: str) -> None:
+        self.kind = kind
+        size = {
+            "observation": game.table_sizes[0],
+            "information_state": game.table_sizes[1],
+            "spectator": game.table_sizes[0],
+            "full_state": game.table_sizes[2],
+        }[kind]
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: _State, player: int) -> None:
-        if state.table is None:
-            self.tensor.fill(0)
-            return
         table = state.table
-        self.tensor[:] = table.information_state(player) if self.perfect_recall else table.observe(player)
+        if table is None:
+            self.tensor.fill(0)
+        elif self.kind == "observation":
+            self.tensor[:] = table.observe(player)
+        elif self.kind == "information_state":
+            self.tensor[:] = table.information_state(player)
+        elif self.kind == "spectator":
+            self.tensor[:] = table.spectator_tensor()
+        else:
+            self.tensor[:] = table.full_state_tensor()
 
     def string_from(self, state: _State, player: int) -> str:
-        if state.table is None:
-            return "deal pending"
-        view = state.table.state.view(player, log=self.perfect_recall)
-        pending = state.table.pending if isinstance(state.table, ScoutTable) else None
-        if pending is not None and player in state.table.to_move():
-            view = {**view, "pending_scout": state.table.action_text(player, pending)}
+        table = state.table
+        if table is None:
+            return f"dealing: {len(state.outcomes)} cards dealt"
+        if self.kind == "full_state":
+            return json.dumps(table.state.to_json(), sort_keys=True, separators=(",", ":"))
+        seat = None if self.kind == "spectator" else player
+        view = table.state.view(seat, log=self.kind == "information_state")
+        pending = table.pending if isinstance(table, ScoutTable) else None
+        if seat is not None and pending is not None and seat in table.to_move():
+            view = {**view, "pending_scout": table.action_text(seat, pending)}
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
 
 

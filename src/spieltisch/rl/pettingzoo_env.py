@@ -97,6 +97,14 @@ class _Common:
     def render(self) -> str | None:
         return frame.render(self.table, self.render_mode)
 
+    @functools.cached_property
+    def state_space(self) -> gymnasium.spaces.Space[Any]:
+        return gymnasium.spaces.Box(-1e4, 1e4, shape=(self.table.full_size,), dtype=np.float32)
+
+    def state(self) -> Vector:
+        """The full-state tensor (every hand): **research only**, never an agent's input."""
+        return self.table.full_state_tensor()
+
     def close(self) -> None:
         pass
 
@@ -225,15 +233,3 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminations, truncations, infos
-
-    @functools.cached_property
-    def state_space(self) -> gymnasium.spaces.Space[Any]:
-        from spieltisch.rl import schmaus_obs
-
-        return gymnasium.spaces.Box(-1e4, 1e4, shape=(schmaus_obs.FULL_SIZE,), dtype=np.float32)
-
-    def state(self) -> Vector:
-        """The full-state tensor (research only: every hand)."""
-        from spieltisch.rl import schmaus_obs
-
-        return schmaus_obs.full_state_tensor(self.table.state)

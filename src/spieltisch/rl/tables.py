@@ -31,6 +31,7 @@ class Table(ABC):
     num_actions: int
     obs_size: int
     info_size: int
+    full_size: int
 
     def __init__(
         self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
@@ -109,6 +110,14 @@ class Table(ABC):
         """``seat``'s information-state tensor (``info_size`` float32)."""
 
     @abstractmethod
+    def spectator_tensor(self) -> Vector:
+        """A spectator's observation tensor (``obs_size``): public information only."""
+
+    @abstractmethod
+    def full_state_tensor(self) -> Vector:
+        """Every hand too (``full_size``). **Research only**: it reads hidden cards."""
+
+    @abstractmethod
     def action_text(self, seat: int, action: int) -> str:
         """Engine notation of ``seat``'s decision ``action`` now."""
 
@@ -124,6 +133,7 @@ class ScoutTable(Table):
     num_actions = scout_actions.NUM_ACTIONS
     obs_size = scout_obs.OBS_SIZE
     info_size = scout_obs.INFO_SIZE
+    full_size = scout_obs.FULL_SIZE
 
     def __init__(
         self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
@@ -182,6 +192,12 @@ class ScoutTable(Table):
     def information_state(self, seat: int) -> Vector:
         return scout_obs.information_state(self.state.view(seat, log=False), self.memory, self._pending(seat))
 
+    def spectator_tensor(self) -> Vector:
+        return scout_obs.spectator_tensor(self.state)
+
+    def full_state_tensor(self) -> Vector:
+        return scout_obs.full_state_tensor(self.state)
+
     def action_text(self, seat: int, action: int) -> str:
         return scout_actions.to_text(int(action), self.pending if seat in self.to_move() else None)
 
@@ -201,6 +217,7 @@ class SchmausTable(Table):
     num_actions = schmaus_obs.NUM_ACTIONS
     obs_size = schmaus_obs.OBS_SIZE
     info_size = schmaus_obs.INFO_SIZE
+    full_size = schmaus_obs.FULL_SIZE
 
     def __init__(
         self,
@@ -245,6 +262,12 @@ class SchmausTable(Table):
 
     def information_state(self, seat: int) -> Vector:
         return schmaus_obs.information_state(self.state.view(seat, log=False))
+
+    def spectator_tensor(self) -> Vector:
+        return schmaus_obs.spectator_tensor(self.state)
+
+    def full_state_tensor(self) -> Vector:
+        return schmaus_obs.full_state_tensor(self.state)
 
     def action_text(self, seat: int, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:
