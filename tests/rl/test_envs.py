@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import warnings
 
 import numpy as np
@@ -10,10 +13,17 @@ import pytest
 pytest.importorskip("pettingzoo")
 gymnasium = pytest.importorskip("gymnasium")
 
-import inspect  # noqa: E402
-
 from gymnasium.utils.env_checker import check_env  # noqa: E402
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test  # noqa: E402
+from pettingzoo.test import (  # noqa: E402
+    api_test,
+    parallel_api_test,
+    parallel_seed_test,
+    render_test,
+    seed_test,
+    state_test,
+)
+
+pettingzoo_state_test = importlib.import_module("pettingzoo.test.state_test")  # the module
 
 import spieltisch.rl  # noqa: E402,F401 - registers the Gymnasium environments
 from spieltisch.rl import schmaus_obs, schmaus_v0, scout_v0  # noqa: E402
@@ -38,10 +48,24 @@ def test_pettingzoo_api_schmaus(players: int) -> None:
     parallel_api_test(schmaus_v0.parallel_env(players=players), num_cycles=200)
 
 
-def test_pettingzoo_information_state_and_options() -> None:
-    api_test(scout_v0.env(players=3, observation="information_state"), num_cycles=100)
+@pytest.mark.parametrize("players", PLAYERS)
+def test_pettingzoo_information_state_and_options(players: int) -> None:
+    api_test(scout_v0.env(players=players, observation="information_state"), num_cycles=30)
     options = {"short_hand": "play-what-you-can", "hand_limit": 9}
-    api_test(schmaus_v0.env(players=3, options=options, observation="information_state"), num_cycles=100)
+    env = schmaus_v0.env(players=players, options=options, observation="information_state")
+    api_test(env, num_cycles=30)
+    par = schmaus_v0.parallel_env(players=players, options=options, observation="information_state")
+    parallel_api_test(par, num_cycles=30)
+
+
+@pytest.mark.parametrize("players", PLAYERS)
+def test_pettingzoo_render_and_state(players: int) -> None:
+    render_test(functools.partial(scout_v0.env, players=players))
+    render_test(functools.partial(schmaus_v0.env, players=players))
+    state_test(schmaus_v0.env(players=players), schmaus_v0.parallel_env(players=players), num_cycles=10)
+    scout = scout_v0.env(players=players)  # no parallel Scout: the state checks of the AEC one
+    pettingzoo_state_test.test_state_space(scout)
+    pettingzoo_state_test.test_state(scout, num_cycles=10)
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -173,11 +197,13 @@ def test_parallel_idle_seats_wait() -> None:
     assert steps >= 9  # 3 × players rounds (W-2)
 
 
+@pytest.mark.parametrize("observation", ["observation", "information_state"])
 @pytest.mark.parametrize("game", ["Scout", "Schmaus"])
 @pytest.mark.parametrize("players", PLAYERS)
-def test_gymnasium_check_env(game: str, players: int) -> None:
-    env = gymnasium.make(f"spieltisch/{game}-v0", players=players, opponents="random")
-    check_env(env.unwrapped, skip_render_check=True)
+def test_gymnasium_check_env(game: str, players: int, observation: str) -> None:
+    make = functools.partial(gymnasium.make, f"spieltisch/{game}-v0", players=players, opponents="random")
+    env = make(observation=observation)
+    check_env(env.unwrapped, skip_render_check=observation != "observation")
 
 
 @pytest.mark.parametrize("game", ["Scout", "Schmaus"])
