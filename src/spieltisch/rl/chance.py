@@ -105,9 +105,10 @@ class ChanceScout(_ChanceSource, ScoutState):
     """Scout whose deals are chance events, card by card (S-1, S-2, S-16)."""
 
     @classmethod
-    def dealt_by_chance(cls, players: int, chance: ChanceQueue) -> Self:
-        """A new game whose first deal comes from ``chance`` (may raise :class:`NeedChance`)."""
-        s = cls.new(players, 0)
+    def dealt_by_chance(cls, players: int, chance: ChanceQueue, template: Self | None = None) -> Self:
+        """A new game whose first deal comes from ``chance`` (may raise :class:`NeedChance`);
+        ``template``, any new game of ``players`` (cloned), saves building one."""
+        s = template.clone() if template is not None else cls.new(players, 0)
         s.recorded = []
         s.chance = chance
         s._chance_deal(0, [c for c in ALL_CARDS if c not in REMOVED[players]])
@@ -149,10 +150,15 @@ class ChanceSchmaus(_ChanceSource, SchmausState):
 
     @classmethod
     def dealt_by_chance(
-        cls, players: int, chance: ChanceQueue, options: Mapping[str, Any] | None = None
+        cls,
+        players: int,
+        chance: ChanceQueue,
+        options: Mapping[str, Any] | None = None,
+        template: Self | None = None,
     ) -> Self:
-        """A new game dealt card by card from ``chance`` (may raise :class:`NeedChance`)."""
-        s = cls.new(players, 0, options)
+        """A new game dealt card by card from ``chance`` (may raise :class:`NeedChance`);
+        ``template``, any new game with these options (cloned), saves building one."""
+        s = template.clone() if template is not None else cls.new(players, 0, options)
         if s.options["rounds"] == "draw":
             raise ValueError(
                 "the chance model deals with a known number of rounds; the W-2 'draw' variant "

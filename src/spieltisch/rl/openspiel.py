@@ -95,6 +95,8 @@ class _Game(pyspiel.Game):
         probe = make_table(self.name, players, 0)
         self.players = players
         self.table_sizes = (probe.obs_size, probe.info_size, probe.full_size)
+        self.template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0)
+        self._first: Distribution | None = None
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
             max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
@@ -108,6 +110,27 @@ class _Game(pyspiel.Game):
 
     def new_initial_state(self) -> _State:
         return _State(self)
+
+    def deal(self, outcomes: list[int]) -> Table:
+        """The table after the first deal's ``outcomes`` (:class:`NeedChance` when more are needed)."""
+        queue = ChanceQueue(outcomes)
+        if isinstance(self.template, ChanceScout):
+            state: ChanceScout | ChanceSchmaus = ChanceScout.dealt_by_chance(
+                self.players, queue, self.template
+            )
+        else:
+            state = ChanceSchmaus.dealt_by_chance(self.players, queue, template=self.template)
+        return make_table(self.name, self.players, 0, state=state)
+
+    def first_outcomes(self) -> Distribution:
+        """The chance outcomes of the first card (the same in every game)."""
+        if self._first is None:
+            try:
+                self.deal([])
+            except NeedChance as need:
+                self._first = need.distribution
+        assert self._first is not None
+        return list(self._first)
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
@@ -151,8 +174,7 @@ class _State(pyspiel.State):
         self.table: Table | None = None
         self.pending: tuple[int, int] | None = (DEAL, 0)
         self.outcomes: list[int] = []
-        self.distribution: Distribution = []
-        self._advance()
+        self.distribution: Distribution = game.first_outcomes()
 
     def _advance(self) -> None:
         assert self.pending is not None
@@ -160,12 +182,9 @@ class _State(pyspiel.State):
         queue = ChanceQueue(self.outcomes)
         try:
             if seat == DEAL:
-                state: ChanceScout | ChanceSchmaus
-                if self.game_name == "scout":
-                    state = ChanceScout.dealt_by_chance(self.players, queue)
-                else:
-                    state = ChanceSchmaus.dealt_by_chance(self.players, queue)
-                table = make_table(self.game_name, self.players, 0, state=state)
+                game = self.get_game()
+                assert isinstance(game, _Game)
+                table = game.deal(self.outcomes)
             else:
                 assert self.table is not None
                 table = self.table.clone()
