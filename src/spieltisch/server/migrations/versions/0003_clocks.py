@@ -35,26 +35,25 @@ def _prefix() -> str:
 
 
 def upgrade() -> None:
+    # Plain ADD COLUMN / CREATE INDEX (SQLite has both): no table copy, and the offline
+    # SQL (``spieltisch db upgrade --sql``) needs no reflection.
     p = _prefix()
-    with op.batch_alter_table(f"{p}actions") as batch:
-        batch.add_column(sa.Column("at", sa.Float(), nullable=True))
-        batch.add_column(sa.Column("by", sa.String(72), nullable=True))
-    with op.batch_alter_table(f"{p}rooms") as batch:
-        batch.add_column(sa.Column("clock", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("started", sa.Float(), nullable=True))
-        batch.add_column(sa.Column("active", sa.Float(), nullable=True))
-        batch.add_column(sa.Column("ended", sa.String(16), nullable=True))
-        batch.create_index(f"ix_{p}rooms_active", ["active"])
-    with op.batch_alter_table(f"{p}seats") as batch:
-        batch.add_column(sa.Column("left", sa.Boolean(), nullable=False, server_default=sa.false()))
+    op.add_column(f"{p}actions", sa.Column("at", sa.Float(), nullable=True))
+    op.add_column(f"{p}actions", sa.Column("by", sa.String(72), nullable=True))
+    op.add_column(f"{p}rooms", sa.Column("clock", sa.Text(), nullable=True))
+    op.add_column(f"{p}rooms", sa.Column("started", sa.Float(), nullable=True))
+    op.add_column(f"{p}rooms", sa.Column("active", sa.Float(), nullable=True))
+    op.add_column(f"{p}rooms", sa.Column("ended", sa.String(16), nullable=True))
+    op.create_index(f"ix_{p}rooms_active", f"{p}rooms", ["active"])
+    op.add_column(f"{p}seats", sa.Column("left", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
     p = _prefix()
+    op.drop_index(f"ix_{p}rooms_active", table_name=f"{p}rooms")
     with op.batch_alter_table(f"{p}seats") as batch:
         batch.drop_column("left")
     with op.batch_alter_table(f"{p}rooms") as batch:
-        batch.drop_index(f"ix_{p}rooms_active")
         batch.drop_column("ended")
         batch.drop_column("active")
         batch.drop_column("started")
