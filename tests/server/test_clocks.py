@@ -250,7 +250,8 @@ def test_leaving_hands_the_seat_to_a_bot_and_another_player_may_end_the_game(ser
         assert client.get(f"/api/rooms/{room}").json()["ended"] == "ended"
 
 
-def test_when_the_last_person_leaves_the_game_ends(server: ServerThread) -> None:
+def test_when_the_last_person_leaves_the_game_ends(db_url: str) -> None:
+    server = ServerThread(db_url)
     r = _create(server, [HUMAN, BOT, BOT], None)
     room, secret = r.json()["room"], r.json()["secret"]
 
@@ -262,8 +263,23 @@ def test_when_the_last_person_leaves_the_game_ends(server: ServerThread) -> None
                 state = await _next_state(ws)
             return state
 
-    state = run_async(main())
+    try:
+        state = run_async(main())
+    finally:
+        server.stop()
     assert state["room"]["status"] == "over" and state["room"]["ended"] == "left"
+    again = ServerThread(db_url)  # loaded from the store: a game ended early, not an archived record
+    try:
+        with again.client() as client:
+            info = client.get(f"/api/rooms/{room}").json()
+        assert (info["status"], info["ended"], info["archived"], info["outcome"]) == (
+            "over",
+            "left",
+            False,
+            None,
+        )
+    finally:
+        again.stop()
 
 
 def test_the_stand_in_is_derived_from_the_log_after_a_restart(tmp_path: Path) -> None:
