@@ -1,0 +1,158 @@
+"""The batched Scout engine plays exactly like the reference engine (docs/rl.md).
+
+Thousands of seeded random trajectories at 2 to 5 players: flips (S-5), shows,
+scouts, scout & show as two decisions (S-9), round ends (S-10, S-15) and the
+scoring (S-11, S-16) are compared game by game, node by node, with the legal
+masks against :func:`spieltisch.rl.scout_actions.legal` of the engine's list.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from spieltisch.engine import get_game  # noqa: E402
+from spieltisch.engine.scout.cards import ALL_CARDS, TURNED  # noqa: E402
+from spieltisch.engine.scout.state import REMOVED  # noqa: E402
+from spieltisch.rl import batched_scout, scout_actions  # noqa: E402
+from spieltisch.rl.batched_scout import BatchedScout  # noqa: E402
+
+SCOUT = get_game("scout")
+PHASES = {batched_scout.FLIP: "flip", batched_scout.PLAY: "play", batched_scout.OVER: "over"}
+
+
+def engine_dealer(players: int, seeds: list[int]) -> batched_scout.Dealer:
+    """The reference engine's deal of game ``g``, round ``r`` (S-1: its seed string, its orientations)."""
+    cards = [c for c in ALL_CARDS if c not in REMOVED[players]]
+
+    def deal(g: int, round_index: int) -> list[int]:
+        rng = random.Random(f"scout/{seeds[g]}/round/{round_index}")
+        deck = list(cards)
+        rng.shuffle(deck)
+        return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
+
+    return deal
+
+
+def snapshot(state: Any) -> dict[str, Any]:
+    return {
+        "hands": [list(h) for h in state.hands],
+        "table": list(state.table),
+        "owner": state.owner,
+        "current": state.current,
+        "phase": state.phase,
+        "pending": list(state.pending) if state.phase == "flip" else None,
+        "chips": list(state.chips),
+        "collected": list(state.collected),
+        "tokens": list(state.tokens),
+        "totals": list(state.totals),
+        "round": state.round,
+    }
+
+
+def batched_snapshot(env: BatchedScout, g: int) -> dict[str, Any]:
+    phase = PHASES[int(env.phase[g])]
+    n = int(env.table_size[g])
+    return {
+        "hands": [
+            [int(t) * 11 + int(b) for t, b in zip(env.top[g, s, : env.size[g, s]], env.bottom[g, s], strict=False)]
+            for s in range(env.players)
+        ],
+        "table": [int(t) * 11 + int(b) for t, b in zip(env.table_top[g, :n], env.table_bottom[g, :n], strict=True)],
+        "owner": None if env.owner[g] < 0 else int(env.owner[g]),
+        "current": int(env.current[g]),
+        "phase": phase,
+        "pending": env.pending[g].tolist() if phase == "flip" else None,
+        "chips": env.chips[g].tolist(),
+        "collected": env.collected[g].tolist(),
+        "tokens": env.tokens[g].tolist(),
+        "totals": env.totals[g].tolist(),
+        "round": int(env.round[g]),
+    }
+
+
+def run_against_engine(players: int, games: int, seed: int) -> tuple[int, set[str]]:
+    """Random legal play in both engines, compared at every node. Returns (decisions, kinds seen)."""
+    seeds = [seed * 100_000 + i for i in range(games)]
+    states = [SCOUT.new_state(players, s) for s in seeds]
+    env = BatchedScout(games, players, dealer=engine_dealer(players, seeds))
+    rng = random.Random(seed)
+    pending: list[int | None] = [None] * games
+    legal: list[scout_actions.ScoutLegal | None] = [None] * games
+    kinds: set[str] = set()
+    decisions = 0
+    while not all(s.is_over() for s in states):
+        mask = env.legal_mask()
+        to_move = env.to_move()
+        actions = np.full(games, -1)
+        for g, state in enumerate(states):
+            if state.is_over():
+                assert env.phase[g] == batched_scout.OVER and to_move[g] == -1
+                assert not mask[g].any()
+                continue
+            if pending[g] is None:
+                assert batched_snapshot(env, g) == snapshot(state), f"game {g} differs after {decisions} decisions"
+                seat = int(to_move[g])
+                assert seat in state.to_move()
+                size = len(state.table)
+                legal[g] = scout_actions.legal(state.legal_action_ids(seat), size)
+            here = legal[g]
+            assert here is not None
+            ids = here.ids(pending[g])
+            assert np.nonzero(mask[g])[0].tolist() == ids, f"game {g}: masks differ after {decisions} decisions"
+            choice = rng.choice(ids)
+            actions[g] = choice
+            engine_id = here.engine_id(choice, pending[g])
+            kinds.add(scout_actions.decode(choice).kind)
+            if engine_id is None:
+                pending[g] = choice
+            else:
+                pending[g] = None
+                state.apply_id(int(to_move[g]), engine_id)
+        before = env.totals.copy()
+        change = env.step(actions)
+        assert (change == env.totals - before).all()
+        decisions += int((actions >= 0).sum())
+    for g, state in enumerate(states):
+        assert batched_snapshot(env, g) == snapshot(state)
+        kinds.update(f"ended_by {r['ended_by']}" for r in state.results)
+    return decisions, kinds
+
+
+@pytest.mark.parametrize(("players", "games"), [(2, 300), (3, 400), (4, 400), (5, 400)])
+def test_batched_scout_matches_the_reference_engine(players: int, games: int) -> None:
+    decisions, kinds = run_against_engine(players, games, seed=players)
+    assert decisions > games * players * 10
+    assert {"keep", "flip", "show", "scout"} <= kinds
+    if players == 2:
+        assert "ended_by stuck" in kinds  # S-15 (c)
+    else:
+        assert {"scout_show", "ended_by all_scouted"} <= kinds  # S-9, S-10 (b)
+    assert "ended_by hand_empty" in kinds  # S-10 (a)
+
+
+def test_random_play_with_own_deals_and_reset() -> None:
+    env = BatchedScout(64, 4, seed=1)
+    rng = np.random.default_rng(2)
+    finished = 0
+    for _ in range(600):
+        mask = env.legal_mask()
+        actions = env.sample_legal(rng)
+        assert mask[np.arange(64), actions].all()
+        env.step(actions)
+        held = env.size.sum(1) + env.table_size + env.collected.sum(1)
+        assert (held == 4 * 11).all()  # every dealt card in a hand, on the table or captured (S-2, S-6)
+        finished += int((env.phase == batched_scout.OVER).sum())
+        env.reset_done()
+    assert finished > 0
+
+
+def test_bad_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        BatchedScout(4, 6)
+    with pytest.raises(ValueError, match="at least one game"):
+        BatchedScout(0, 3)
