@@ -80,6 +80,8 @@ PLAY_CARDS_FLAT = np.where(PLAY_CARDS >= 0, PLAY_CARDS, -1)
 MAX_DRAW_WINDOW = 3 + int(DECK[F_KINDS:].sum())
 """W-5 never draws more cards than this: three food cards past every effect card."""
 IS_FOOD = np.arange(KINDS) < F_KINDS
+_PLACES = np.arange(MAX_CARDS)
+_KIND_RANGE = np.arange(KINDS)
 
 # Lays depend on the hand only through counts capped at 3 (food) and 1 (effects).
 _CAP = np.array([3] * F_KINDS + [1] * (KINDS - F_KINDS), dtype=np.int64)
@@ -201,58 +203,42 @@ class BatchedSchmaus:
         self._start_round(np.asarray(idx))
 
     # -- drawing (W-17) -----------------------------------------------------------
-    def _reshuffle(self, games: IntArray) -> None:
+    def _reshuffle_under(self, games: IntArray) -> None:
+        """W-17 for games whose pile will run out during the current draws: the discard
+        pile, shuffled, goes *under* the cards still in the pile (the same draws as
+        reshuffling when the pile is empty, as no card is discarded while drawing)."""
         sizes = self.disc_len[games]
         self.reshuffles[games] += 1
         if self.shuffler is not None:
-            for g in games:
-                size = int(self.disc_len[g])
+            shuffled = np.zeros((len(games), MAX_CARDS), dtype=np.int64)
+            for i, g in enumerate(games):
+                size = int(sizes[i])
                 perm = np.asarray(self.shuffler(int(g), int(self.reshuffles[g]), size), dtype=np.int64)
-                self.pile[g, :size] = self.disc[g, perm]
+                shuffled[i, :size] = self.disc[g, perm]
         else:  # one random permutation of each game's first ``size`` cards
             keys = self.rng.random((len(games), MAX_CARDS))
-            keys[np.arange(MAX_CARDS)[None, :] >= sizes[:, None]] = 2.0
-            perm = np.argsort(keys, axis=1)
-            self.pile[games] = np.take_along_axis(self.disc[games, :MAX_CARDS], perm, axis=1)
-        self.pile_len[games] = sizes
+            keys[_PLACES[None, :] >= sizes[:, None]] = 2.0
+            shuffled = np.take_along_axis(self.disc[games, :MAX_CARDS], np.argsort(keys, axis=1), axis=1)
+        old = self.pile[games]
+        under = _PLACES[None, :] < sizes[:, None]
+        self.pile[games] = np.where(under, shuffled, np.take_along_axis(old, np.maximum(_PLACES - sizes[:, None], 0), 1))
+        self.pile_len[games] += sizes
         self.disc_len[games] = 0
 
-    def _draw_one(self, seat: IntArray | int, g: IntArray) -> IntArray:
-        """Games ``g`` draw one card each for ``seat`` (one seat, or one per game);
-        returns the indices into ``g`` of those that got one."""
-        empty = (self.pile_len[g] == 0) & (self.disc_len[g] > 0)
-        if empty.any():
-            self._reshuffle(g[empty])
-        got = np.nonzero(self.pile_len[g] > 0)[0]
-        if len(got):
-            h = g[got]
-            top = self.pile_len[h] - 1
-            s = seat if isinstance(seat, int) else seat[got]
-            self.hands[h, s, self.pile[h, top]] += 1
-            self.pile_len[h] = top
-        return got
-
     def _draw(self, g: IntArray, counts: IntArray) -> None:
-        """Games ``g`` draw ``counts`` (n, P) cards per seat, in seat order (W-17).
-
-        Where the pile holds them all, every draw of a game is one slice of its pile,
-        taken at once; the few games that must reshuffle on the way draw one by one.
-        """
+        """Games ``g`` draw ``counts`` (n, P) cards per seat, in seat order (W-17):
+        every game's draws are one slice off the top of its pile, taken at once."""
         total = counts.sum(1)
-        fast = self.pile_len[g] >= total
-        f, c = g[fast], counts[fast]
-        if len(f):
-            after = np.cumsum(c, 1)
-            top = self.pile_len[f][:, None] - 1 - (after - c)  # each seat's first card
-            for j in range(int(c.max(initial=0))):
-                has = c > j
-                card = self.pile[f[:, None], np.maximum(top - j, 0)]
-                self.hands[f[:, None], self.seats[None, :], card] += has
-            self.pile_len[f] -= after[:, -1]
-        slow, c = g[~fast], counts[~fast]
-        for seat in range(self.players):
-            for j in range(int(c[:, seat].max(initial=0))):
-                self._draw_one(seat, slow[c[:, seat] > j])
+        short = (self.pile_len[g] < total) & (self.disc_len[g] > 0)
+        if short.any():
+            self._reshuffle_under(g[short])
+        after = np.minimum(np.cumsum(counts, 1), self.pile_len[g][:, None])  # both piles empty: no draw
+        c = np.diff(after, axis=1, prepend=0)
+        top = self.pile_len[g][:, None] - 1 - (after - c)  # each seat's first card
+        for j in range(int(c.max(initial=0))):
+            card = self.pile[g[:, None], np.maximum(top - j, 0)]
+            self.hands[g[:, None], self.seats[None, :], card] += c > j
+        self.pile_len[g] -= after[:, -1]
 
     # -- flow -----------------------------------------------------------------------
     def _start_round(self, g: IntArray) -> None:
@@ -267,42 +253,45 @@ class BatchedSchmaus:
     def _short_draws(self, g: IntArray) -> None:
         """W-5, in seat order (W-17): draw one card at a time until option A or B is possible.
 
-        Fast path: the cards to draw are read off the top of the pile at once; a game
-        whose pile runs out on the way finishes one card at a time.
-        """
+        The cards a seat draws are read off the top of its pile at once (reshuffling
+        the discards under it first when the pile would run out)."""
         hands = self.hands[g]
         need = ~_full(hands[:, :, :F_KINDS].sum(-1), hands[:, :, F_KINDS:].sum(-1))
         games = np.nonzero(need.any(1))[0]
         if not len(games):
             return
-        g = g[games]
-        slow_from = np.full(len(g), self.players)  # the seat from which a game goes card by card
-        window = np.arange(MAX_DRAW_WINDOW)
+        g, need = g[games], need[games]
         for seat in range(self.players):
-            rows = np.nonzero(need[games, seat] & (slow_from == self.players))[0]
-            if not len(rows):
+            h = g[need[:, seat]]
+            if not len(h):
                 continue
-            h = g[rows]
-            hand = self.hands[h, seat]
-            length = self.pile_len[h]
-            place = length[:, None] - 1 - window
-            cards = np.where(place >= 0, self.pile[h[:, None], np.maximum(place, 0)], KINDS)
-            food = hand[:, :F_KINDS].sum(1)[:, None] + np.cumsum(cards < F_KINDS, 1)
-            effects = hand[:, F_KINDS:].sum(1)[:, None] + np.cumsum((cards >= F_KINDS) & (cards < KINDS), 1)
-            ok = _full(food, effects)
-            found = ok.any(1)
-            slow_from[rows[~found]] = seat
-            r, h, cards = rows[found], h[found], cards[found]
-            number = np.argmax(ok[found], 1) + 1
-            taken = np.where(window[None, :] < number[:, None], cards, KINDS)
-            self.hands[h, seat] += (taken[:, :, None] == np.arange(KINDS)).sum(1)
+            number, found = self._short_window(h, seat)
+            short = ~found & (self.disc_len[h] > 0)
+            if short.any():
+                self._reshuffle_under(h[short])
+                again, found_again = self._short_window(h[short], seat)
+                number[short] = again
+                found[short] = found_again
+            number = np.where(found, number, self.pile_len[h])  # both piles empty: all there is
+            window = _PLACES[None, :MAX_DRAW_WINDOW]
+            place = self.pile_len[h][:, None] - 1 - window
+            cards = np.where(window < number[:, None], self.pile[h[:, None], np.maximum(place, 0)], KINDS)
+            self.hands[h, seat] += (cards[:, :, None] == _KIND_RANGE).sum(1)
             self.pile_len[h] -= number
-        for seat in range(self.players):
-            rows = g[slow_from <= seat]
-            while len(rows):
-                rows = rows[~_can_play_full(self.hands[rows, seat])]
-                if len(rows):
-                    rows = rows[self._draw_one(seat, rows)]
+
+    def _short_window(self, h: IntArray, seat: int) -> tuple[IntArray, BoolArray]:
+        """How many cards off the top of the pile make a lay possible (W-5), and whether
+        the pile holds that many."""
+        hand = self.hands[h, seat]
+        window = _PLACES[None, :MAX_DRAW_WINDOW]
+        place = self.pile_len[h][:, None] - 1 - window
+        cards = np.where(place >= 0, self.pile[h[:, None], np.maximum(place, 0)], KINDS)
+        food = hand[:, :F_KINDS].sum(1)[:, None] + np.cumsum(cards < F_KINDS, 1)
+        effects = hand[:, F_KINDS:].sum(1)[:, None] + np.cumsum((cards >= F_KINDS) & (cards < KINDS), 1)
+        ok = _full(food, effects)
+        number: IntArray = np.argmax(ok, 1) + 1
+        found: BoolArray = ok.any(1)
+        return number, found
 
     def _ask_discards(self, g: IntArray, before_play: bool) -> None:
         must = np.maximum(0, self.hands[g].sum(-1) - HAND_LIMIT)
