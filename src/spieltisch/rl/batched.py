@@ -184,8 +184,8 @@ class BatchedSchmaus:
             return
         decks = self.rng.permuted(np.broadcast_to(DECK_CARDS, (len(idx), MAX_CARDS)), axis=1)
         k = HAND_SIZE * self.players
-        dealt = decks[:, :k].reshape(len(idx), self.players, HAND_SIZE)
-        hands = (dealt[:, :, :, None] == np.arange(KINDS)).sum(2)
+        hands = _count_kinds(decks[:, :k].reshape(len(idx) * self.players, HAND_SIZE))
+        hands = hands.reshape(len(idx), self.players, KINDS)
         piles = decks[:, k:][:, ::-1]
         self.load(idx, hands, piles, np.full(len(idx), piles.shape[1]))
 
@@ -265,33 +265,29 @@ class BatchedSchmaus:
             h = g[need[:, seat]]
             if not len(h):
                 continue
-            number, found = self._short_window(h, seat)
+            number, found, cards = self._short_window(h, seat)
             short = ~found & (self.disc_len[h] > 0)
             if short.any():
                 self._reshuffle_under(h[short])
-                again, found_again = self._short_window(h[short], seat)
-                number[short] = again
-                found[short] = found_again
+                again, found_again, cards_again = self._short_window(h[short], seat)
+                number[short], found[short], cards[short] = again, found_again, cards_again
             number = np.where(found, number, self.pile_len[h])  # both piles empty: all there is
-            window = _PLACES[None, :MAX_DRAW_WINDOW]
-            place = self.pile_len[h][:, None] - 1 - window
-            cards = np.where(window < number[:, None], self.pile[h[:, None], np.maximum(place, 0)], KINDS)
-            self.hands[h, seat] += (cards[:, :, None] == _KIND_RANGE).sum(1)
+            taken = np.where(_PLACES[None, :MAX_DRAW_WINDOW] < number[:, None], cards, KINDS)
+            self.hands[h, seat] += _count_kinds(taken)
             self.pile_len[h] -= number
 
-    def _short_window(self, h: IntArray, seat: int) -> tuple[IntArray, BoolArray]:
-        """How many cards off the top of the pile make a lay possible (W-5), and whether
-        the pile holds that many."""
+    def _short_window(self, h: IntArray, seat: int) -> tuple[IntArray, BoolArray, IntArray]:
+        """How many cards off the top of the pile make a lay possible (W-5), whether
+        the pile holds that many, and the top cards (12 past the pile's end)."""
         hand = self.hands[h, seat]
-        window = _PLACES[None, :MAX_DRAW_WINDOW]
-        place = self.pile_len[h][:, None] - 1 - window
+        place = self.pile_len[h][:, None] - 1 - _PLACES[None, :MAX_DRAW_WINDOW]
         cards = np.where(place >= 0, self.pile[h[:, None], np.maximum(place, 0)], KINDS)
         food = hand[:, :F_KINDS].sum(1)[:, None] + np.cumsum(cards < F_KINDS, 1)
         effects = hand[:, F_KINDS:].sum(1)[:, None] + np.cumsum((cards >= F_KINDS) & (cards < KINDS), 1)
         ok = _full(food, effects)
         number: IntArray = np.argmax(ok, 1) + 1
         found: BoolArray = ok.any(1)
-        return number, found
+        return number, found, cards
 
     def _ask_discards(self, g: IntArray, before_play: bool) -> None:
         must = np.maximum(0, self.hands[g].sum(-1) - HAND_LIMIT)
@@ -490,6 +486,14 @@ class BatchedSchmaus:
         if len(after):
             self.round[after] += 1
             self._start_round(after)
+
+
+def _count_kinds(cards: IntArray) -> IntArray:
+    """(n, L) card kinds (12 = none) -> (n, 12) counts, in one ``bincount``."""
+    n = len(cards)
+    flat = (np.arange(n)[:, None] * (KINDS + 1) + cards).ravel()
+    counts: IntArray = np.bincount(flat, minlength=n * (KINDS + 1)).reshape(n, KINDS + 1)[:, :KINDS]
+    return counts
 
 
 def _pick(rng: np.random.Generator, allowed: BoolArray) -> IntArray:
