@@ -55,7 +55,7 @@ _plays = [get_game("schmaus").action_from_id(i) for i in range(NUM_PLAYS)]
 assert all(isinstance(p, Play) for p in _plays)
 PLAY_CARDS = np.full((NUM_PLAYS, 3), -1, dtype=np.int64)
 PLAY_SIZE = np.zeros(NUM_PLAYS, dtype=np.int64)
-PLAY_COUNTS = np.zeros((NUM_PLAYS, KINDS), dtype=np.int64)
+PLAY_COUNTS = np.zeros((NUM_PLAYS, KINDS), dtype=np.int16)
 for _i, _p in enumerate(_plays):
     _cards = _p.cards  # type: ignore[attr-defined]
     PLAY_SIZE[_i] = len(_cards)
@@ -154,11 +154,11 @@ class BatchedSchmaus:
         b, p = batch, players
         self.rows = np.arange(b)
         self.seats = np.arange(p)
-        self.hands = np.zeros((b, p, KINDS), dtype=np.int64)
-        self.pile = np.zeros((b, MAX_CARDS), dtype=np.int64)  # the top is pile[pile_len - 1]
+        self.hands = np.zeros((b, p, KINDS), dtype=np.int16)
+        self.pile = np.zeros((b, MAX_CARDS), dtype=np.int16)  # the top is pile[pile_len - 1]
         self.pile_len = np.zeros(b, dtype=np.int64)
         # face up, in the order laid; one spare place takes the writes of absent cards
-        self.disc = np.zeros((b, MAX_CARDS + 1), dtype=np.int64)
+        self.disc = np.zeros((b, MAX_CARDS + 1), dtype=np.int16)
         self.disc_len = np.zeros(b, dtype=np.int64)
         self.scores = np.zeros((b, p), dtype=np.int64)
         self.round = np.ones(b, dtype=np.int64)
