@@ -258,11 +258,13 @@ class BatchedScout:
         play = self.phase == PLAY
         top, bottom, size = self._hands(seat)
         runs = _Runs(top)
-        at = self.half_at[:, None]
-        half = at[:, 0] >= 0
-        # A show half after its scout half: the canonical shows only (scout_actions._canonical).
-        folded = ((SHOW_COUNT == 1) & (SHOW_START == at) & (at > 0)) | (_STOP == at)
-        out[:, SA.SHOW_BASE : SA.SCOUT_BASE] = runs.shows(size, self.table_key) & play[:, None] & ~folded
+        out[:, SA.SHOW_BASE : SA.SCOUT_BASE] = runs.shows(size, self.table_key) & play[:, None]
+        half = self.half_at >= 0
+        if half.any():  # a show half after its scout half: the canonical shows only (scout_actions)
+            h = np.nonzero(half)[0]
+            at = self.half_at[h, None]
+            folded = ((SHOW_COUNT == 1) & (SHOW_START == at) & (at > 0)) | (_STOP == at)
+            out[h, SA.SHOW_BASE : SA.SCOUT_BASE] &= ~folded
         seat_chips = self.chips[self.rows, np.maximum(seat, 0)]
         scout = play & ~half & (self.table_size > 0) & (size + 1 <= SA.MAX_HAND)  # S-8
         if p == 2:
@@ -275,29 +277,30 @@ class BatchedScout:
                 first = SA.SCOUT_BASE + (end * 2 + turn) * SA.INSERTS
                 out[:, first : first + SA.INSERTS] = ok[:, None] & inserts
         if p > 2:
-            ss = scout & (seat_chips > 0)  # S-9: one chip a round
-            if ss.any():
-                self._half_mask(out, ss, runs, size)
+            ss = np.nonzero(scout & (seat_chips > 0))[0]  # S-9: one chip a round
+            if len(ss):
+                out[ss, SA.SCOUT_SHOW_BASE :] = self._half_mask(ss, _Runs(top[ss]), size[ss])
         return out
 
-    def _half_mask(self, out: BoolArray, ss: BoolArray, runs: _Runs, size: IntArray) -> None:
-        """Scout halves with at least one canonical show half (S-9)."""
-        n = self.table_size
-        right = np.maximum(n - 1, 0)
+    def _half_mask(self, g: IntArray, runs: _Runs, size: IntArray) -> BoolArray:
+        """(n, 184): the scout halves of games ``g`` with at least one canonical show half (S-9)."""
+        n = self.table_size[g]
+        out = np.zeros((len(g), SA.NUM_SCOUTS), dtype=bool)
         inserts = _POS[None, :] <= size[:, None]
-        vals = runs.vals.astype(np.int64)
+        vals = runs.vals
         before = np.full_like(vals, 99)  # the number left of each insert place
         before[:, 1:] = vals[:, :-1]
         after = vals  # the number right of each insert place (pads never match)
+        ttop, tbottom = self.table_top[g], self.table_bottom[g]
+        rows = np.arange(len(g))
         for end in (0, 1):
             if end == 0:
-                rkey = set_key(self.table_top[:, 1:], np.maximum(n - 1, 0))
-                live, other = self.table_top[:, 0], self.table_bottom[:, 0]
+                rkey = set_key(ttop[:, 1:], n - 1)
+                live, other = ttop[:, 0], tbottom[:, 0]
             else:
-                rkey = set_key(self.table_top, np.maximum(n - 1, 0))
-                live = self.table_top[self.rows, right]
-                other = self.table_bottom[self.rows, right]
-            ok = ss if end == 0 else ss & (n > 1)
+                rkey = set_key(ttop, n - 1)
+                live, other = ttop[rows, n - 1], tbottom[rows, n - 1]
+            ok = inserts if end == 0 else inserts & (n > 1)[:, None]
             # Shows of cards already held: wholly left of the card (not ending right
             # before it, that is folded onto "before"), or wholly right of it.
             fewest, most = runs.counts(size, rkey)
@@ -305,26 +308,27 @@ class BatchedScout:
             stop = np.where(held, _POS[:_STARTS] + fewest, 99).min(1)
             start = np.where(held, _POS[:_STARTS], -1).max(1)
             apart = (stop[:, None] <= _POS[None, :] - 1) | (start[:, None] >= _POS[None, :])
+            k = rkey[:, None]
             for turn in (0, 1):
-                v = (other if turn else live).astype(np.int64)[:, None]
-                best = np.where((_POS == 0) & (80 + v > rkey[:, None]), 1, 0).astype(bool)  # shown alone
-                for d, left, rightrun in zip((-1, 0, 1), runs.left, runs.right, strict=True):
+                v = (other if turn else live)[:, None]
+                best = (_POS == 0) & (80 + v > k)  # the scouted card shown alone
+                for d, left, right in zip((-1, 0, 1), runs.left, runs.right, strict=True):
                     ll = np.zeros_like(vals)
                     ll[:, 1:] = np.where(before[:, 1:] == v - d, left[:, :-1], 0)
-                    rr = np.where(after == v + d, rightrun, 0)
+                    rr = np.where(after == v + d, right, 0)
                     count = ll + rr + 1
                     low = v - ll if d == 1 else (v - rr if d == -1 else v)
-                    strength = count * 64 + (16 if d == 0 else 0) + low
-                    best |= (count >= 2) & (strength > rkey[:, None])
-                first = SA.SCOUT_SHOW_BASE + (end * 2 + turn) * SA.INSERTS
-                out[:, first : first + SA.INSERTS] = ok[:, None] & inserts & (apart | best)
+                    best |= (count >= 2) & (count * 64 + (16 if d == 0 else 0) + low > k)
+                first = (end * 2 + turn) * SA.INSERTS
+                out[:, first : first + SA.INSERTS] = ok & (apart | best)
+        return out
 
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
         """A uniformly random legal id for every game (-1 where a game is over)."""
         mask = self.legal_mask()
         number = mask.sum(1)
         pick = (rng.random(self.batch) * number).astype(np.int64)
-        out: IntArray = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+        out: IntArray = np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > pick[:, None], axis=1)
         return np.where(number > 0, out, -1)
 
     # -- stepping -----------------------------------------------------------------------
