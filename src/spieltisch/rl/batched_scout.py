@@ -262,9 +262,7 @@ class BatchedScout:
         half = self.half_at >= 0
         if half.any():  # a show half after its scout half: the canonical shows only (scout_actions)
             h = np.nonzero(half)[0]
-            at = self.half_at[h, None]
-            folded = ((SHOW_COUNT == 1) & (SHOW_START == at) & (at > 0)) | (_STOP == at)
-            out[h, SA.SHOW_BASE : SA.SCOUT_BASE] &= ~folded
+            out[h, SA.SHOW_BASE : SA.SCOUT_BASE] = self.legal_mask_rows(h)
         seat_chips = self.chips[self.rows, np.maximum(seat, 0)]
         scout = play & ~half & (self.table_size > 0) & (size + 1 <= SA.MAX_HAND)  # S-8
         if p == 2:
@@ -324,12 +322,63 @@ class BatchedScout:
         return out
 
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
-        """A uniformly random legal id for every game (-1 where a game is over)."""
-        mask = self.legal_mask()
-        number = mask.sum(1)
-        pick = (rng.random(self.batch) * number).astype(np.int64)
-        out: IntArray = np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > pick[:, None], axis=1)
-        return np.where(number > 0, out, -1)
+        """A uniformly random legal id for every game (-1 where a game is over).
+
+        Counts the legal ids per kind instead of building :meth:`legal_mask`: shows
+        per start place (a range of counts), scouts per end and turn (every insert
+        place), scout halves from their mask; then picks one index and decodes it.
+        """
+        b, p = self.batch, self.players
+        seat = self.to_move()
+        play = self.phase == PLAY
+        top, _, size = self._hands(seat)
+        runs = _Runs(top)
+        fewest, most = runs.counts(size, self.table_key)
+        per_start = np.maximum(most - fewest + 1, 0) * play[:, None]
+        shows = per_start.sum(1)
+        half = self.half_at >= 0
+        seat_chips = self.chips[self.rows, np.maximum(seat, 0)]
+        scout = play & ~half & (self.table_size > 0) & (size + 1 <= SA.MAX_HAND)  # S-8
+        if p == 2:
+            scout &= seat_chips > 0  # S-14
+        scouts = np.where(scout, np.where(self.table_size > 1, 4, 2), 0) * (size + 1)
+        halves = np.zeros(b, dtype=np.int64)
+        ss = np.nonzero(scout & (seat_chips > 0))[0] if p > 2 else np.zeros(0, dtype=np.int64)
+        half_mask = self._half_mask(ss, _Runs(top[ss]), size[ss]) if len(ss) else None
+        if half_mask is not None:
+            halves[ss] = half_mask.sum(1)
+        total = np.where(self.phase == FLIP, 2, shows + scouts + halves)
+        k = (rng.random(b) * total).astype(np.int64)
+        out = np.where(self.phase == FLIP, k, -1)
+        # shows: the start place, then the count within its range
+        cum = np.cumsum(per_start, 1)
+        start = np.argmax(cum > k[:, None], 1)
+        count = fewest[self.rows, start] + k - (cum[self.rows, start] - per_start[self.rows, start])
+        offset = start * SA.MAX_HAND - start * (start - 1) // 2
+        out = np.where(play & (k < shows), SA.SHOW_BASE + offset + count - 1, out)
+        j = k - shows
+        block, at = np.divmod(j, size + 1)
+        out = np.where(play & (j >= 0) & (j < scouts), SA.SCOUT_BASE + block * SA.INSERTS + at, out)
+        if half_mask is not None:
+            j = (k - shows - scouts)[ss]
+            pick = np.argmax(np.cumsum(half_mask, 1, dtype=np.int16) > j[:, None], 1)
+            out[ss] = np.where(j >= 0, SA.SCOUT_SHOW_BASE + pick, out[ss])
+        h = np.nonzero(half & play)[0]
+        if len(h):  # a show half: the canonical shows of the hand after the insertion
+            mask = self.legal_mask_rows(h)
+            number = mask.sum(1)
+            pick = (rng.random(len(h)) * number).astype(np.int64)
+            out[h] = SA.SHOW_BASE + np.argmax(np.cumsum(mask, 1, dtype=np.int16) > pick[:, None], 1)
+        return out
+
+    def legal_mask_rows(self, h: IntArray) -> BoolArray:
+        """(n, 1035): the legal show ids (from 2) of games ``h`` waiting for a show half."""
+        seat = self.current[h]
+        runs = _Runs(self.top[h, seat])
+        at = self.half_at[h, None]
+        folded = ((SHOW_COUNT == 1) & (SHOW_START == at) & (at > 0)) | (_STOP == at)
+        out: BoolArray = runs.shows(self.size[h, seat], self.table_key[h]) & ~folded
+        return out
 
     # -- stepping -----------------------------------------------------------------------
     def step(self, actions: IntArray) -> IntArray:
