@@ -88,11 +88,12 @@ _CAP = np.array([3] * F_KINDS + [1] * (KINDS - F_KINDS), dtype=np.int64)
 _RADIX = _CAP + 1
 _WEIGHT = np.concatenate([[1], np.cumprod(_RADIX)[:-1]]).astype(np.int64)
 NUM_KEYS = int(np.prod(_RADIX))
+_WEIGHT32 = _WEIGHT.astype(np.int32)
 
 
 def hand_key(hands: IntArray) -> IntArray:
     """The lookup key of hands (..., 12) -> (...)."""
-    key: IntArray = (np.minimum(hands, _CAP) * _WEIGHT).sum(-1)
+    key: IntArray = np.einsum("...k,k->...", np.minimum(hands, _CAP).astype(np.int32), _WEIGHT32)
     return key
 
 
@@ -236,8 +237,9 @@ class BatchedSchmaus:
         c = np.diff(after, axis=1, prepend=0)
         top = self.pile_len[g][:, None] - 1 - (after - c)  # each seat's first card
         for j in range(int(c.max(initial=0))):
-            card = self.pile[g[:, None], np.maximum(top - j, 0)]
-            self.hands[g[:, None], self.seats[None, :], card] += c > j
+            card = self.pile.ravel().take(g[:, None] * MAX_CARDS + np.maximum(top - j, 0))
+            flat = (g[:, None] * self.players + self.seats[None, :]) * KINDS + card
+            self.hands.ravel()[flat.ravel()] += (c > j).ravel()  # one card per seat: no repeats
         self.pile_len[g] -= after[:, -1]
 
     # -- flow -----------------------------------------------------------------------
@@ -281,7 +283,7 @@ class BatchedSchmaus:
         the pile holds that many, and the top cards (12 past the pile's end)."""
         hand = self.hands[h, seat]
         place = self.pile_len[h][:, None] - 1 - _PLACES[None, :MAX_DRAW_WINDOW]
-        cards = np.where(place >= 0, self.pile[h[:, None], np.maximum(place, 0)], KINDS)
+        cards = np.where(place >= 0, self.pile.ravel().take(h[:, None] * MAX_CARDS + np.maximum(place, 0)), KINDS)
         food = hand[:, :F_KINDS].sum(1)[:, None] + np.cumsum(cards < F_KINDS, 1)
         effects = hand[:, F_KINDS:].sum(1)[:, None] + np.cumsum((cards >= F_KINDS) & (cards < KINDS), 1)
         ok = _full(food, effects)
