@@ -120,6 +120,8 @@ def test_random_play_with_own_deals_and_reset() -> None:
         laid = np.where(env.plays >= 0, batched.PLAY_SIZE[np.maximum(env.plays, 0)], 0).sum(1)
         total = env.hands.sum((1, 2)) + env.pile_len + env.disc_len + env.sealed_len.sum(1) + laid
         assert (total == batched.MAX_CARDS).all()  # every card in exactly one place
+        assert (env.food == env.hands[:, :, : batched.F_KINDS].sum(-1)).all()
+        assert (env.effects == env.hands[:, :, batched.F_KINDS :].sum(-1)).all()
         finished += int((env.phase == batched.OVER).sum())
         env.reset_done()
     assert finished > 0

@@ -74,6 +74,8 @@ _EFFECT_BIT[F_KINDS:KINDS] = 1 << np.arange(KINDS - F_KINDS)
 PLAY_BITS = _EFFECT_BIT[PLAY_EFFECT]
 """Per lay: one bit for its effect card (bit k - 5 for kind k)."""
 PLAY_FOODKINDS = PLAY_COUNTS[:, :F_KINDS] > 0
+PLAY_NFOOD = PLAY_COUNTS[:, :F_KINDS].sum(1).astype(np.int16)
+PLAY_NEFFECTS = PLAY_COUNTS[:, F_KINDS:].sum(1).astype(np.int16)
 PLAY_ONLY = np.where(PLAY_FOODKINDS.sum(1) == 1, np.argmax(PLAY_FOODKINDS, 1), -1)
 """Per lay: its one food kind when it has exactly one (the forced ×5 choice, W-11)."""
 PLAY_CARDS_FLAT = np.where(PLAY_CARDS >= 0, PLAY_CARDS, -1)
@@ -81,6 +83,8 @@ MAX_DRAW_WINDOW = 3 + int(DECK[F_KINDS:].sum())
 """W-5 never draws more cards than this: three food cards past every effect card."""
 IS_FOOD = np.arange(KINDS) < F_KINDS
 _PLACES = np.arange(MAX_CARDS)
+_FOOD_EFFECT_CODE = np.array([1] * F_KINDS + [32] * (KINDS - F_KINDS) + [0], dtype=np.int16)
+"""Per card kind (12 = none): 1 for a food card, 32 for an effect card."""
 _KIND_RANGE = np.arange(KINDS)
 
 # Lays depend on the hand only through counts capped at 3 (food) and 1 (effects).
@@ -156,6 +160,8 @@ class BatchedSchmaus:
         self.rows = np.arange(b)
         self.seats = np.arange(p)
         self.hands = np.zeros((b, p, KINDS), dtype=np.int16)
+        self.food = np.zeros((b, p), dtype=np.int16)  # food cards in each hand (W-4)
+        self.effects = np.zeros((b, p), dtype=np.int16)  # effect cards in each hand
         self.pile = np.zeros((b, MAX_CARDS), dtype=np.int16)  # the top is pile[pile_len - 1]
         self.pile_len = np.zeros(b, dtype=np.int64)
         # face up, in the order laid; one spare place takes the writes of absent cards
@@ -194,6 +200,8 @@ class BatchedSchmaus:
         """Start games ``idx`` from dealt hands (n, P, 12) and draw piles (n, L) of ``sizes``
         cards each, the top card last (W-3), before W-5 is applied."""
         self.hands[idx] = hands
+        self.food[idx] = hands[..., :F_KINDS].sum(-1)
+        self.effects[idx] = hands[..., F_KINDS:].sum(-1)
         self.pile[idx] = 0
         self.pile[idx, : piles.shape[1]] = piles
         self.pile_len[idx] = sizes
@@ -238,8 +246,12 @@ class BatchedSchmaus:
         top = self.pile_len[g][:, None] - 1 - (after - c)  # each seat's first card
         for j in range(int(c.max(initial=0))):
             card = self.pile.ravel().take(g[:, None] * MAX_CARDS + np.maximum(top - j, 0))
-            flat = (g[:, None] * self.players + self.seats[None, :]) * KINDS + card
-            self.hands.ravel()[flat.ravel()] += (c > j).ravel()  # one card per seat: no repeats
+            seat = (g[:, None] * self.players + self.seats[None, :]).ravel()
+            has = (c > j).ravel()
+            card = card.ravel()
+            self.hands.ravel()[seat * KINDS + card] += has  # one card per seat: no repeats
+            self.food.ravel()[seat] += has & (card < F_KINDS)
+            self.effects.ravel()[seat] += has & (card >= F_KINDS)
         self.pile_len[g] -= after[:, -1]
 
     # -- flow -----------------------------------------------------------------------
@@ -257,8 +269,7 @@ class BatchedSchmaus:
 
         The cards a seat draws are read off the top of its pile at once (reshuffling
         the discards under it first when the pile would run out)."""
-        hands = self.hands[g]
-        need = ~_full(hands[:, :, :F_KINDS].sum(-1), hands[:, :, F_KINDS:].sum(-1))
+        need = ~_full(self.food[g], self.effects[g])
         games = np.nonzero(need.any(1))[0]
         if not len(games):
             return
@@ -275,24 +286,28 @@ class BatchedSchmaus:
                 number[short], found[short], cards[short] = again, found_again, cards_again
             number = np.where(found, number, self.pile_len[h])  # both piles empty: all there is
             taken = np.where(_PLACES[None, :MAX_DRAW_WINDOW] < number[:, None], cards, KINDS)
-            self.hands[h, seat] += _count_kinds(taken)
+            drawn = _count_kinds(taken)
+            self.hands[h, seat] += drawn
+            self.food[h, seat] += drawn[:, :F_KINDS].sum(1, dtype=np.int16)
+            self.effects[h, seat] += drawn[:, F_KINDS:].sum(1, dtype=np.int16)
             self.pile_len[h] -= number
 
     def _short_window(self, h: IntArray, seat: int) -> tuple[IntArray, BoolArray, IntArray]:
         """How many cards off the top of the pile make a lay possible (W-5), whether
         the pile holds that many, and the top cards (12 past the pile's end)."""
-        hand = self.hands[h, seat]
         place = self.pile_len[h][:, None] - 1 - _PLACES[None, :MAX_DRAW_WINDOW]
         cards = np.where(place >= 0, self.pile.ravel().take(h[:, None] * MAX_CARDS + np.maximum(place, 0)), KINDS)
-        food = hand[:, :F_KINDS].sum(1)[:, None] + np.cumsum(cards < F_KINDS, 1)
-        effects = hand[:, F_KINDS:].sum(1)[:, None] + np.cumsum((cards >= F_KINDS) & (cards < KINDS), 1)
+        # food and effect cards drawn so far, packed as food + 32 * effects (at most 17 each)
+        drawn = np.cumsum(_FOOD_EFFECT_CODE[cards], 1)
+        food = self.food[h, seat][:, None] + (drawn & 31)
+        effects = self.effects[h, seat][:, None] + (drawn >> 5)
         ok = _full(food, effects)
         number: IntArray = np.argmax(ok, 1) + 1
         found: BoolArray = ok.any(1)
         return number, found, cards
 
     def _ask_discards(self, g: IntArray, before_play: bool) -> None:
-        must = np.maximum(0, self.hands[g].sum(-1) - HAND_LIMIT)
+        must = np.maximum(0, self.food[g] + self.effects[g] - HAND_LIMIT)
         self.must[g] = must
         self.sealed_len[g] = 0
         self.before_play[g] = before_play
@@ -305,7 +320,7 @@ class BatchedSchmaus:
                 self._start_round(nxt)
 
     def _reveal(self, g: IntArray) -> None:
-        empty = self.hands[g].sum(-1) == 0
+        empty = (self.food[g] + self.effects[g]) == 0
         if empty.any():  # W-6, seat order, before the reveal
             e = np.nonzero(empty.any(1))[0]
             self._draw(g[e], EMPTY_DRAW * empty[e])
@@ -446,7 +461,10 @@ class BatchedSchmaus:
         deciding = self.deciding()
         play = (phase == PLAY)[:, None] & deciding
         if play.any():
-            self.hands -= PLAY_COUNTS[np.where(play, actions, 0)] * play[:, :, None]
+            laid = np.where(play, actions, 0)
+            self.hands -= PLAY_COUNTS[laid] * play[:, :, None]
+            self.food -= PLAY_NFOOD[laid] * play
+            self.effects -= PLAY_NEFFECTS[laid] * play
             self.plays = np.where(play, actions, self.plays)
             self._reveal(np.nonzero((phase == PLAY) & (self.plays >= 0).all(1))[0])
         t = np.nonzero(phase == TARGET)[0]
@@ -470,6 +488,8 @@ class BatchedSchmaus:
         g, s = np.nonzero(seats)
         g, k = d[g], cards[g, s]
         self.hands[g, s, k] -= 1
+        self.food[g, s] -= k < F_KINDS
+        self.effects[g, s] -= k >= F_KINDS
         self.sealed[g, s, self.sealed_len[g, s]] = k
         self.sealed_len[g, s] += 1
         self.must[g, s] -= 1
