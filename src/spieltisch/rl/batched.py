@@ -83,6 +83,8 @@ MAX_DRAW_WINDOW = 3 + int(DECK[F_KINDS:].sum())
 """W-5 never draws more cards than this: three food cards past every effect card."""
 IS_FOOD = np.arange(KINDS) < F_KINDS
 _PLACES = np.arange(MAX_CARDS)
+_NARROW = 4
+"""The first W-5 window: most short hands need one to four cards."""
 _FOOD_EFFECT_CODE = np.array([1] * F_KINDS + [32] * (KINDS - F_KINDS) + [0], dtype=np.int16)
 """Per card kind (12 = none): 1 for a food card, 32 for an effect card."""
 _KIND_RANGE = np.arange(KINDS)
@@ -267,8 +269,9 @@ class BatchedSchmaus:
     def _short_draws(self, g: IntArray) -> None:
         """W-5, in seat order (W-17): draw one card at a time until option A or B is possible.
 
-        The cards a seat draws are read off the top of its pile at once (reshuffling
-        the discards under it first when the pile would run out)."""
+        The cards a seat draws are read off the top of its pile at once: first the top
+        few cards (usually enough), else the top 17, else (the pile runs out) the
+        discards are reshuffled under the pile first."""
         need = ~_full(self.food[g], self.effects[g])
         games = np.nonzero(need.any(1))[0]
         if not len(games):
@@ -278,24 +281,35 @@ class BatchedSchmaus:
             h = g[need[:, seat]]
             if not len(h):
                 continue
-            number, found, cards = self._short_window(h, seat)
+            number, found, cards = self._short_window(h, seat, _NARROW)
+            self._take(h[found], seat, number[found], cards[found])
+            h = h[~found]
+            if not len(h):
+                continue
+            number, found, cards = self._short_window(h, seat, MAX_DRAW_WINDOW)
             short = ~found & (self.disc_len[h] > 0)
             if short.any():
                 self._reshuffle_under(h[short])
-                again, found_again, cards_again = self._short_window(h[short], seat)
+                again, found_again, cards_again = self._short_window(h[short], seat, MAX_DRAW_WINDOW)
                 number[short], found[short], cards[short] = again, found_again, cards_again
             number = np.where(found, number, self.pile_len[h])  # both piles empty: all there is
-            taken = np.where(_PLACES[None, :MAX_DRAW_WINDOW] < number[:, None], cards, KINDS)
-            drawn = _count_kinds(taken)
-            self.hands[h, seat] += drawn
-            self.food[h, seat] += drawn[:, :F_KINDS].sum(1, dtype=np.int16)
-            self.effects[h, seat] += drawn[:, F_KINDS:].sum(1, dtype=np.int16)
-            self.pile_len[h] -= number
+            self._take(h, seat, number, cards)
 
-    def _short_window(self, h: IntArray, seat: int) -> tuple[IntArray, BoolArray, IntArray]:
-        """How many cards off the top of the pile make a lay possible (W-5), whether
-        the pile holds that many, and the top cards (12 past the pile's end)."""
-        place = self.pile_len[h][:, None] - 1 - _PLACES[None, :MAX_DRAW_WINDOW]
+    def _take(self, h: IntArray, seat: int, number: IntArray, cards: IntArray) -> None:
+        """Games ``h`` draw the top ``number`` cards (``cards``: the pile's top, W-17) for ``seat``."""
+        if not len(h):
+            return
+        taken = np.where(_PLACES[None, : cards.shape[1]] < number[:, None], cards, KINDS)
+        drawn = _count_kinds(taken)
+        self.hands.ravel()[((h * self.players + seat) * KINDS)[:, None] + _KIND_RANGE] += drawn
+        self.food[h, seat] += drawn[:, :F_KINDS].sum(1, dtype=np.int16)
+        self.effects[h, seat] += drawn[:, F_KINDS:].sum(1, dtype=np.int16)
+        self.pile_len[h] -= number
+
+    def _short_window(self, h: IntArray, seat: int, width: int) -> tuple[IntArray, BoolArray, IntArray]:
+        """How many of the top ``width`` cards of the pile make a lay possible (W-5),
+        whether they do, and those cards (12 past the pile's end)."""
+        place = self.pile_len[h][:, None] - 1 - _PLACES[None, :width]
         cards = np.where(place >= 0, self.pile.ravel().take(h[:, None] * MAX_CARDS + np.maximum(place, 0)), KINDS)
         # food and effect cards drawn so far, packed as food + 32 * effects (at most 17 each)
         drawn = np.cumsum(_FOOD_EFFECT_CODE[cards], 1)
