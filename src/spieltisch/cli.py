@@ -333,7 +333,7 @@ def bench_rl(
     players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",
     game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
 ) -> None:
-    """Batched-engine env steps and seat decisions per CPU second per batch size (both games); single environments."""
+    """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""
     require("spieltisch bench rl", "rl")
     from spieltisch.benchmarks.rl import run
 
@@ -341,7 +341,8 @@ def bench_rl(
         try:
             values = tuple(int(x) for x in text.split(","))
         except ValueError:
-            raise typer.BadParameter(f"{what} must be whole numbers separated by commas, not {text!r}") from None
+            message = f"{what} must be whole numbers separated by commas, not {text!r}"
+            raise typer.BadParameter(message) from None
         if not values or min(values) < 1:
             raise typer.BadParameter(f"{what} must be at least 1")
         return values

@@ -59,10 +59,15 @@ def batched_snapshot(env: BatchedScout, g: int) -> dict[str, Any]:
     n = int(env.table_size[g])
     return {
         "hands": [
-            [int(t) * 11 + int(b) for t, b in zip(env.top[g, s, : env.size[g, s]], env.bottom[g, s], strict=False)]
+            [
+                int(t) * 11 + int(b)
+                for t, b in zip(env.top[g, s, : env.size[g, s]], env.bottom[g, s], strict=False)
+            ]
             for s in range(env.players)
         ],
-        "table": [int(t) * 11 + int(b) for t, b in zip(env.table_top[g, :n], env.table_bottom[g, :n], strict=True)],
+        "table": [
+            int(t) * 11 + int(b) for t, b in zip(env.table_top[g, :n], env.table_bottom[g, :n], strict=True)
+        ],
         "owner": None if env.owner[g] < 0 else int(env.owner[g]),
         "current": int(env.current[g]),
         "phase": phase,
@@ -76,12 +81,26 @@ def batched_snapshot(env: BatchedScout, g: int) -> dict[str, Any]:
 
 
 def public(state: Any) -> tuple[Any, ...]:
-    return (state.phase, state.current, state.owner, list(state.table), state.totals, [len(h) for h in state.hands])
+    return (
+        state.phase,
+        state.current,
+        state.owner,
+        list(state.table),
+        state.totals,
+        [len(h) for h in state.hands],
+    )
 
 
 def batched_public(env: BatchedScout, g: int) -> tuple[Any, ...]:
     snap = batched_snapshot(env, g)
-    return (snap["phase"], snap["current"], snap["owner"], snap["table"], snap["totals"], env.size[g].tolist())
+    return (
+        snap["phase"],
+        snap["current"],
+        snap["owner"],
+        snap["table"],
+        snap["totals"],
+        env.size[g].tolist(),
+    )
 
 
 def run_against_engine(players: int, games: int, seed: int, full_every: int = 4) -> tuple[int, set[str]]:

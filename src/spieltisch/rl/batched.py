@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,7 @@ import numpy.typing as npt
 from spieltisch.engine import get_game
 from spieltisch.engine.schmaus import Discard, Play, Target, Times5
 
-IntArray = npt.NDArray[np.int64]
+IntArray = npt.NDArray[np.integer[Any]]
 BoolArray = npt.NDArray[np.bool_]
 
 KINDS = 12
@@ -221,7 +222,7 @@ class BatchedSchmaus:
         sizes = self.disc_len[games]
         self.reshuffles[games] += 1
         if self.shuffler is not None:
-            shuffled = np.zeros((len(games), MAX_CARDS), dtype=np.int64)
+            shuffled: IntArray = np.zeros((len(games), MAX_CARDS), dtype=np.int16)
             for i, g in enumerate(games):
                 size = int(sizes[i])
                 perm = np.asarray(self.shuffler(int(g), int(self.reshuffles[g]), size), dtype=np.int64)
@@ -229,10 +230,12 @@ class BatchedSchmaus:
         else:  # one random permutation of each game's first ``size`` cards
             keys = self.rng.random((len(games), MAX_CARDS))
             keys[_PLACES[None, :] >= sizes[:, None]] = 2.0
-            shuffled = np.take_along_axis(self.disc[games, :MAX_CARDS], np.argsort(keys, axis=1), axis=1)
+            shuffled = self.disc[games[:, None], np.argsort(keys, axis=1)]
         old = self.pile[games]
         under = _PLACES[None, :] < sizes[:, None]
-        self.pile[games] = np.where(under, shuffled, np.take_along_axis(old, np.maximum(_PLACES - sizes[:, None], 0), 1))
+        self.pile[games] = np.where(
+            under, shuffled, np.take_along_axis(old, np.maximum(_PLACES - sizes[:, None], 0), 1)
+        )
         self.pile_len[games] += sizes
         self.disc_len[games] = 0
 
@@ -310,14 +313,16 @@ class BatchedSchmaus:
         """How many of the top ``width`` cards of the pile make a lay possible (W-5),
         whether they do, and those cards (12 past the pile's end)."""
         place = self.pile_len[h][:, None] - 1 - _PLACES[None, :width]
-        cards = np.where(place >= 0, self.pile.ravel().take(h[:, None] * MAX_CARDS + np.maximum(place, 0)), KINDS)
+        cards = np.where(
+            place >= 0, self.pile.ravel().take(h[:, None] * MAX_CARDS + np.maximum(place, 0)), KINDS
+        )
         # food and effect cards drawn so far, packed as food + 32 * effects (at most 17 each)
         drawn = np.cumsum(_FOOD_EFFECT_CODE[cards], 1)
         food = self.food[h, seat][:, None] + (drawn & 31)
         effects = self.effects[h, seat][:, None] + (drawn >> 5)
         ok = _full(food, effects)
         number: IntArray = np.argmax(ok, 1) + 1
-        found: BoolArray = ok.any(1)
+        found: BoolArray = np.asarray(ok.any(1))
         return number, found, cards
 
     def _ask_discards(self, g: IntArray, before_play: bool) -> None:
@@ -367,7 +372,9 @@ class BatchedSchmaus:
         guardian = (laid >> (GUARDIAN - F_KINDS)) & 1 > 0
         hunter = ((laid >> (HUNTER - F_KINDS)) & 1 > 0) & ~guardian
         grocer = (effect == GROCER) & ~(guardian | hunter)[:, None]
-        zeroed = (grocer[:, :, None] & (self.targets[g][:, :, None] == self.seats[None, None, :])).any(1)  # W-9
+        zeroed = (grocer[:, :, None] & (self.targets[g][:, :, None] == self.seats[None, None, :])).any(
+            1
+        )  # W-9
         garbage = np.where(guardian, 0, (effect == GARBAGE).sum(1))  # W-10
         doubling = (effect == X2).sum(1)  # W-11
         food = PLAY_FOOD[plays]
@@ -418,12 +425,16 @@ class BatchedSchmaus:
         if target.any():
             plays = np.maximum(self.plays, 0)
             grocer = target & (PLAY_EFFECT[plays] == GROCER) & (self.targets < 0)
-            out[:, :, TARGET_BASE : TARGET_BASE + p] = grocer[:, :, None] & (self.seats[None, :] != self.seats[:, None])
+            out[:, :, TARGET_BASE : TARGET_BASE + p] = grocer[:, :, None] & (
+                self.seats[None, :] != self.seats[:, None]
+            )
             x5 = target & ~grocer
             out[:, :, X5_BASE : X5_BASE + F_KINDS] = x5[:, :, None] & PLAY_FOODKINDS[plays]
         discard = deciding & (self.phase[:, None] == DISCARD)
         if discard.any():
-            out[:, :, DISCARD_BASE:] = discard[:, :, None] & self._discardable(self.hands, self.before_play[:, None])
+            out[:, :, DISCARD_BASE:] = discard[:, :, None] & self._discardable(
+                self.hands, self.before_play[:, None]
+            )
         return out
 
     @staticmethod
@@ -499,8 +510,8 @@ class BatchedSchmaus:
         return self.scores - before
 
     def _discard(self, d: IntArray, seats: BoolArray, cards: IntArray) -> None:
-        g, s = np.nonzero(seats)
-        g, k = d[g], cards[g, s]
+        rows, s = np.nonzero(seats)
+        g, k = d[rows], cards[rows, s]
         self.hands[g, s, k] -= 1
         self.food[g, s] -= k < F_KINDS
         self.effects[g, s] -= k >= F_KINDS

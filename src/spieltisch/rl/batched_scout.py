@@ -111,7 +111,9 @@ class _Runs:
         step[:, :-1] = diff
         self.step = step  # the step to the next place (2: none)
         self.runlen = np.where(
-            step == -1, self.right[0], np.where(step == 0, self.right[1], np.where(step == 1, self.right[2], 1))
+            step == -1,
+            self.right[0],
+            np.where(step == 0, self.right[1], np.where(step == 1, self.right[2], 1)),
         )
 
     def counts(self, size: IntArray, key: IntArray) -> tuple[SmallArray, SmallArray]:
@@ -133,8 +135,8 @@ class _Runs:
     def shows(self, size: IntArray, key: IntArray) -> BoolArray:
         """(B, 1035): the show grid (start, count) of sets stronger than ``key`` (S-6, S-7)."""
         fewest, most = self.counts(size, key)
-        out: BoolArray = (SHOW_COUNT >= np.repeat(fewest, _ROW, axis=1)) & (
-            SHOW_COUNT <= np.repeat(most, _ROW, axis=1)
+        out: BoolArray = (np.repeat(fewest, _ROW, axis=1) <= SHOW_COUNT) & (
+            np.repeat(most, _ROW, axis=1) >= SHOW_COUNT
         )
         return out
 
@@ -144,7 +146,7 @@ class _Runs:
         run = self.runlen.astype(np.int64)
         low = vals - np.where(self.step == -1, run - 1, 0)
         many = np.where(run >= 2, run * 64 + 16 * (self.step == 0) + low, -1)
-        single = np.where(_POS < size[:, None], 80 + vals, -1)
+        single = np.where(size[:, None] > _POS, 80 + vals, -1)
         out: IntArray = np.maximum(many, single).max(1)
         return out
 
@@ -256,7 +258,7 @@ class BatchedScout:
         seat = self.to_move()
         out[:, SA.KEEP] = out[:, SA.FLIP] = self.phase == FLIP
         play = self.phase == PLAY
-        top, bottom, size = self._hands(seat)
+        top, _, size = self._hands(seat)
         runs = _Runs(top)
         out[:, SA.SHOW_BASE : SA.SCOUT_BASE] = runs.shows(size, self.table_key) & play[:, None]
         half = self.half_at >= 0
@@ -376,7 +378,7 @@ class BatchedScout:
         seat = self.current[h]
         runs = _Runs(self.top[h, seat])
         at = self.half_at[h, None]
-        folded = ((SHOW_COUNT == 1) & (SHOW_START == at) & (at > 0)) | (_STOP == at)
+        folded = ((SHOW_COUNT == 1) & (at == SHOW_START) & (at > 0)) | (at == _STOP)
         out: BoolArray = runs.shows(self.size[h, seat], self.table_key[h]) & ~folded
         return out
 
@@ -408,10 +410,10 @@ class BatchedScout:
         if len(t):  # S-5: mirrored order, every card shows its other number
             s = seat[turn]
             size = self.size[t, s]
-            src = np.where(_POS < size[:, None], size[:, None] - 1 - _POS, _POS)
+            src = np.where(size[:, None] > _POS, size[:, None] - 1 - _POS, _POS)
             top = np.take_along_axis(self.top[t, s], src, axis=1)
             bottom = np.take_along_axis(self.bottom[t, s], src, axis=1)
-            inside = _POS < size[:, None]
+            inside = size[:, None] > _POS
             self.top[t, s] = np.where(inside, bottom, top)
             self.bottom[t, s] = np.where(inside, top, bottom)
         self.pending[g, seat] = False
@@ -456,7 +458,9 @@ class BatchedScout:
         src = np.maximum(_POS[None, :] - (_POS[None, :] > at[:, None]), 0)
         here = _POS[None, :] == at[:, None]
         inside = _POS[None, :] <= size[:, None]
-        self.top[g, seat] = np.where(here, live[:, None], np.where(inside, np.take_along_axis(top, src, axis=1), PAD))
+        self.top[g, seat] = np.where(
+            here, live[:, None], np.where(inside, np.take_along_axis(top, src, axis=1), PAD)
+        )
         self.bottom[g, seat] = np.where(
             here, other[:, None], np.where(inside, np.take_along_axis(bottom, src, axis=1), PAD)
         )
