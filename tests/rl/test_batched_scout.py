@@ -172,8 +172,20 @@ def test_batched_scout_matches_the_reference_engine(players: int, games: int) ->
         assert {"scout_show", "ended_by all_scouted", "ended_by hand_empty"} <= kinds
 
 
+def assert_uniform(env: BatchedScout, rng: Any) -> set[int]:
+    """All games at one position: the sampled ids are exactly the legal ones, about equally often."""
+    mask = env.legal_mask()
+    assert (mask == mask[0]).all()
+    legal = set(np.nonzero(mask[0])[0].tolist())
+    counts = np.bincount(env.sample_legal(rng), minlength=scout_actions.NUM_ACTIONS)
+    assert set(np.nonzero(counts)[0].tolist()) == legal
+    expected = env.batch / len(legal)
+    assert counts[sorted(legal)].min() > expected / 3 and counts.max() < expected * 3
+    return legal
+
+
 def test_sampling_is_uniform_over_the_legal_ids() -> None:
-    """Many copies of one position: every legal id is drawn, none other, about equally often."""
+    """Many copies of one position, then of one scout half: shows, scouts, scout halves, show halves."""
     deck = engine_dealer(4, [7])(0, 0)
     games = 12_000
     env = BatchedScout(games, 4, dealer=lambda g, r: deck)
@@ -181,15 +193,12 @@ def test_sampling_is_uniform_over_the_legal_ids() -> None:
     for _ in range(4):
         env.step(np.full(games, scout_actions.KEEP))  # S-5, one seat at a time
     env.step(np.full(games, int(np.nonzero(env.legal_mask()[0])[0][0])))  # the same first show everywhere
-    mask = env.legal_mask()
-    assert (mask == mask[0]).all()
-    legal = set(np.nonzero(mask[0])[0].tolist())
-    assert any(i >= scout_actions.SCOUT_SHOW_BASE for i in legal)  # shows, scouts and scout halves
-    drawn = env.sample_legal(rng)
-    counts = np.bincount(drawn, minlength=scout_actions.NUM_ACTIONS)
-    assert set(np.nonzero(counts)[0].tolist()) == legal
-    expected = games / len(legal)
-    assert counts[sorted(legal)].min() > expected / 3 and counts.max() < expected * 3
+    legal = assert_uniform(env, rng)
+    halves = sorted(i for i in legal if i >= scout_actions.SCOUT_SHOW_BASE)
+    assert halves and any(scout_actions.SHOW_BASE <= i < scout_actions.SCOUT_BASE for i in legal)
+    env.step(np.full(games, halves[len(halves) // 2]))  # S-9: the same scout half everywhere
+    shows = assert_uniform(env, rng)
+    assert all(scout_actions.SHOW_BASE <= i < scout_actions.SCOUT_BASE for i in shows)
 
 
 def test_random_play_with_own_deals_and_reset() -> None:

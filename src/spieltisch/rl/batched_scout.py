@@ -85,36 +85,57 @@ def set_key(top: SmallArray, size: IntArray) -> IntArray:
 
 
 class _Runs:
-    """Runs of a batch of hands (rows of live numbers, padded): for every place
-    and step d in (-1, 0, +1) the length of the run with step d that ends
-    (``left``) or starts (``right``) there."""
+    """Runs of a batch of hands (rows of live numbers, padded): the step from every
+    place to the next, the length of the run starting at every place (``runlen``)
+    and, on demand, for every step d in (-1, 0, +1) the length of the run with
+    step d that ends (``left``) or starts (``right``) at every place."""
 
-    def __init__(self, vals: SmallArray) -> None:
-        b = len(vals)
+    def __init__(
+        self, vals: SmallArray, step: SmallArray | None = None, runlen: SmallArray | None = None
+    ) -> None:
         self.vals = vals
-        diff = vals[:, 1:] - vals[:, :-1]  # (B, W-1)
-        self.diff = diff
-        idx = np.broadcast_to(_POS, (b, W))
-        self.left: list[SmallArray] = []
-        self.right: list[SmallArray] = []
+        if step is None or runlen is None:
+            b = len(vals)
+            step = np.full((b, W), 2, dtype=np.int16)
+            step[:, :-1] = vals[:, 1:] - vals[:, :-1]
+            invalid = (step < -1) | (step > 1)
+            stop = invalid.copy()  # the run through place j ends at place j + 1
+            stop[:, :-1] |= step[:, 1:] != step[:, :-1]
+            nxt = np.minimum.accumulate(np.where(stop, _POS, W)[:, ::-1], axis=1)[:, ::-1]
+            runlen = np.where(invalid, 1, nxt - _POS + 2).astype(np.int16)
+        self.step = step
+        self.runlen = runlen
+        self._left: list[SmallArray] = []
+        self._right: list[SmallArray] = []
+
+    def rows(self, rows: IntArray) -> _Runs:
+        return _Runs(self.vals[rows], self.step[rows], self.runlen[rows])
+
+    def _by_step(self) -> None:
+        b = len(self.vals)
+        diff = self.step[:, :-1]
         for d in (-1, 0, 1):
             same = diff == d
             brk_l = np.ones((b, W), dtype=bool)
             brk_l[:, 1:] = ~same
-            last = np.maximum.accumulate(np.where(brk_l, idx, 0), axis=1)
-            self.left.append((idx - last + 1).astype(np.int16))
+            last = np.maximum.accumulate(np.where(brk_l, _POS, 0), axis=1)
+            self._left.append((_POS - last + 1).astype(np.int16))
             brk_r = np.ones((b, W), dtype=bool)
             brk_r[:, :-1] = ~same
-            nxt = np.minimum.accumulate(np.where(brk_r, idx, W)[:, ::-1], axis=1)[:, ::-1]
-            self.right.append((nxt - idx + 1).astype(np.int16))
-        step = np.full((b, W), 2, dtype=np.int16)
-        step[:, :-1] = diff
-        self.step = step  # the step to the next place (2: none)
-        self.runlen = np.where(
-            step == -1,
-            self.right[0],
-            np.where(step == 0, self.right[1], np.where(step == 1, self.right[2], 1)),
-        )
+            nxt = np.minimum.accumulate(np.where(brk_r, _POS, W)[:, ::-1], axis=1)[:, ::-1]
+            self._right.append((nxt - _POS + 1).astype(np.int16))
+
+    @property
+    def left(self) -> list[SmallArray]:
+        if not self._left:
+            self._by_step()
+        return self._left
+
+    @property
+    def right(self) -> list[SmallArray]:
+        if not self._right:
+            self._by_step()
+        return self._right
 
     def counts(self, size: IntArray, key: IntArray) -> tuple[SmallArray, SmallArray]:
         """Per start place (B, 45): the fewest and the most cards of a set starting
@@ -279,7 +300,7 @@ class BatchedScout:
         if p > 2:
             ss = np.nonzero(scout & (seat_chips > 0))[0]  # S-9: one chip a round
             if len(ss):
-                out[ss, SA.SCOUT_SHOW_BASE :] = self._half_mask(ss, _Runs(top[ss]), size[ss])
+                out[ss, SA.SCOUT_SHOW_BASE :] = self._half_mask(ss, runs.rows(ss), size[ss])
         return out
 
     def _half_mask(self, g: IntArray, runs: _Runs, size: IntArray) -> BoolArray:
@@ -346,7 +367,7 @@ class BatchedScout:
         scouts = np.where(scout, np.where(self.table_size > 1, 4, 2), 0) * (size + 1)
         halves = np.zeros(b, dtype=np.int64)
         ss = np.nonzero(scout & (seat_chips > 0))[0] if p > 2 else np.zeros(0, dtype=np.int64)
-        half_mask = self._half_mask(ss, _Runs(top[ss]), size[ss]) if len(ss) else None
+        half_mask = self._half_mask(ss, runs.rows(ss), size[ss]) if len(ss) else None
         if half_mask is not None:
             halves[ss] = half_mask.sum(1)
         total = np.where(self.phase == FLIP, 2, shows + scouts + halves)
@@ -367,10 +388,26 @@ class BatchedScout:
             out[ss] = np.where(j >= 0, SA.SCOUT_SHOW_BASE + pick, out[ss])
         h = np.nonzero(half & play)[0]
         if len(h):  # a show half: the canonical shows of the hand after the insertion
-            mask = self.legal_mask_rows(h)
-            number = mask.sum(1)
-            pick = (rng.random(len(h)) * number).astype(np.int64)
-            out[h] = SA.SHOW_BASE + np.argmax(np.cumsum(mask, 1, dtype=np.int16) > pick[:, None], 1)
+            out[h] = self._sample_show_half(rng, h, fewest[h], most[h])
+        return out
+
+    def _sample_show_half(
+        self, rng: np.random.Generator, h: IntArray, fewest: SmallArray, most: SmallArray
+    ) -> IntArray:
+        """Uniform over the canonical show halves (``legal_mask_rows``) without the grid:
+        per start place a range of counts, less the one folded count."""
+        at = self.half_at[h, None]
+        starts = _POS[None, :_STARTS]
+        folded = np.where(starts < at, at - starts, np.where((starts == at) & (at > 0), 1, 0))
+        excluded = (folded > 0) & (folded >= fewest) & (folded <= most)
+        per_start = np.maximum(most - fewest + 1, 0) - excluded
+        k = (rng.random(len(h)) * per_start.sum(1)).astype(np.int64)
+        cum = np.cumsum(per_start, 1)
+        rows = np.arange(len(h))
+        start = np.argmax(cum > k[:, None], 1)
+        count = fewest[rows, start] + k - (cum[rows, start] - per_start[rows, start])
+        count += excluded[rows, start] & (count >= folded[rows, start])
+        out: IntArray = SA.SHOW_BASE + start * SA.MAX_HAND - start * (start - 1) // 2 + count - 1
         return out
 
     def legal_mask_rows(self, h: IntArray) -> BoolArray:
