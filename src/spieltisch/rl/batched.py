@@ -123,7 +123,7 @@ def play_tables() -> tuple[BoolArray, IntArray, IntArray]:
         mask[key, PLAY_ID[cards]] = True
     number = mask.sum(1)
     order = np.argsort(~mask, axis=1, kind="stable")[:, : int(number.max())]
-    return mask, order.astype(np.int64), number.astype(np.int64)
+    return mask, order.astype(np.uint8), number.astype(np.int64)  # compact: random access by hand key
 
 
 def _can_play_full(hands: IntArray) -> BoolArray:
@@ -456,7 +456,7 @@ class BatchedSchmaus:
             _, order, number = play_tables()
             keys = hand_key(self.hands)
             pick = (rng.random((b, p)) * number[keys]).astype(np.int64)
-            out = np.where(playing, order[keys, pick], -1)
+            out = np.where(playing, order[keys, pick].astype(np.int64), -1)
         target = np.nonzero(self.phase == TARGET)[0]
         if len(target):
             choosing = self.choosing[target]
