@@ -25,6 +25,7 @@ alike).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -82,6 +83,13 @@ def set_key(top: SmallArray, size: IntArray) -> IntArray:
     many = size * 64 + 16 * (step == 0) + np.minimum(first, last)
     key: IntArray = np.where(size == 0, -1, np.where(size == 1, 80 + first, many))
     return key
+
+
+def _gather(rows: SmallArray, index: npt.NDArray[np.integer[Any]]) -> SmallArray:
+    """``take_along_axis(rows, index, axis=1)`` for 2-D arrays, as one flat ``take``."""
+    flat = np.arange(len(rows))[:, None] * rows.shape[1] + index
+    out: SmallArray = rows.ravel().take(flat)
+    return out
 
 
 class _Runs:
@@ -448,8 +456,8 @@ class BatchedScout:
             s = seat[turn]
             size = self.size[t, s]
             src = np.where(size[:, None] > _POS, size[:, None] - 1 - _POS, _POS)
-            top = np.take_along_axis(self.top[t, s], src, axis=1)
-            bottom = np.take_along_axis(self.bottom[t, s], src, axis=1)
+            top = _gather(self.top[t, s], src)
+            bottom = _gather(self.bottom[t, s], src)
             inside = size[:, None] > _POS
             self.top[t, s] = np.where(inside, bottom, top)
             self.bottom[t, s] = np.where(inside, top, bottom)
@@ -462,16 +470,16 @@ class BatchedScout:
         take = np.minimum(start[:, None] + _POS[None, :TABLE], W - 1)
         old = self.table_size[g]
         self.collected[g, seat] += old  # S-6: the beaten set goes to the score pile
-        self.table_top[g] = np.take_along_axis(top, take, axis=1)
-        self.table_bottom[g] = np.take_along_axis(bottom, take, axis=1)
+        self.table_top[g] = _gather(top, take)
+        self.table_bottom[g] = _gather(bottom, take)
         self.table_size[g] = count
         self.table_key[g] = set_key(self.table_top[g], count)
         self.owner[g] = seat
         src = np.minimum(_POS[None, :] + np.where(_POS[None, :] >= start[:, None], count[:, None], 0), W - 1)
         left = size - count
         inside = _POS[None, :] < left[:, None]
-        self.top[g, seat] = np.where(inside, np.take_along_axis(top, src, axis=1), PAD)
-        self.bottom[g, seat] = np.where(inside, np.take_along_axis(bottom, src, axis=1), PAD)
+        self.top[g, seat] = np.where(inside, _gather(top, src), PAD)
+        self.bottom[g, seat] = np.where(inside, _gather(bottom, src), PAD)
         self.size[g, seat] = left
         self.half_at[g] = -1
         empty = left == 0
@@ -486,8 +494,8 @@ class BatchedScout:
         live, other = self.table_top[g, pos], self.table_bottom[g, pos]
         live, other = np.where(turn, other, live), np.where(turn, live, other)
         shift = np.minimum(_POS[None, :TABLE] + (end == 0)[:, None], TABLE - 1)
-        self.table_top[g] = np.take_along_axis(self.table_top[g], shift, axis=1)
-        self.table_bottom[g] = np.take_along_axis(self.table_bottom[g], shift, axis=1)
+        self.table_top[g] = _gather(self.table_top[g], shift)
+        self.table_bottom[g] = _gather(self.table_bottom[g], shift)
         n = n - 1
         self.table_size[g] = n
         self.table_key[g] = set_key(self.table_top[g], n)
@@ -496,10 +504,10 @@ class BatchedScout:
         here = _POS[None, :] == at[:, None]
         inside = _POS[None, :] <= size[:, None]
         self.top[g, seat] = np.where(
-            here, live[:, None], np.where(inside, np.take_along_axis(top, src, axis=1), PAD)
+            here, live[:, None], np.where(inside, _gather(top, src), PAD)
         )
         self.bottom[g, seat] = np.where(
-            here, other[:, None], np.where(inside, np.take_along_axis(bottom, src, axis=1), PAD)
+            here, other[:, None], np.where(inside, _gather(bottom, src), PAD)
         )
         self.size[g, seat] = size + 1
         p = self.players
