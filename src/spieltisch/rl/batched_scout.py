@@ -53,6 +53,7 @@ PAD = (12 + 2 * _POS).astype(np.int16)
 SHOW_START = np.array([SA.decode(SA.SHOW_BASE + i).start for i in range(SA.NUM_SHOWS)], dtype=np.int16)
 SHOW_COUNT = np.array([SA.decode(SA.SHOW_BASE + i).count for i in range(SA.NUM_SHOWS)], dtype=np.int16)
 _STOP = SHOW_START + SHOW_COUNT
+_SHOW_COUNT8 = SHOW_COUNT.astype(np.int8)
 _STARTS = SA.MAX_HAND
 _ROW = np.arange(_STARTS, 0, -1)
 """Show ids per start place: start s has counts 1 .. 45 - s, in id order."""
@@ -161,12 +162,18 @@ class _Runs:
         fewest = np.where(80 + vals > k, 1, np.where(n <= 1, 2, n + (strength <= k))).astype(np.int16)
         return fewest, most
 
-    def shows(self, size: IntArray, key: IntArray) -> BoolArray:
-        """(B, 1035): the show grid (start, count) of sets stronger than ``key`` (S-6, S-7)."""
+    def shows(
+        self, size: IntArray, key: IntArray, out: BoolArray | None = None, only: BoolArray | None = None
+    ) -> BoolArray:
+        """(B, 1035): the show grid (start, count) of sets stronger than ``key`` (S-6, S-7),
+        written into ``out`` when given; all False for the games where ``only`` is False."""
         fewest, most = self.counts(size, key)
-        out: BoolArray = (np.repeat(fewest, _ROW, axis=1) <= SHOW_COUNT) & (
-            np.repeat(most, _ROW, axis=1) >= SHOW_COUNT
-        )
+        if only is not None:
+            most = np.where(only[:, None], most, 0).astype(np.int8)
+        if out is None:
+            out = np.empty((len(fewest), SA.NUM_SHOWS), dtype=bool)
+        np.less_equal(np.repeat(fewest.astype(np.int8), _ROW, axis=1), _SHOW_COUNT8, out=out)
+        out &= np.repeat(most.astype(np.int8), _ROW, axis=1) >= _SHOW_COUNT8
         return out
 
     def best(self, size: IntArray) -> IntArray:
@@ -289,7 +296,7 @@ class BatchedScout:
         play = self.phase == PLAY
         top, _, size = self._hands(seat)
         runs = _Runs(top)
-        out[:, SA.SHOW_BASE : SA.SCOUT_BASE] = runs.shows(size, self.table_key) & play[:, None]
+        runs.shows(size, self.table_key, out=out[:, SA.SHOW_BASE : SA.SCOUT_BASE], only=play)
         half = self.half_at >= 0
         if half.any():  # a show half after its scout half: the canonical shows only (scout_actions)
             h = np.nonzero(half)[0]
@@ -503,12 +510,8 @@ class BatchedScout:
         src = np.maximum(_POS[None, :] - (_POS[None, :] > at[:, None]), 0)
         here = _POS[None, :] == at[:, None]
         inside = _POS[None, :] <= size[:, None]
-        self.top[g, seat] = np.where(
-            here, live[:, None], np.where(inside, _gather(top, src), PAD)
-        )
-        self.bottom[g, seat] = np.where(
-            here, other[:, None], np.where(inside, _gather(bottom, src), PAD)
-        )
+        self.top[g, seat] = np.where(here, live[:, None], np.where(inside, _gather(top, src), PAD))
+        self.bottom[g, seat] = np.where(here, other[:, None], np.where(inside, _gather(bottom, src), PAD))
         self.size[g, seat] = size + 1
         p = self.players
         if p != 2:
