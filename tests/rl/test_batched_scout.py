@@ -160,6 +160,7 @@ def run_against_engine(players: int, games: int, seed: int, full_every: int = 4)
     return decisions, kinds
 
 
+@pytest.mark.slow  # about 10-25 s each: the reference engine's Python side dominates
 @pytest.mark.parametrize(("players", "games"), [(2, 1200), (3, 400), (4, 300), (5, 250)])
 def test_batched_scout_matches_the_reference_engine(players: int, games: int) -> None:
     """2,150 seeded random games in all, every decision compared."""

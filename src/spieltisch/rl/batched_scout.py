@@ -300,7 +300,7 @@ class BatchedScout:
         half = self.half_at >= 0
         if half.any():  # a show half after its scout half: the canonical shows only (scout_actions)
             h = np.nonzero(half)[0]
-            out[h, SA.SHOW_BASE : SA.SCOUT_BASE] = self.legal_mask_rows(h)
+            out[h, SA.SHOW_BASE : SA.SCOUT_BASE] = self._show_half_mask(h)
         seat_chips = self.chips[self.rows, np.maximum(seat, 0)]
         scout = play & ~half & (self.table_size > 0) & (size + 1 <= SA.MAX_HAND)  # S-8
         if p == 2:
@@ -409,7 +409,7 @@ class BatchedScout:
     def _sample_show_half(
         self, rng: np.random.Generator, h: IntArray, fewest: SmallArray, most: SmallArray
     ) -> IntArray:
-        """Uniform over the canonical show halves (``legal_mask_rows``) without the grid:
+        """Uniform over the canonical show halves (``_show_half_mask``) without the grid:
         per start place a range of counts, less the one folded count."""
         at = self.half_at[h, None]
         starts = _POS[None, :_STARTS]
@@ -425,7 +425,7 @@ class BatchedScout:
         out: IntArray = SA.SHOW_BASE + start * SA.MAX_HAND - start * (start - 1) // 2 + count - 1
         return out
 
-    def legal_mask_rows(self, h: IntArray) -> BoolArray:
+    def _show_half_mask(self, h: IntArray) -> BoolArray:
         """(n, 1035): the legal show ids (from 2) of games ``h`` waiting for a show half."""
         seat = self.current[h]
         runs = _Runs(self.top[h, seat])
