@@ -355,12 +355,32 @@ def bench_bots(
 def bench_rl(
     seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+    batches: Annotated[str, typer.Option(help="Batch sizes, comma-separated.")] = "64,256,1024,4096,16384",
+    players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",
+    game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
 ) -> None:
-    """Batched-engine env steps and seat decisions per CPU second per batch size; single environments."""
+    """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""
     require("spieltisch bench rl", "rl")
     from spieltisch.benchmarks.rl import run
 
-    run(seconds=seconds, seed=seed)
+    def numbers(text: str, what: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            message = f"{what} must be whole numbers separated by commas, not {text!r}"
+            raise typer.BadParameter(message) from None
+        if not values or min(values) < 1:
+            raise typer.BadParameter(f"{what} must be at least 1")
+        return values
+
+    games = tuple(game or ("schmaus", "scout"))
+    unknown = [g for g in games if g not in ("scout", "schmaus")]
+    if unknown:
+        raise typer.BadParameter(f"unknown game {unknown[0]!r}: scout or schmaus")
+    counts = numbers(players, "player counts")
+    if min(counts) < 2 or max(counts) > 5:
+        raise typer.BadParameter("player counts must lie within 2..5 (S-2, W-1)")
+    run(seconds=seconds, seed=seed, batches=numbers(batches, "batch sizes"), players=counts, games=games)
 
 
 db_app = typer.Typer(
