@@ -12,9 +12,21 @@ np = pytest.importorskip("numpy")
 from spieltisch.engine import get_game  # noqa: E402
 from spieltisch.rl import batched  # noqa: E402
 from spieltisch.rl.batched import BatchedSchmaus  # noqa: E402
+from spieltisch.rl.fast import BACKENDS, make_schmaus, numba_available  # noqa: E402
 from spieltisch.rl.schmaus_obs import KIND  # noqa: E402
 
 SCHMAUS = get_game("schmaus")
+
+backends = pytest.mark.parametrize(
+    "backend",
+    [
+        "numpy",
+        pytest.param(
+            "numba",
+            marks=pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)"),
+        ),
+    ],
+)
 
 
 def engine_shuffler(seeds: list[int]) -> batched.Shuffler:
@@ -65,11 +77,11 @@ def batched_snapshot(env: BatchedSchmaus, g: int) -> dict[str, Any]:
     }
 
 
-def run_against_engine(players: int, games: int, seed: int) -> int:
+def run_against_engine(players: int, games: int, seed: int, backend: str = "numpy") -> int:
     """Random legal play in both engines; compares every game at every node. Returns nodes compared."""
     seeds = [seed * 10_000 + i for i in range(games)]
     states = [SCHMAUS.new_state(players, s) for s in seeds]
-    env = BatchedSchmaus(games, players, shuffler=engine_shuffler(seeds))
+    env = make_schmaus(games, players, shuffler=engine_shuffler(seeds), backend=backend)
     data = [s.to_json() for s in states]
     hands = np.array([[counts(h) for h in d["hands"]] for d in data])
     sizes = np.array([len(d["draw_pile"]) for d in data])
@@ -101,13 +113,37 @@ def run_against_engine(players: int, games: int, seed: int) -> int:
     return nodes
 
 
+@backends
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_batched_engine_matches_the_reference_engine(players: int) -> None:
-    assert run_against_engine(players, games=300, seed=players) > 3 * players
+def test_batched_engine_matches_the_reference_engine(players: int, backend: str) -> None:
+    games = 300 if backend == "numpy" else 100
+    assert run_against_engine(players, games=games, seed=players, backend=backend) > 3 * players
 
 
-def test_random_play_with_own_deals_and_reset() -> None:
-    env = BatchedSchmaus(64, 4, seed=1)
+@pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_numba_backend_plays_the_same_games_as_numpy(players: int) -> None:
+    """Same seed, same sampling rng: the same actions, score changes and states at every
+    step, reshuffles (W-17, drawn from the engine's rng) and new deals included."""
+    envs = [make_schmaus(128, players, seed=7, backend=b) for b in BACKENDS]
+    rngs = [np.random.default_rng(8) for _ in BACKENDS]
+    reshuffled = 0
+    for step in range(300):
+        actions = [env.sample_legal(rng) for env, rng in zip(envs, rngs, strict=True)]
+        assert (actions[0] == actions[1]).all(), f"sampled actions differ at step {step}"
+        changes = [env.step(a) for env, a in zip(envs, actions, strict=True)]
+        assert (changes[0] == changes[1]).all(), f"score changes differ at step {step}"
+        for name in ("hands", "scores", "pile_len", "disc_len", "phase", "round", "must", "plays", "x5"):
+            assert (getattr(envs[0], name) == getattr(envs[1], name)).all(), f"{name} differs at step {step}"
+        reshuffled += int(((envs[1].phase == batched.OVER) * envs[1].reshuffles).sum())
+        for env in envs:
+            env.reset_done()
+    assert reshuffled > 0 or players == 2  # the kernel's own reshuffles ran (two players rarely need one)
+
+
+@backends
+def test_random_play_with_own_deals_and_reset(backend: str) -> None:
+    env = make_schmaus(64, 4, seed=1, backend=backend)
     rng = np.random.default_rng(2)
     finished = 0
     for _ in range(400):
@@ -133,3 +169,19 @@ def test_bad_sizes_are_refused() -> None:
         BatchedSchmaus(4, 6)
     with pytest.raises(ValueError, match="at least one game"):
         BatchedSchmaus(0, 3)
+
+
+def test_unknown_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown backend 'jax'; choose one of numpy, numba"):
+        make_schmaus(4, 3, backend="jax")
+
+
+def test_numba_backend_without_numba_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spieltisch.rl import fast
+
+    monkeypatch.setattr(fast, "numba_available", lambda: False)
+    monkeypatch.setattr(fast, "_KERNELS", {})
+    with pytest.raises(
+        RuntimeError, match=r"needs the extra 'rl-fast' \(not installed\); install with: .*rl-fast"
+    ):
+        make_schmaus(4, 3, backend="numba")

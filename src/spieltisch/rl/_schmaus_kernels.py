@@ -1,8 +1,11 @@
 """The numba kernels of :mod:`spieltisch.rl.fast` (imported only when numba is installed).
 
-One game at a time, in the numpy backend's order of work for that game (W-1 .. W-18);
-a step that needs a W-17 reshuffle returns False and the caller puts the game back.
-``st`` is the engine's state arrays, ``tb`` the lay tables (see ``fast.FastSchmaus``).
+One game at a time, in the numpy backend's order of work for that game (W-1 .. W-18).
+A game that needs a W-17 reshuffle pauses there: the functions return the point
+(1 + E/L/R_s below) and :func:`step` resumes the paused games in the numpy
+backend's order of reshuffles (by point, then game), so they draw the same
+random numbers. ``st`` is the engine's state arrays, ``tb`` the lay tables,
+``pend`` (B, P) the draws waiting for a reshuffle (see ``fast.FastSchmaus``).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from spieltisch.rl.batched import (
 def full(food: int, effects: int) -> bool:
     return food >= 3 or (food == 2 and effects > 0)  # W-4
 
+
 @njit(cache=True)
 def draw_seat(g: int, s: int, n: int, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
     for _ in range(n):  # the top card is pile[pile_len - 1] (W-17)
@@ -51,24 +55,60 @@ def draw_seat(g: int, s: int, n: int, hands: Any, food: Any, effects: Any, pile:
         else:
             effects[g, s] += 1
 
+
+POINT_EMPTY, POINT_LOSER, POINT_SHORT = 0, 1, 2
+"""Where a step reshuffles: the W-6 draws of empty hands, the W-13 loser draws, the W-5
+draws of seat s (point 2 + s); numpy reshuffles all games at one point, in game order."""
+
+
 @njit(cache=True)
-def draw(g: int, counts: Any, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any, disc_len: Any) -> bool:
-    """W-17 draws in seat order; False (nothing drawn) when a reshuffle is needed."""
+def needs_reshuffle(g: int, counts: Any, pile_len: Any, disc_len: Any) -> bool:
+    """W-17: the draws ``counts`` run the pile out while there are discards."""
     total = 0
     for s in range(counts.shape[0]):
         total += counts[s]
-    if pile_len[g] < total and disc_len[g] > 0:
-        return False
+    return pile_len[g] < total and disc_len[g] > 0
+
+
+@njit(cache=True)
+def draw(g: int, counts: Any, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
+    """W-17 draws in seat order (both piles empty: no more draws)."""
     for s in range(counts.shape[0]):
-        n = min(counts[s], pile_len[g])  # both piles empty: no draw
+        n = min(counts[s], pile_len[g])
         draw_seat(g, s, n, hands, food, effects, pile, pile_len)
-    return True
+
+
+@njit(cache=True)
+def reshuffle(g: int, st: Any, reshuffles: Any, rng: Any) -> None:
+    """W-17: the discards, shuffled, go under the pile; the same 54 keys per game and the
+    same order as the numpy backend (``argsort`` of uniform keys)."""
+    pile, pile_len, disc, disc_len = st[3], st[4], st[5], st[6]
+    size = disc_len[g]
+    keys = np.empty(pile.shape[1])
+    for i in range(pile.shape[1]):
+        keys[i] = rng.random()
+    order = np.argsort(keys[:size])
+    for i in range(pile_len[g] - 1, -1, -1):
+        pile[g, i + size] = pile[g, i]
+    for i in range(size):
+        pile[g, i] = disc[g, order[i]]
+    pile_len[g] += size
+    disc_len[g] = 0
+    reshuffles[g] += 1
+
 
 @njit(cache=True)
 def ask_discards(g: int, before: bool, st: Any) -> bool:
     """W-16: who must discard, and whether anybody must (then the phase is DISCARD)."""
-    (hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-     plays, targets, x5, choosing, must, sealed, sealed_len, before_play) = st
+    hands, food, effects, phase, must, sealed_len, before_play = (
+        st[0],
+        st[1],
+        st[2],
+        st[10],
+        st[15],
+        st[17],
+        st[18],
+    )
     any_must = False
     for s in range(hands.shape[1]):
         m = max(0, food[g, s] + effects[g, s] - HAND_LIMIT)
@@ -83,41 +123,65 @@ def ask_discards(g: int, before: bool, st: Any) -> bool:
 
 
 @njit(cache=True)
-def start_round(g: int, st: Any) -> bool:
-    """A new round: W-5 short draws in seat order, then W-16 before laying."""
-    (hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-     plays, targets, x5, choosing, must, sealed, sealed_len, before_play) = st
-    p = hands.shape[1]
-    for s in range(p):
+def short_draws(g: int, st: Any, first: int) -> int:
+    """W-5 from seat ``first`` on, in seat order: draw one card at a time until a lay is
+    possible; then W-16 before laying. 0, or 1 + the point of a needed reshuffle."""
+    hands, food, effects, pile, pile_len, disc_len = st[0], st[1], st[2], st[3], st[4], st[6]
+    for s in range(first, hands.shape[1]):
+        while not full(food[g, s], effects[g, s]):
+            if pile_len[g] == 0:
+                if disc_len[g] > 0:
+                    return 1 + POINT_SHORT + s
+                break
+            draw_seat(g, s, 1, hands, food, effects, pile, pile_len)
+    ask_discards(g, True, st)
+    return 0
+
+
+@njit(cache=True)
+def start_round(g: int, st: Any) -> int:
+    plays, targets, x5, choosing, phase = st[11], st[12], st[13], st[14], st[10]
+    for s in range(plays.shape[1]):
         plays[g, s] = -1
         targets[g, s] = -1
         x5[g, s] = -1
         choosing[g, s] = False
     phase[g] = PLAY
-    for s in range(p):  # W-5, seat order: draw one card at a time until a lay is possible
-        while not full(food[g, s], effects[g, s]):
-            if pile_len[g] == 0:
-                if disc_len[g] > 0:
-                    return False  # W-17 reshuffle
-                break
-            draw_seat(g, s, 1, hands, food, effects, pile, pile_len)
-    ask_discards(g, True, st)
-    return True
+    return short_draws(g, st, 0)
 
 
 @njit(cache=True)
-def next_round(g: int, st: Any) -> bool:
+def next_round(g: int, st: Any) -> int:
     """After the scoring: W-16 discards, else the next round."""
     if not ask_discards(g, False, st):
         st[8][g] += 1
         return start_round(g, st)
-    return True
+    return 0
 
 
 @njit(cache=True)
-def score(g: int, st: Any, tb: Any) -> bool:
-    (hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-     plays, targets, x5, choosing, must, sealed, sealed_len, before_play) = st
+def score(g: int, st: Any, tb: Any, pend: Any) -> int:
+    (
+        hands,
+        food,
+        effects,
+        pile,
+        pile_len,
+        disc,
+        disc_len,
+        scores,
+        rnd,
+        rounds,
+        phase,
+        plays,
+        targets,
+        x5,
+        choosing,
+        must,
+        sealed,
+        sealed_len,
+        before_play,
+    ) = st
     (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
     p = hands.shape[1]
     guardian = False
@@ -173,33 +237,86 @@ def score(g: int, st: Any, tb: Any) -> bool:
             if c >= 0:
                 disc[g, disc_len[g]] = c
                 disc_len[g] += 1
-    counts = np.zeros(p, dtype=np.int64)
     for s in range(p):
-        if individual[s] == low:
-            counts[s] = LOSER_DRAWS
-    if not draw(g, counts, hands, food, effects, pile, pile_len, disc_len):
-        return False
-    for s in range(p):
+        pend[g, s] = LOSER_DRAWS if individual[s] == low else 0
+    if needs_reshuffle(g, pend[g], pile_len, disc_len):
+        return 1 + POINT_LOSER
+    return score_rest(g, st, pend)
+
+
+@njit(cache=True)
+def score_rest(g: int, st: Any, pend: Any) -> int:
+    """The W-13 loser draws (``pend``), then W-18 or the next round."""
+    (
+        hands,
+        food,
+        effects,
+        pile,
+        pile_len,
+        disc,
+        disc_len,
+        scores,
+        rnd,
+        rounds,
+        phase,
+        plays,
+        targets,
+        x5,
+        choosing,
+        must,
+        sealed,
+        sealed_len,
+        before_play,
+    ) = st
+    draw(g, pend[g], hands, food, effects, pile, pile_len)
+    for s in range(plays.shape[1]):
         plays[g, s] = -1
     if rnd[g] >= rounds[g]:
         phase[g] = OVER  # W-18
-        return True
+        return 0
     return next_round(g, st)
 
+
 @njit(cache=True)
-def reveal(g: int, st: Any, tb: Any) -> bool:
-    (hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-     plays, targets, x5, choosing, must, sealed, sealed_len, before_play) = st
+def reveal(g: int, st: Any, tb: Any, pend: Any) -> int:
+    hands, food, effects, pile, pile_len, disc_len = st[0], st[1], st[2], st[3], st[4], st[6]
+    empty = False
+    for s in range(hands.shape[1]):
+        pend[g, s] = EMPTY_DRAW if food[g, s] + effects[g, s] == 0 else 0
+        if pend[g, s]:
+            empty = True
+    if empty:  # W-6, before the reveal
+        if needs_reshuffle(g, pend[g], pile_len, disc_len):
+            return 1 + POINT_EMPTY
+        draw(g, pend[g], hands, food, effects, pile, pile_len)
+    return reveal_rest(g, st, tb, pend)
+
+
+@njit(cache=True)
+def reveal_rest(g: int, st: Any, tb: Any, pend: Any) -> int:
+    (
+        hands,
+        food,
+        effects,
+        pile,
+        pile_len,
+        disc,
+        disc_len,
+        scores,
+        rnd,
+        rounds,
+        phase,
+        plays,
+        targets,
+        x5,
+        choosing,
+        must,
+        sealed,
+        sealed_len,
+        before_play,
+    ) = st
     (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
     p = hands.shape[1]
-    counts = np.zeros(p, dtype=np.int64)
-    empty = False
-    for s in range(p):
-        if food[g, s] + effects[g, s] == 0:
-            counts[s] = EMPTY_DRAW
-            empty = True
-    if empty and not draw(g, counts, hands, food, effects, pile, pile_len, disc_len):  # W-6
-        return False
     guardian = False
     hunter = False
     for s in range(p):
@@ -221,28 +338,66 @@ def reveal(g: int, st: Any, tb: Any) -> bool:
         choose = choose or c
     if choose:
         phase[g] = TARGET
-        return True
-    return score(g, st, tb)
+        return 0
+    return score(g, st, tb, pend)
+
 
 @njit(cache=True)
-def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
-    """Every game's current node; returns how many games need the numpy backend (``fallback``)."""
-    (hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-     plays, targets, x5, choosing, must, sealed, sealed_len, before_play) = st
+def step(
+    actions: Any,
+    st: Any,
+    tb: Any,
+    reshuffles: Any,
+    pend: Any,
+    pause: Any,
+    change: Any,
+    fallback: Any,
+    rng: Any,
+    use_rng: bool,
+) -> int:
+    """Every game's current node. With ``use_rng``, reshuffles draw from ``rng`` in the numpy
+    backend's order; else a game that reshuffles is put back as it was and flagged in
+    ``fallback`` (the caller steps it with numpy and its shuffler). Returns how many were."""
+    (
+        hands,
+        food,
+        effects,
+        pile,
+        pile_len,
+        disc,
+        disc_len,
+        scores,
+        rnd,
+        rounds,
+        phase,
+        plays,
+        targets,
+        x5,
+        choosing,
+        must,
+        sealed,
+        sealed_len,
+        before_play,
+    ) = st
     (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
     b, p = hands.shape[0], hands.shape[1]
     save_small = np.empty((10, p), dtype=np.int64)
     save_hands = np.empty((p, KINDS), dtype=np.int16)
     save_one = np.empty(5, dtype=np.int64)
+    span = POINT_SHORT + p
     n_fallback = 0
+    n_pause = 0
     for g in range(b):
         fallback[g] = False
+        pause[g] = -1
+        for s in range(p):
+            change[g, s] = scores[g, s]
         ph = phase[g]
         if ph == OVER:
-            for s in range(p):
-                change[g, s] = 0
             continue
         for s in range(p):  # what a step changes, to put the game back if it reshuffles
+            if use_rng:
+                break
             save_small[0, s] = food[g, s]
             save_small[1, s] = effects[g, s]
             save_small[2, s] = scores[g, s]
@@ -259,7 +414,7 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
         save_one[2] = rnd[g]
         save_one[3] = ph
         save_one[4] = before_play[g]
-        ok = True
+        code = 0
         if ph == PLAY:
             for s in range(p):
                 if plays[g, s] < 0:
@@ -274,7 +429,7 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
                 if plays[g, s] < 0:
                     laid = False
             if laid:
-                ok = reveal(g, st, tb)
+                code = reveal(g, st, tb, pend)
         elif ph == TARGET:
             for s in range(p):
                 if choosing[g, s]:
@@ -285,7 +440,7 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
                         x5[g, s] = a - X5_BASE
                     choosing[g, s] = False
             phase[g] = PLAY  # every choosing seat chose at once
-            ok = score(g, st, tb)
+            code = score(g, st, tb, pend)
         else:  # DISCARD (W-16)
             waiting = False
             for s in range(p):
@@ -311,10 +466,12 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
                     phase[g] = PLAY
                 else:
                     rnd[g] += 1
-                    ok = start_round(g, st)
-        if ok:
-            for s in range(p):
-                change[g, s] = scores[g, s] - save_small[2, s]
+                    code = start_round(g, st)
+        if code == 0:
+            continue
+        if use_rng:
+            pause[g] = ph * span + code - 1  # numpy: the PLAY chain, then TARGET, then DISCARD
+            n_pause += 1
             continue
         for s in range(p):  # put back: the numpy backend steps this game
             food[g, s] = save_small[0, s]
@@ -326,7 +483,6 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
             choosing[g, s] = save_small[6, s] != 0
             must[g, s] = save_small[7, s]
             sealed_len[g, s] = save_small[8, s]
-            change[g, s] = 0
             for k in range(KINDS):
                 hands[g, s, k] = save_hands[s, k]
         pile_len[g] = save_one[0]
@@ -336,13 +492,55 @@ def step(actions: Any, st: Any, tb: Any, change: Any, fallback: Any) -> int:
         before_play[g] = save_one[4] != 0
         fallback[g] = True
         n_fallback += 1
+    while n_pause > 0:  # W-17: the reshuffles by point, then game, as numpy draws them
+        stage = span * 3
+        for g in range(b):
+            if pause[g] >= 0 and pause[g] < stage:
+                stage = pause[g]
+        point = stage % span
+        for g in range(b):
+            if pause[g] != stage:
+                continue
+            pause[g] = -1
+            n_pause -= 1
+            reshuffle(g, st, reshuffles, rng)
+            if point == POINT_EMPTY:
+                draw(g, pend[g], hands, food, effects, pile, pile_len)
+                code = reveal_rest(g, st, tb, pend)
+            elif point == POINT_LOSER:
+                code = score_rest(g, st, pend)
+            else:
+                code = short_draws(g, st, point - POINT_SHORT)
+            if code:
+                pause[g] = stage - point + code - 1
+                n_pause += 1
+    for g in range(b):
+        for s in range(p):
+            change[g, s] = scores[g, s] - change[g, s]
     return n_fallback
+
 
 @njit(cache=True)
 def sample(
-    hands: Any, phase: Any, plays: Any, choosing: Any, targets: Any, must: Any, before_play: Any,
-    order: Any, number: Any, cap: Any, weight: Any, peffect: Any, pcounts: Any,
-    u_play: Any, target_rows: Any, u_other: Any, u_kind: Any, discard_rows: Any, u_discard: Any,
+    hands: Any,
+    phase: Any,
+    plays: Any,
+    choosing: Any,
+    targets: Any,
+    must: Any,
+    before_play: Any,
+    order: Any,
+    number: Any,
+    cap: Any,
+    weight: Any,
+    peffect: Any,
+    pcounts: Any,
+    u_play: Any,
+    target_rows: Any,
+    u_other: Any,
+    u_kind: Any,
+    discard_rows: Any,
+    u_discard: Any,
     out: Any,
 ) -> None:
     """``sample_legal`` from the numpy backend's uniform numbers (same shapes, same use)."""
@@ -410,4 +608,3 @@ def sample(
                     seen += 1
             if must[g, s] > 0:
                 out[g, s] = DISCARD_BASE + kind
-

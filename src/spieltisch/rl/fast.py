@@ -32,24 +32,9 @@ from spieltisch.rl import batched
 from spieltisch.rl.batched import (
     BASE,
     DISCARD,
-    DISCARD_BASE,
-    EMPTY_DRAW,
-    F_KINDS,
-    GARBAGE,
-    GROCER,
-    GUARDIAN,
-    HAND_LIMIT,
-    HUNTER,
-    KINDS,
-    LOSER_DRAWS,
     OVER,
     PLAY,
     TARGET,
-    TARGET_BASE,
-    X2,
-    X3,
-    X5,
-    X5_BASE,
     BatchedSchmaus,
     BoolArray,
     IntArray,
@@ -120,6 +105,8 @@ class FastSchmaus(BatchedSchmaus):
         super().__init__(batch, players, seed=seed, shuffler=shuffler)
         self._change = np.zeros((batch, players), dtype=np.int64)
         self._fallback = np.zeros(batch, dtype=bool)
+        self._pend = np.zeros((batch, players), dtype=np.int64)
+        self._pause = np.zeros(batch, dtype=np.int64)
         self._cap = batched._CAP.astype(np.int64)
         self._weight = batched._WEIGHT.astype(np.int64)
         self._no_rows = np.zeros(0, dtype=np.int64)
@@ -136,9 +123,12 @@ class FastSchmaus(BatchedSchmaus):
         """As :meth:`BatchedSchmaus.step` (trusted path: deciding seats' actions must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         change = self._change
-        n = self._kernel["step"](actions, self._state(), self._kernel["tables"], change, self._fallback)
+        n = self._kernel["step"](
+            actions, self._state(), self._kernel["tables"], self.reshuffles, self._pend, self._pause,
+            change, self._fallback, self.rng, self.shuffler is None,
+        )  # fmt: skip
         out: IntArray = change.copy()
-        if n:  # W-17 reshuffles: these games (only) by the numpy backend, so the same random stream
+        if n:  # W-17 reshuffles by the shuffler: these games (only) by the numpy backend
             others = ~self._fallback
             phase = self.phase.copy()
             self.phase[others] = OVER
@@ -176,4 +166,4 @@ def deciding_count(env: BatchedSchmaus) -> int:
     return int(deciding.sum())
 
 
-__all__ = ["BACKENDS", "FastSchmaus", "make_schmaus", "numba_available", "require_numba", "BASE"]
+__all__ = ["BACKENDS", "BASE", "FastSchmaus", "make_schmaus", "numba_available", "require_numba"]
