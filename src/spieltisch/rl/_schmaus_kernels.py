@@ -38,12 +38,12 @@ from spieltisch.rl.batched import (
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def full(food: int, effects: int) -> bool:
     return food >= 3 or (food == 2 and effects > 0)  # W-4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw_seat(g: int, s: int, n: int, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
     for _ in range(n):  # the top card is pile[pile_len - 1] (W-17)
         top = pile_len[g] - 1
@@ -61,7 +61,7 @@ POINT_EMPTY, POINT_LOSER, POINT_SHORT = 0, 1, 2
 draws of seat s (point 2 + s); numpy reshuffles all games at one point, in game order."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def needs_reshuffle(g: int, counts: Any, pile_len: Any, disc_len: Any) -> bool:
     """W-17: the draws ``counts`` run the pile out while there are discards."""
     total = 0
@@ -70,7 +70,7 @@ def needs_reshuffle(g: int, counts: Any, pile_len: Any, disc_len: Any) -> bool:
     return pile_len[g] < total and disc_len[g] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def draw(g: int, counts: Any, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
     """W-17 draws in seat order (both piles empty: no more draws)."""
     for s in range(counts.shape[0]):
@@ -78,7 +78,7 @@ def draw(g: int, counts: Any, hands: Any, food: Any, effects: Any, pile: Any, pi
         draw_seat(g, s, n, hands, food, effects, pile, pile_len)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reshuffle(g: int, st: Any, reshuffles: Any, rng: Any) -> None:
     """W-17: the discards, shuffled, go under the pile; the same 54 keys per game and the
     same order as the numpy backend (``argsort`` of uniform keys)."""
@@ -97,7 +97,7 @@ def reshuffle(g: int, st: Any, reshuffles: Any, rng: Any) -> None:
     reshuffles[g] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ask_discards(g: int, before: bool, st: Any) -> bool:
     """W-16: who must discard, and whether anybody must (then the phase is DISCARD)."""
     hands, food, effects, phase, must, sealed_len, before_play = (
@@ -122,7 +122,7 @@ def ask_discards(g: int, before: bool, st: Any) -> bool:
     return any_must
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def short_draws(g: int, st: Any, first: int) -> int:
     """W-5 from seat ``first`` on, in seat order: draw one card at a time until a lay is
     possible; then W-16 before laying. 0, or 1 + the point of a needed reshuffle."""
@@ -138,7 +138,7 @@ def short_draws(g: int, st: Any, first: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_round(g: int, st: Any) -> int:
     plays, targets, x5, choosing, phase = st[11], st[12], st[13], st[14], st[10]
     for s in range(plays.shape[1]):
@@ -150,7 +150,7 @@ def start_round(g: int, st: Any) -> int:
     return short_draws(g, st, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_round(g: int, st: Any) -> int:
     """After the scoring: W-16 discards, else the next round."""
     if not ask_discards(g, False, st):
@@ -159,7 +159,7 @@ def next_round(g: int, st: Any) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score(g: int, st: Any, tb: Any, pend: Any) -> int:
     (
         hands,
@@ -244,7 +244,7 @@ def score(g: int, st: Any, tb: Any, pend: Any) -> int:
     return score_rest(g, st, pend)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_rest(g: int, st: Any, pend: Any) -> int:
     """The W-13 loser draws (``pend``), then W-18 or the next round."""
     (
@@ -277,7 +277,7 @@ def score_rest(g: int, st: Any, pend: Any) -> int:
     return next_round(g, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reveal(g: int, st: Any, tb: Any, pend: Any) -> int:
     hands, food, effects, pile, pile_len, disc_len = st[0], st[1], st[2], st[3], st[4], st[6]
     empty = False
@@ -292,7 +292,7 @@ def reveal(g: int, st: Any, tb: Any, pend: Any) -> int:
     return reveal_rest(g, st, tb, pend)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reveal_rest(g: int, st: Any, tb: Any, pend: Any) -> int:
     (
         hands,
