@@ -358,9 +358,21 @@ def bench_rl(
     batches: Annotated[str, typer.Option(help="Batch sizes, comma-separated.")] = "64,256,1024,4096,16384",
     players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",
     game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
+    backend: Annotated[
+        list[str] | None,
+        typer.Option(help="numpy and/or numba (extra rl-fast), side by side (default: both if numba is installed)."),
+    ] = None,
 ) -> None:
     """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""
     require("spieltisch bench rl", "rl")
+    from spieltisch.rl.fast import BACKENDS, numba_available
+
+    backends = tuple(backend or (BACKENDS if numba_available() else ("numpy",)))
+    wrong = [b for b in backends if b not in BACKENDS]
+    if wrong:
+        raise typer.BadParameter(f"unknown backend {wrong[0]!r}: numpy or numba")
+    if "numba" in backends and not numba_available():
+        raise fail(missing_message("spieltisch bench rl --backend numba", ["rl-fast"]))
     from spieltisch.benchmarks.rl import run
 
     def numbers(text: str, what: str) -> tuple[int, ...]:
@@ -380,7 +392,14 @@ def bench_rl(
     counts = numbers(players, "player counts")
     if min(counts) < 2 or max(counts) > 5:
         raise typer.BadParameter("player counts must lie within 2..5 (S-2, W-1)")
-    run(seconds=seconds, seed=seed, batches=numbers(batches, "batch sizes"), players=counts, games=games)
+    run(
+        seconds=seconds,
+        seed=seed,
+        batches=numbers(batches, "batch sizes"),
+        players=counts,
+        games=games,
+        backends=backends,
+    )
 
 
 db_app = typer.Typer(

@@ -16,6 +16,10 @@ A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
 "+ mask" also builds the full legal mask of every game at every step (what a
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
+
+Backends: ``numpy`` (default) and, for Waschbär-Schmaus, ``numba``
+(:mod:`spieltisch.rl.fast`, extra ``rl-fast``), side by side; numba's compile
+(or cache load) time is measured once before and excluded from the figures.
 """
 
 from __future__ import annotations
@@ -31,24 +35,41 @@ BATCHES = (64, 256, 1024, 4096, 16384)
 PLAYERS = (2, 3, 4, 5)
 
 
-def _engine(game: str, batch: int, players: int, seed: int) -> Any:
+def _engine(game: str, batch: int, players: int, seed: int, backend: str = "numpy") -> Any:
     if game == "schmaus":
-        from spieltisch.rl.batched import BatchedSchmaus, play_tables
+        from spieltisch.rl.batched import play_tables
+        from spieltisch.rl.fast import make_schmaus
 
         play_tables()  # built once per process, not part of the stepping figure
-        return BatchedSchmaus(batch, players, seed=seed)
+        return make_schmaus(batch, players, seed=seed, backend=backend)
     from spieltisch.rl.batched_scout import BatchedScout
 
     return BatchedScout(batch, players, seed=seed)
 
 
+def compile_seconds() -> float:
+    """CPU seconds to compile (or load from numba's cache) the numba kernels and run them once."""
+    import numpy as np
+
+    start = time.process_time()
+    env = _engine("schmaus", 2, 3, 0, backend="numba")
+    env.step(env.sample_legal(np.random.default_rng(0)))
+    return time.process_time() - start
+
+
 def measure_batched(
-    players: int, batch: int, seconds: float, seed: int, game: str = "schmaus", mask: bool = False
+    players: int,
+    batch: int,
+    seconds: float,
+    seed: int,
+    game: str = "schmaus",
+    mask: bool = False,
+    backend: str = "numpy",
 ) -> tuple[float, float]:
     """(environment steps, seat decisions) per CPU second of a batched engine."""
     import numpy as np
 
-    env = _engine(game, batch, players, seed)
+    env = _engine(game, batch, players, seed, backend)
     rng = np.random.default_rng(seed)
     steps = decisions = 0
     start = time.process_time()
@@ -100,23 +121,36 @@ def run(
     batches: tuple[int, ...] = BATCHES,
     players: tuple[int, ...] = PLAYERS,
     games: tuple[str, ...] = ("schmaus", "scout"),
+    backends: tuple[str, ...] = ("numpy",),
 ) -> None:
     console = Console()
+    if "numba" in backends:
+        console.print(
+            f"numba kernels compiled or loaded from the cache in {compile_seconds():.1f} CPU s "
+            "(once per process; not in the figures)"
+        )
     for game in games:
         step = "decision node of one game" if game == "schmaus" else "one seat's decision in one game"
+        # only Waschbär-Schmaus has a numba backend so far
+        kinds = tuple(b for b in backends if game == "schmaus" or b == "numpy") or ("numpy",)
         table = Table(
-            title=f"{TITLES[game]} (numpy, one core): random legal play, per CPU second; env step = {step}"
+            title=f"{TITLES[game]} ({', '.join(kinds)}, one core): random legal play, per CPU second; "
+            f"env step = {step}"
         )
         table.add_column("players")
         table.add_column("batch", justify="right")
-        table.add_column("env steps/s", justify="right")
-        table.add_column("+ mask", justify="right")
+        for backend in kinds:
+            table.add_column(f"{backend} env steps/s", justify="right")
+            table.add_column(f"{backend} + mask", justify="right")
         table.add_column("seat decisions/s", justify="right")
         for p in players:
             for batch in batches:
-                steps, decisions = measure_batched(p, batch, seconds, seed, game)
-                masked, _ = measure_batched(p, batch, seconds, seed, game, mask=True)
-                table.add_row(str(p), str(batch), f"{steps:,.0f}", f"{masked:,.0f}", f"{decisions:,.0f}")
+                row = [str(p), str(batch)]
+                for backend in kinds:
+                    steps, decisions = measure_batched(p, batch, seconds, seed, game, backend=backend)
+                    masked, _ = measure_batched(p, batch, seconds, seed, game, mask=True, backend=backend)
+                    row += [f"{steps:,.0f}", f"{masked:,.0f}"]
+                table.add_row(*row, f"{decisions:,.0f}")
         console.print(table)
     envs = Table(title="One environment (Table: engine + learning ids + observation tensor), per CPU second")
     envs.add_column("game")
