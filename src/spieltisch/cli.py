@@ -360,7 +360,9 @@ def bench_rl(
     game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
     backend: Annotated[
         list[str] | None,
-        typer.Option(help="numpy and/or numba (extra rl-fast), side by side (default: both if numba is installed)."),
+        typer.Option(
+            help="numpy and/or numba (extra rl-fast), side by side (default: both if numba is installed)."
+        ),
     ] = None,
 ) -> None:
     """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF059  -- each kernel unpacks the whole state tuple by name, used or not
 """The numba kernels of :mod:`spieltisch.rl.fast` (imported only when numba is installed).
 
 One game at a time, in the numpy backend's order of work for that game (W-1 .. W-18).
@@ -67,7 +68,7 @@ def needs_reshuffle(g: int, counts: Any, pile_len: Any, disc_len: Any) -> bool:
     total = 0
     for s in range(counts.shape[0]):
         total += counts[s]
-    return pile_len[g] < total and disc_len[g] > 0
+    return bool(pile_len[g] < total and disc_len[g] > 0)
 
 
 @njit(cache=True, inline="always")
