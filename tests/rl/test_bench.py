@@ -34,3 +34,25 @@ def test_measure_batched_counts_steps_and_decisions(game: str) -> None:
     assert steps > 0 and decisions >= steps
     masked, _ = rl.measure_batched(3, 16, 0.05, seed=1, game=game, mask=True)
     assert masked > 0
+
+
+def test_bench_rl_prints_both_backends_side_by_side() -> None:
+    pytest.importorskip("numba")
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8", "--players", "3", "--game", "schmaus"]
+    result = CliRunner().invoke(app, [*args, "--backend", "numpy", "--backend", "numba"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # rich wraps titles and headers at spaces
+    assert "Batched Waschbär-Schmaus (numpy, numba, one core)" in text
+    assert text.count("numba") >= 3  # the title and both numba columns
+    assert "compiled or loaded from the cache" in result.output and "not in the figures" in result.output
+
+
+def test_bench_rl_backend_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    result = CliRunner().invoke(app, ["bench", "rl", "--backend", "jax"])
+    assert result.exit_code != 0 and "unknown backend 'jax'" in result.output
+    from spieltisch.rl import fast
+
+    monkeypatch.setattr(fast, "numba_available", lambda: False)
+    result = CliRunner().invoke(app, ["bench", "rl", "--backend", "numba"], terminal_width=250)
+    assert result.exit_code != 0
+    assert "needs the extra 'rl-fast' (not installed)" in result.output and "rl-fast" in result.output
