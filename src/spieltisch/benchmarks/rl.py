@@ -142,7 +142,7 @@ def run(
         for backend in kinds:
             table.add_column(f"{backend} env steps/s", justify="right")
             table.add_column(f"{backend} + mask", justify="right")
-        table.add_column("seat decisions/s", justify="right")
+        table.add_column(f"{kinds[-1]} seat decisions/s", justify="right")
         for p in players:
             for batch in batches:
                 row = [str(p), str(batch)]
