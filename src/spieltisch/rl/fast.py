@@ -30,13 +30,11 @@ import numpy as np
 from spieltisch.extras import missing_message
 from spieltisch.rl import batched
 from spieltisch.rl.batched import (
-    BASE,
     DISCARD,
     OVER,
     PLAY,
     TARGET,
     BatchedSchmaus,
-    BoolArray,
     IntArray,
     Shuffler,
 )
@@ -45,6 +43,7 @@ BACKENDS = ("numpy", "numba")
 
 
 def numba_available() -> bool:
+    """Whether numba (the extra ``rl-fast``) is installed."""
     try:
         import numba  # noqa: F401
     except ImportError:
@@ -109,7 +108,6 @@ class FastSchmaus(BatchedSchmaus):
         self._pause = np.zeros(batch, dtype=np.int64)
         self._cap = batched._CAP.astype(np.int64)
         self._weight = batched._WEIGHT.astype(np.int64)
-        self._no_rows = np.zeros(0, dtype=np.int64)
         self._no_numbers = np.zeros((0, players))
 
     def _state(self) -> tuple[Any, ...]:
@@ -160,10 +158,4 @@ class FastSchmaus(BatchedSchmaus):
         return out
 
 
-def deciding_count(env: BatchedSchmaus) -> int:
-    """How many seats decide at the current nodes (the bench's seat decisions)."""
-    deciding: BoolArray = env.deciding()
-    return int(deciding.sum())
-
-
-__all__ = ["BACKENDS", "BASE", "FastSchmaus", "make_schmaus", "numba_available", "require_numba"]
+__all__ = ["BACKENDS", "FastSchmaus", "make_schmaus", "numba_available", "require_numba"]
