@@ -8,10 +8,14 @@ this module is the implementation the games build on:
   :class:`ActionCodec`);
 * :class:`BaseState` — the frame of a state: the end of the game and its
   outcome, action ids, JSON reading and writing with the checks every game
-  makes, cloning, the one-line description and the scaffolding of per-seat
-  views. A game fills in the hooks (``_load_json``, ``_state_json``,
-  ``_broken_rules``, ``_view_body`` …) and its rules (``legal_action_ids``,
-  ``check``, ``_apply``).
+  makes, the one-line description and the scaffolding of per-seat views. A
+  game fills in the hooks (``_load_json``, ``_state_json``, ``_broken_rules``,
+  ``_view_body`` …), its rules (``legal_action_ids``, ``check``, ``_apply``)
+  and ``clone`` (which copies each of its attributes as deep as it is mutable).
+
+The engine's hot modules, this one included, are plain typed classes and
+functions that mypyc can compile (``scripts/build-fast``): no ``__dict__``
+tricks, no method aliases, no attributes added after ``__init__``.
 """
 
 from __future__ import annotations
@@ -122,11 +126,6 @@ class BaseState(State):
     PHASES: ClassVar[tuple[str, ...]]
     PLAYERS_RULING: ClassVar[str]
     """The ruling that sets the player counts."""
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = ()
-    """Attributes holding lists that :meth:`clone` copies."""
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ()
-    """Attributes holding lists of lists that :meth:`clone` copies two levels deep."""
-
     phase: str
     round: int
     rounds: int
@@ -238,16 +237,6 @@ class BaseState(State):
         """What the game's rules make impossible in this state, or ``None``."""
 
     # -- copies and descriptions ---------------------------------------------
-    def clone(self) -> Self:
-        s = type(self).__new__(type(self))
-        d = dict(self.__dict__)
-        for name in self.FLAT_LISTS:
-            d[name] = d[name][:]
-        for name in self.NESTED_LISTS:
-            d[name] = [x[:] for x in d[name]]
-        s.__dict__ = d
-        return s
-
     def round_number(self) -> int:
         """The current round, 1-based."""
         return self.round

@@ -56,11 +56,6 @@ class SchmausState(BaseState):
     OVER: ClassVar[str] = OVER
     PHASES: ClassVar[tuple[str, ...]] = (PLAY, TARGET, DISCARD, OVER)
     PLAYERS_RULING: ClassVar[str] = "W-1"
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
-        "draw_pile", "discard", "scores", "plays", "targets", "x5", "choosing", "must_discard", "results",
-        "history", "short_draws", "empty_draws",
-    )  # fmt: skip
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "sealed_discards")
 
     def __init__(self) -> None:
         self.players = 0
@@ -85,6 +80,20 @@ class SchmausState(BaseState):
         self.empty_draws: list[int] = []
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
+
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.players, s.seed, s.options = self.players, self.seed, self.options  # options never change
+        s.rounds, s.round, s.phase = self.rounds, self.round, self.phase
+        s.hands = [h[:] for h in self.hands]
+        s.draw_pile, s.discard, s.scores = self.draw_pile[:], self.discard[:], self.scores[:]
+        s.plays, s.targets, s.x5 = self.plays[:], self.targets[:], self.x5[:]
+        s.choosing, s.must_discard = self.choosing[:], self.must_discard[:]
+        s.sealed_discards = [d[:] for d in self.sealed_discards]
+        s.discard_before_play, s.reshuffles = self.discard_before_play, self.reshuffles
+        s.short_draws, s.empty_draws = self.short_draws[:], self.empty_draws[:]
+        s.results, s.history = self.results[:], self.history[:]
+        return s
 
     # -- construction --------------------------------------------------------
     @classmethod

@@ -61,11 +61,6 @@ class ScoutState(BaseState):
     OVER: ClassVar[str] = OVER
     PHASES: ClassVar[tuple[str, ...]] = (FLIP, PLAY, OVER)
     PLAYERS_RULING: ClassVar[str] = "S-2"
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
-        "pending", "table", "chips", "collected", "tokens", "totals", "beaten", "set_aside", "results",
-        "history",
-    )  # fmt: skip
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "known")
 
     def __init__(self) -> None:
         self.players = 0
@@ -90,6 +85,19 @@ class ScoutState(BaseState):
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
         self.dealt = True
+
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.players, s.seed, s.rounds, s.round = self.players, self.seed, self.rounds, self.round
+        s.first_start, s.phase, s.dealt = self.first_start, self.phase, self.dealt
+        s.hands = [h[:] for h in self.hands]
+        s.known = [k[:] for k in self.known]
+        s.pending = self.pending[:]
+        s.table, s.table_key, s.owner, s.current = self.table[:], self.table_key, self.owner, self.current
+        s.chips, s.collected, s.tokens = self.chips[:], self.collected[:], self.tokens[:]
+        s.totals, s.beaten, s.set_aside = self.totals[:], self.beaten[:], self.set_aside[:]
+        s.results, s.history = self.results[:], self.history[:]
+        return s
 
     # -- construction --------------------------------------------------------
     @classmethod
@@ -322,7 +330,8 @@ class ScoutState(BaseState):
             start, n = divmod(show_index, H)
             self._show(seat, start, n + 1)
 
-    apply_id = _apply  # the trusted path is the rules step itself (no extra call)
+    def apply_id(self, seat: int, action_id: int) -> None:
+        self._apply(seat, action_id)
 
     def _flip(self, seat: int, turn: bool) -> None:
         if turn:  # S-5: mirrored order, every card shows its other number
