@@ -20,6 +20,7 @@ tricks, no method aliases, no attributes added after ``__init__``.
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
@@ -29,6 +30,21 @@ from spieltisch.engine.core import JSON, Action, Reasons, State
 
 A = TypeVar("A", bound=Action)
 S = TypeVar("S", bound="BaseState")
+
+
+def shuffle(deck: list[int], rng: random.Random) -> None:
+    """Exactly ``rng.shuffle(deck)`` (CPython's Fisher-Yates over ``getrandbits``,
+    as in :meth:`random.Random.shuffle` since Python 3.11), in code the compiled
+    build turns into a C loop: every deal and reshuffle goes through it.
+    ``tests/test_engine_api.py`` checks that both give the same order."""
+    getrandbits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
 
 
 def parse_action(

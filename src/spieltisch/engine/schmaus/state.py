@@ -8,7 +8,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Self
 
-from spieltisch.engine.base import BaseState
+from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
@@ -24,7 +24,7 @@ from spieltisch.engine.schmaus.cards import (
     normalize_options,
     parse_card,
     play_error,
-    resolve,
+    round_record,
     texts,
 )
 from spieltisch.engine.schmaus.reasons import REASONS
@@ -61,6 +61,12 @@ class SchmausState(BaseState):
         self.players = 0
         self.seed = 0
         self.options: dict[str, Any] = {}
+        # The options read every round, as typed attributes (see _use_options).
+        self.draw_until_playable = True
+        self.hand_limit = 12
+        self.loser_draws = 2
+        self.refill_to = 0
+        self.hunter_draw = "everybody"
         self.rounds = 0
         self.round = 1
         self.phase = PLAY
@@ -83,7 +89,8 @@ class SchmausState(BaseState):
 
     def clone(self) -> Self:
         s = type(self).__new__(type(self))
-        s.players, s.seed, s.options = self.players, self.seed, self.options  # options never change
+        s.players, s.seed = self.players, self.seed
+        s._use_options(self.options)  # options never change
         s.rounds, s.round, s.phase = self.rounds, self.round, self.phase
         s.hands = [h[:] for h in self.hands]
         s.draw_pile, s.discard, s.scores = self.draw_pile[:], self.discard[:], self.scores[:]
@@ -101,13 +108,13 @@ class SchmausState(BaseState):
         cls.check_players(players)
         s = cls()
         s.players, s.seed = players, seed
-        s.options = normalize_options(options, players)
+        s._use_options(normalize_options(options, players))
         deck = counts_to_list(deck_counts(s.options))
         rng = random.Random(f"schmaus/{seed}/deal")
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         s.rounds = s._round_count(deck, rng)
         if s.options["rounds"] == "draw":  # W-2 variant: shuffle all 54 again
-            rng.shuffle(deck)
+            shuffle(deck, rng)
         k = s.options["hand_size"]
         s.hands = [[0] * 12 for _ in range(players)]
         for seat in range(players):  # W-3
@@ -144,7 +151,7 @@ class SchmausState(BaseState):
         cls.check_players(players, hands)
         s = cls()
         s.players, s.seed = players, 0
-        s.options = normalize_options(options)
+        s._use_options(normalize_options(options))
         if rounds is None and s.options["rounds"] == "draw":
             raise OptionsError(
                 "W-2: with the 'draw' round count the number of rounds is revealed from the "
@@ -173,6 +180,15 @@ class SchmausState(BaseState):
         s._start_round()
         return s
 
+    def _use_options(self, options: dict[str, Any]) -> None:
+        """Set the normalized rule options (and the typed copies the rounds read)."""
+        self.options = options
+        self.draw_until_playable = options["short_hand"] == "draw-until-playable"
+        self.hand_limit = int(options["hand_limit"])
+        self.loser_draws = int(options["loser_draws"])
+        self.refill_to = int(options["refill_to"])
+        self.hunter_draw = str(options["hunter_draw"])
+
     # -- flow ----------------------------------------------------------------
     def _draw(self, seat: int, count: int) -> int:
         """W-17: draw from the pile, reshuffling the discards when it runs out."""
@@ -185,7 +201,7 @@ class SchmausState(BaseState):
                 rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
                 self.draw_pile = self.discard
                 self.discard = []
-                rng.shuffle(self.draw_pile)
+                shuffle(self.draw_pile, rng)
             self.hands[seat][self.draw_pile.pop()] += 1
             drawn += 1
         return drawn
@@ -201,7 +217,7 @@ class SchmausState(BaseState):
         self.phase = PLAY
         self.short_draws = [0] * n
         self.empty_draws = [0] * n
-        if self.options["short_hand"] == "draw-until-playable":
+        if self.draw_until_playable:
             for seat in range(n):  # W-5, in seat order (W-17)
                 hand = self.hands[seat]
                 while not can_play_full(hand) and self._draw(seat, 1):
@@ -209,7 +225,7 @@ class SchmausState(BaseState):
             self._ask_discards(before_play=True)
 
     def _ask_discards(self, before_play: bool) -> None:
-        limit = self.options["hand_limit"]
+        limit = self.hand_limit
         self.must_discard = [max(0, sum(h) - limit) for h in self.hands]
         self.sealed_discards = [[] for _ in range(self.players)]
         self.discard_before_play = before_play
@@ -245,28 +261,28 @@ class SchmausState(BaseState):
             self._score()
 
     def _score(self) -> None:
+        n = self.players
         plays = [p or () for p in self.plays]
-        result = resolve(plays, self.targets, self.x5, self.options["hunter_draw"])
-        for seat in range(self.players):
-            self.scores[seat] += result.awarded[seat]
+        record = round_record(plays, self.targets, self.x5, self.hunter_draw)
+        awarded: list[int] = record["awarded"]
+        lowest: list[int] = record["lowest"]
+        for seat in range(n):
+            self.scores[seat] += awarded[seat]
         for p in plays:  # W-15
             self.discard.extend(p)
-        drawn = [0] * self.players
-        for seat in result.lowest:
-            drawn[seat] += self._draw(seat, self.options["loser_draws"])
-        refill = self.options["refill_to"]
+        drawn = [0] * n
+        for seat in lowest:
+            drawn[seat] += self._draw(seat, self.loser_draws)
+        refill = self.refill_to
         if refill:
-            for seat in range(self.players):
+            for seat in range(n):
                 drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
-        record = result.to_json()
-        record.update(
-            round=self.round,
-            short_hand_draws=list(self.short_draws),
-            empty_hand_draws=list(self.empty_draws),
-            drawn=drawn,
-            hand_limit_discards=[0] * self.players,
-            scores=list(self.scores),
-        )
+        record["round"] = self.round
+        record["short_hand_draws"] = self.short_draws[:]
+        record["empty_hand_draws"] = self.empty_draws[:]
+        record["drawn"] = drawn
+        record["hand_limit_discards"] = [0] * n
+        record["scores"] = self.scores[:]
         self.results.append(record)
         self.plays = [None] * self.players
         if self.round >= self.rounds:
@@ -485,7 +501,7 @@ class SchmausState(BaseState):
         }
 
     def _load_json(self, data: Mapping[str, JSON]) -> None:
-        self.options = normalize_options(data["options"])
+        self._use_options(normalize_options(data["options"]))
         self.rounds = int(data["rounds"])
         self.round = int(data["round"])
         self.phase = str(data["phase"])

@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
-from spieltisch.engine.base import BaseState
+from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, OptionsError
 from spieltisch.engine.scout import actions as A
 from spieltisch.engine.scout.cards import (
@@ -51,7 +51,7 @@ def _round_seed(seed: int, round_index: int) -> random.Random:
 def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     """S-1: shuffling also randomises each card's orientation."""
     deck = list(cards)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
 
 
