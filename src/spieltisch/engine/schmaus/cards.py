@@ -8,18 +8,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from spieltisch.engine.core import InvalidActionError, OptionsError
 from spieltisch.engine.schmaus.reasons import REASONS
 
-IDS = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
+IDS: Final = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
 KIND = {name: i for i, name in enumerate(IDS)}
-F1, F2, F3, F4, F5, X3, X2, X5, HUNTER, GARBAGE, GROCER, GUARDIAN = range(12)
+# The kinds, as constants the compiled build inlines.
+F1: Final = 0
+F2: Final = 1
+F3: Final = 2
+F4: Final = 3
+F5: Final = 4
+X3: Final = 5
+X2: Final = 6
+X5: Final = 7
+HUNTER: Final = 8
+GARBAGE: Final = 9
+GROCER: Final = 10
+GUARDIAN: Final = 11
 FOOD = range(0, 5)
 EFFECTS = range(5, 12)
-VALUE = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
-BASE = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
+VALUE: Final = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
+BASE: Final = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
 DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
         "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
 

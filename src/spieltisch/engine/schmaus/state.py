@@ -6,7 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Final, Self
 
 from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
@@ -29,24 +29,33 @@ from spieltisch.engine.schmaus.cards import (
 )
 from spieltisch.engine.schmaus.reasons import REASONS
 
-PLAY, TARGET, DISCARD, OVER = "play", "target", "discard", "game_over"
-EMPTY_HAND_DRAW = 2  # W-6
+PLAY: Final = "play"
+TARGET: Final = "target"
+DISCARD: Final = "discard"
+OVER: Final = "game_over"
+EMPTY_HAND_DRAW: Final = 2  # W-6
+# The numbering of the actions module, as constants the compiled build reads directly.
+PLAYS: Final = A.PLAYS
+PLAY_ID: Final = A.PLAY_ID
+TARGET_BASE: Final = A.TARGET_BASE
+X5_BASE: Final = A.X5_BASE
+DISCARD_BASE: Final = A.DISCARD_BASE
 
 
 @lru_cache(maxsize=1 << 16)
 def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
     if not can_play_full(counts):
-        return (A.PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
+        return (PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
     food = [k for k in FOOD if counts[k]]
     out = []
     for combo in combinations_with_replacement(food, 3):
         if all(combo.count(k) <= counts[k] for k in combo):
-            out.append(A.PLAY_ID[combo])
+            out.append(PLAY_ID[combo])
     pairs = [c for c in combinations_with_replacement(food, 2) if c[0] != c[1] or counts[c[0]] >= 2]
     for e in EFFECTS:
         if counts[e]:
-            out.extend(A.PLAY_ID[(*pair, e)] for pair in pairs)
+            out.extend(PLAY_ID[(*pair, e)] for pair in pairs)
     return tuple(out)
 
 
@@ -315,15 +324,15 @@ class SchmausState(BaseState):
                 return []
             play = self.plays[seat] or ()
             if self.targets[seat] is None and 10 in play:
-                return [A.TARGET_BASE + t for t in range(self.players) if t != seat]
-            return sorted({A.X5_BASE + k for k in play if k < 5})
+                return [TARGET_BASE + t for t in range(self.players) if t != seat]
+            return sorted({X5_BASE + k for k in play if k < 5})
         if phase == DISCARD:
             if not self.must_discard[seat]:
                 return []
             hand = self.hands[seat]
             keep = self._must_keep_play(seat)
             return [
-                A.DISCARD_BASE + k
+                DISCARD_BASE + k
                 for k in range(12)
                 if hand[k] and (not keep or self._keeps_play(hand, (k,)))
             ]
@@ -389,7 +398,7 @@ class SchmausState(BaseState):
         if error:
             raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
-        if A.PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
+        if PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
             if can_play_full(self.hands[seat]):
                 raise REASONS("W-4", "lay_three")
             raise REASONS("W-5", "short_hand")
@@ -398,16 +407,16 @@ class SchmausState(BaseState):
         act = A.parse(action)
         if type(act) is A.Discard:
             # Several cards at once = the single discards one after another.
-            return [A.DISCARD_BASE + k for k in act.cards]
+            return [DISCARD_BASE + k for k in act.cards]
         return [A.action_id(act)]
 
     def _apply(self, seat: int, action_id: int) -> None:
-        if action_id >= A.DISCARD_BASE:
-            self._discard(seat, action_id - A.DISCARD_BASE)
+        if action_id >= DISCARD_BASE:
+            self._discard(seat, action_id - DISCARD_BASE)
             return
         self.history.append((seat, action_id))
-        if action_id < A.TARGET_BASE:
-            cards = A.PLAYS[action_id]
+        if action_id < TARGET_BASE:
+            cards = PLAYS[action_id]
             hand = self.hands[seat]
             for k in cards:
                 hand[k] -= 1
@@ -415,10 +424,10 @@ class SchmausState(BaseState):
             if all(p is not None for p in self.plays):
                 self._reveal()
             return
-        if action_id < A.X5_BASE:
-            self.targets[seat] = action_id - A.TARGET_BASE
+        if action_id < X5_BASE:
+            self.targets[seat] = action_id - TARGET_BASE
         else:
-            self.x5[seat] = action_id - A.X5_BASE
+            self.x5[seat] = action_id - X5_BASE
         play = self.plays[seat] or ()
         self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
             7 in play and self.x5[seat] is None
@@ -428,7 +437,7 @@ class SchmausState(BaseState):
             self._score()
 
     def _discard(self, seat: int, card: int) -> None:
-        self.history.append((seat, A.DISCARD_BASE + card))
+        self.history.append((seat, DISCARD_BASE + card))
         self.hands[seat][card] -= 1
         self.sealed_discards[seat].append(card)
         self.must_discard[seat] -= 1
@@ -543,7 +552,7 @@ class SchmausState(BaseState):
         n = self.players
         if not 1 <= self.round <= self.rounds:
             return f"round {self.round} of {self.rounds} is impossible"
-        if any(p is not None and p not in A.PLAY_ID for p in self.plays):
+        if any(p is not None and p not in PLAY_ID for p in self.plays):
             return "a lay breaks W-4"
         if any(t is not None and not 0 <= t < n for t in self.targets):
             return "a grocer's target is not a seat"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Final, Self
 
 from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, OptionsError
@@ -24,23 +24,29 @@ from spieltisch.engine.scout.cards import (
 from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
 from spieltisch.engine.scout.reasons import REASONS
 
-H = A.MAX_HAND
-SHOW_BASE, SCOUT_BASE, SS_BASE = A.SHOW_BASE, A.SCOUT_BASE, A.SS_BASE
-HH = H * H
+H: Final = A.MAX_HAND
+SHOW_BASE: Final = A.SHOW_BASE
+SCOUT_BASE: Final = A.SCOUT_BASE
+SS_BASE: Final = A.SS_BASE
+HH: Final = H * H
 
 # S-2: removed cards, cards dealt to each player, rounds.
-REMOVED: dict[int, tuple[int, ...]] = {
+REMOVED: Final[dict[int, tuple[int, ...]]] = {
     2: (card(9, 10),),
     3: tuple(c for c in ALL_CARDS if BOTTOM[c] == 10),
     4: (card(9, 10),),
     5: (),
 }
-DEALT = {2: 11, 3: 12, 4: 11, 5: 9}
-ROUNDS = {2: 2, 3: 3, 4: 4, 5: 5}
-TWO_PLAYER_CHIPS = 3  # S-13
+DEALT: Final = {2: 11, 3: 12, 4: 11, 5: 9}
+ROUNDS: Final = {2: 2, 3: 3, 4: 4, 5: 5}
+TWO_PLAYER_CHIPS: Final = 3  # S-13
 
-FLIP, PLAY, OVER = "flip", "play", "over"
-HAND_EMPTY, ALL_SCOUTED, STUCK = "hand_empty", "all_scouted", "stuck"
+FLIP: Final = "flip"
+PLAY: Final = "play"
+OVER: Final = "over"
+HAND_EMPTY: Final = "hand_empty"
+ALL_SCOUTED: Final = "all_scouted"
+STUCK: Final = "stuck"
 
 
 def _round_seed(seed: int, round_index: int) -> random.Random:
