@@ -13,7 +13,7 @@ from typing import Any, Final
 from spieltisch.engine.core import InvalidActionError, OptionsError
 from spieltisch.engine.schmaus.reasons import REASONS
 
-IDS: Final = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
+IDS: Final[tuple[str, ...]] = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
 KIND = {name: i for i, name in enumerate(IDS)}
 # The kinds, as constants the compiled build inlines.
 F1: Final = 0
@@ -30,8 +30,8 @@ GROCER: Final = 10
 GUARDIAN: Final = 11
 FOOD = range(0, 5)
 EFFECTS = range(5, 12)
-VALUE: Final = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
-BASE: Final = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
+VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
+BASE: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
 DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
         "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
 
