@@ -13,7 +13,10 @@ from typing import Any, Final
 from spieltisch.engine.core import InvalidActionError, OptionsError
 from spieltisch.engine.schmaus.reasons import REASONS
 
-IDS: Final[tuple[str, ...]] = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
+# Tables as variable-length tuples: mypyc boxes a fixed-length tuple at every index.
+IDS: Final[tuple[str, ...]] = (
+    "F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN",
+)  # fmt: skip
 KIND = {name: i for i, name in enumerate(IDS)}
 # The kinds, as constants the compiled build inlines.
 F1: Final = 0
