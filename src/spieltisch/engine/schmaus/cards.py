@@ -94,6 +94,8 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
     if options is not None and not isinstance(options, Mapping):
         raise OptionsError(f"rule options must be an object, not {options!r}")
+    if not options and (players is None or players * DEFAULTS["hand_size"] <= sum(DECK.values())):
+        return {**DEFAULTS, "deck": {}}  # every new game with the defaults: nothing to check
     opts = dict(options or {})
     unknown = sorted(set(opts) - set(DEFAULTS))
     if unknown:
@@ -199,9 +201,8 @@ class RoundResult:
 
 def choices_needed(plays: Sequence[Sequence[int]]) -> tuple[list[bool], list[bool]]:
     """Which seats pick a grocer target, and which a ×5 card, after the reveal."""
-    laid = [k for p in plays for k in p]
-    guardian = GUARDIAN in laid
-    hunter = HUNTER in laid and not guardian
+    guardian = any(GUARDIAN in p for p in plays)
+    hunter = not guardian and any(HUNTER in p for p in plays)
     grocer = [not guardian and not hunter and GROCER in p for p in plays]
     x5 = [not hunter and X5 in p for p in plays]
     return grocer, x5

@@ -421,7 +421,7 @@ class SchmausState(BaseState):
             for k in cards:
                 hand[k] -= 1
             self.plays[seat] = cards
-            if all(p is not None for p in self.plays):
+            if None not in self.plays:
                 self._reveal()
             return
         if action_id < X5_BASE:
