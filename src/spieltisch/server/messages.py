@@ -45,6 +45,7 @@ ErrorCode = Literal[
     "too_many_sockets",
     "too_slow",
     "no_room",
+    "archived",
     "internal",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
@@ -196,6 +197,11 @@ class RoomInfo(_Out):
     rematch: str | None
     rematch_of: str | None
     outcome: Outcome | None
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(
+        description="The stored game no longer replays under this engine: a record to read, not to play."
+    )
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
 
 
 class LogEntry(_Out):
@@ -324,8 +330,13 @@ class Frame(_Out):
 class ReplayOut(_Out):
     room: str
     seat: int | None
-    record: JSONObject = Field(description="The game record: game, players, seed, options, actions.")
-    frames: list[Frame]
+    record: JSONObject = Field(
+        description="The game record: game, players, seed, options, actions, rules_version."
+    )
+    frames: list[Frame] = Field(description="Step by step; an archived record's as far as it replays.")
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(description="The record no longer replays under this engine (docs/storage.md).")
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
 
 
 class GameInfo(_Out):

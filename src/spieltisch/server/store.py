@@ -1,8 +1,12 @@
 """Rooms, seats and action logs in SQL (SQLAlchemy 2), written by one group-commit writer.
 
 A game is stored as its seed, rule options and action log: ``rooms``,
-``seats`` and ``actions(room, idx, seat, text)``. SQLite (an embedded file) is
-the default; PostgreSQL works through ``postgresql+psycopg://...``.
+``seats`` and ``actions(room, idx, seat, text)``; each room also keeps the
+rules version of the engine that plays it. SQLite (an embedded file) is the
+default; PostgreSQL works through ``postgresql+psycopg://...``. The schema is
+made and changed by the Alembic migrations in ``server/migrations/``, which
+opening a store runs (:func:`spieltisch.server.migrate.upgrade`); the tables
+below must match their head (docs/storage.md; a test compares them).
 
 Every write goes through the store's :class:`GroupWriter`: one thread that
 takes all the writes queued while its previous commit was on its way to the
@@ -48,6 +52,9 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from spieltisch.engine import get_game
+from spieltisch.server import migrate
+
 log = logging.getLogger("spieltisch.server.store")
 
 MAX_GROUP = 512
@@ -88,6 +95,8 @@ class RoomRow:
     rematch_of: str | None = None
     created: float = field(default_factory=time.time)
     actions: list[tuple[int, str]] = field(default_factory=list)
+    rules_version: str | None = None
+    """The rules version of the engine that plays the game (``None``: the game's current one)."""
 
 
 class Store:
@@ -123,6 +132,7 @@ class Store:
             Column("rematch", String(16), nullable=True),
             Column("rematch_of", String(16), nullable=True),
             Column("created", Float, nullable=False),
+            Column("rules_version", String(32), nullable=False, server_default="1"),  # 0002_rules_version
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -145,9 +155,13 @@ class Store:
             Column("text", String(256), nullable=False),
         )
         try:
-            md.create_all(self.engine)
+            migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
+            self.engine.dispose()
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
+        self.version_table = Table(
+            migrate.version_table(prefix), MetaData(), Column("version_num", String(32), primary_key=True)
+        )
         self.writer = GroupWriter(self.engine, self._write_lock)
 
     # -- writes ----------------------------------------------------------------
@@ -204,6 +218,7 @@ class Store:
                         rematch=room.rematch,
                         rematch_of=room.rematch_of,
                         created=room.created,
+                        rules_version=room.rules_version or get_game(room.game).rules_version,
                     )
                 )
             except IntegrityError as exc:
@@ -262,6 +277,7 @@ class Store:
                 rematch=r["rematch"],
                 rematch_of=r["rematch_of"],
                 created=r["created"],
+                rules_version=r["rules_version"],
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -299,6 +315,7 @@ class Store:
         """Drop this store's tables (tests with a per-run table prefix)."""
         self.writer.close()
         self.metadata.drop_all(self.engine)
+        self.version_table.drop(self.engine, checkfirst=True)
         self.engine.dispose()
 
     # -- expiry (docs/protocol.md, "Limits": keep_finished_days, keep_abandoned_days) --
