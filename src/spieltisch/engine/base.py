@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 from spieltisch.engine import core
+from spieltisch.engine._mypyc import mypyc_attr
 from spieltisch.engine.core import JSON, Action, Reasons, State
 
 A = TypeVar("A", bound=Action)
@@ -135,6 +136,7 @@ class BaseGame(Generic[S]):
         return {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BaseState(State):
     """The frame every game's state shares (see the module docstring)."""
 
@@ -255,6 +257,17 @@ class BaseState(State):
         """What the game's rules make impossible in this state, or ``None``."""
 
     # -- copies and descriptions ---------------------------------------------
+    def _copy_extras(self, copy: BaseState) -> None:
+        """Give ``copy`` (a :meth:`clone`) the attributes an interpreted subclass
+        added (shallow copies, e.g. ``spieltisch.rl.chance``'s chance queue); the
+        game's own attributes are copied by its ``clone``."""
+        extras = getattr(self, "__dict__", None)  # none on the game's own class when compiled
+        if extras:
+            copied = copy.__dict__
+            for name, value in extras.items():
+                if name not in copied:  # (pure Python keeps the game's attributes here too)
+                    copied[name] = value
+
     def round_number(self) -> int:
         """The current round, 1-based."""
         return self.round

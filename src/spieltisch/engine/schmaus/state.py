@@ -8,6 +8,7 @@ from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final, Self
 
+from spieltisch.engine._mypyc import mypyc_attr
 from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
@@ -59,6 +60,7 @@ def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
 class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
 
@@ -109,6 +111,7 @@ class SchmausState(BaseState):
         s.discard_before_play, s.reshuffles = self.discard_before_play, self.reshuffles
         s.short_draws, s.empty_draws = self.short_draws[:], self.empty_draws[:]
         s.results, s.history = self.results[:], self.history[:]
+        self._copy_extras(s)
         return s
 
     # -- construction --------------------------------------------------------

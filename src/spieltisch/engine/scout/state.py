@@ -6,6 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Final, Self
 
+from spieltisch.engine._mypyc import mypyc_attr
 from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, OptionsError
 from spieltisch.engine.scout import actions as A
@@ -61,6 +62,7 @@ def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
 class ScoutState(BaseState):
     """A Scout game in progress. Build one with :meth:`Scout.new_state`."""
 
@@ -103,6 +105,7 @@ class ScoutState(BaseState):
         s.chips, s.collected, s.tokens = self.chips[:], self.collected[:], self.tokens[:]
         s.totals, s.beaten, s.set_aside = self.totals[:], self.beaten[:], self.set_aside[:]
         s.results, s.history = self.results[:], self.history[:]
+        self._copy_extras(s)
         return s
 
     # -- construction --------------------------------------------------------
