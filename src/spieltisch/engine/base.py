@@ -241,7 +241,8 @@ class BaseState(State):
         problem = self._broken_rules()
         if problem:
             return problem
-        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
+        results = data["results"]  # (checked as read: the compiled attribute only holds dicts)
+        if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
             return "'results' must be a list of round summaries"
         total = self.game.num_actions(n)
         if any(not 0 <= seat < n or not 0 <= a < total for seat, a in self.history):
