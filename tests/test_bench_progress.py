@@ -55,7 +55,11 @@ def test_bot_speed_measurement_is_bounded_by_wall_time_too() -> None:
 
 def test_bench_engine_says_up_front_how_long_it_measures() -> None:
     out = io.StringIO()
-    engine.run(seconds=0.01, console=Console(file=out, width=100), progress=False)
+    engine.run(seconds=0.01, console=Console(file=out, width=160), progress=False)
     text = out.getvalue()
-    assert text.startswith("Measuring 12 × 0.01 CPU s (about 0 s on an idle core)")
+    build = engine.engine_build()
+    both = build == engine.COMPILED  # then pure Python is measured beside it
+    assert text.startswith(f"Measuring {20 if both else 12} × 0.01 CPU s (about 0 s on an idle core)")
+    assert f"Engine build: {build}" in text
     assert "Random playouts" in text and "enumeration" in text
+    assert ("compiled ÷ pure" in text) == both
