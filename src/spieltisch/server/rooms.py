@@ -31,7 +31,7 @@ import anyio.to_thread
 import orjson
 
 from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
-from spieltisch.server.botpool import BotPool
+from spieltisch.server.botpool import BotPool, ThinkRequest
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 log = logging.getLogger("spieltisch.server")
@@ -469,7 +469,7 @@ class Room:
         memory = self.bot_memory[seat]
         try:
             choice, after = await self.pool.choose(
-                self.game.name, self.bots[seat], seat, self.row.seed, memory, view, legal
+                ThinkRequest(self.game.name, self.bots[seat], seat, self.row.seed, memory, view, legal)
             )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
