@@ -38,16 +38,19 @@ from spieltisch.server.messages import (
     ErrorOut,
     GamesOut,
     Hello,
+    HintIn,
     JoinIn,
     JoinOut,
     MessageError,
     RematchIn,
     RematchOut,
     ReplayOut,
+    ReviewOut,
     RoomInfo,
     Sync,
     parse_client,
 )
+from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
 from spieltisch.server.store import Store
 
@@ -98,16 +101,22 @@ def create_app(
     limits: Limits | None = None,
     bot_workers: int | None = None,
     bot_pool: BotPool | None = None,
+    review_budget: str = DEFAULT_BUDGET,
+    review_workers: int = 1,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
     them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``).
     Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
-    or in ``bot_pool``."""
+    or in ``bot_pool``. Reviews of finished games (docs/review.md) are computed at
+    ``review_budget`` (sampled worlds per decision) in ``review_workers`` processes of
+    their own, at a lower priority than the bots'."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     tables = Tables(store, pool, bot_delay=bot_delay)
+    review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
+    reviewer = Reviewer(store, review_pool, review_budget)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -158,6 +167,8 @@ def create_app(
             with contextlib.suppress(Exception):
                 await starting
             await tables.stop()
+            await reviewer.close()
+            await asyncio.to_thread(review_pool.close)
             await asyncio.to_thread(pool.close)
             await asyncio.to_thread(store.close)
 
@@ -171,6 +182,7 @@ def create_app(
     )
     app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.state.tables = tables
+    app.state.reviewer = reviewer
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
@@ -219,7 +231,7 @@ def create_app(
                     tokens[i] = new_secret()
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
         room, seat, secret = await tables.create(
-            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed
+            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed, body.hints
         )
         return {
             "room": room.code,
@@ -268,6 +280,18 @@ def create_app(
         """The finished game step by step, as seen by the seat in the headers (none: a spectator)."""
         no_secret_in_url(request)
         return await tables.replay(code, seat, secret)
+
+    @app.get("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409))
+    async def review_status(code: str) -> dict[str, Any]:
+        """The review of a finished game (docs/review.md): ``done`` with every seat's
+        review when it is stored, ``running`` with the progress, or ``none``."""
+        return await reviewer.status((await tables.room(code)).code, await tables.record(code), start=False)
+
+    @app.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409))
+    async def review_start(code: str) -> dict[str, Any]:
+        """Start the review of a finished game (or answer the stored one at once). The
+        game is over and every card public: any seat or spectator may ask."""
+        return await reviewer.status((await tables.room(code)).code, await tables.record(code), start=True)
 
     # -- the game socket ----------------------------------------------------------
     @app.websocket("/ws/{code}")
@@ -519,6 +543,16 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
     if isinstance(msg, Sync):
         room.send_state(conn, msg.ref)
         return
+    if isinstance(msg, HintIn):
+        try:
+            answer = await room.hint(conn.seat)
+        except CommandError as exc:
+            conn.error(exc.code, exc.message, msg.ref)
+            return
+        if msg.ref is not None:
+            answer["ref"] = msg.ref
+        conn.send_json(answer)
+        return
     if isinstance(msg, Hello):
         conn.error(
             "bad_message", "this socket has said hello already; open a new socket for another seat", msg.ref
@@ -539,4 +573,5 @@ def create_app_from_env() -> FastAPI:
         database=os.environ.get("SPIELTISCH_DATABASE", "sqlite:///spieltisch.db"),
         bot_delay=float(os.environ.get("SPIELTISCH_BOT_DELAY", "0.6")),
         limits=Limits.from_env(),
+        review_budget=os.environ.get("SPIELTISCH_REVIEW_BUDGET", DEFAULT_BUDGET),
     )

@@ -45,6 +45,7 @@ ErrorCode = Literal[
     "too_many_sockets",
     "too_slow",
     "no_room",
+    "hints_off",
     "internal",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
@@ -100,14 +101,22 @@ class Sync(_In):
     ref: Ref | None = None
 
 
-ClientMessage = Annotated[Hello | Act | Ping | Sync, Field(discriminator="type")]
+class HintIn(_In):
+    """Ask for a hint: the bot's suggested move for this seat now (rooms with ``hints`` on)."""
+
+    type: Literal["hint"]
+    ref: Ref | None = None
+
+
+ClientMessage = Annotated[Hello | Act | Ping | Sync | HintIn, Field(discriminator="type")]
 """A message a client sends on the game WebSocket."""
 
-_CLIENT_TYPES: dict[str, type[Hello | Act | Ping | Sync]] = {
+_CLIENT_TYPES: dict[str, type[Hello | Act | Ping | Sync | HintIn]] = {
     "hello": Hello,
     "act": Act,
     "ping": Ping,
     "sync": Sync,
+    "hint": HintIn,
 }
 
 
@@ -137,7 +146,7 @@ def _field_text(kind: str, field: str, msg: dict[str, Any]) -> str:
     return f"{field or kind}: invalid"
 
 
-def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
+def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync | HintIn:
     """Read one client message; raises :class:`MessageError` saying what was wrong.
 
     JSON is read with orjson, which refuses documents nested deeper than 1,024
@@ -156,7 +165,7 @@ def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
     kind = msg.get("type")
     model = _CLIENT_TYPES.get(kind) if isinstance(kind, str) else None
     if model is None:
-        raise MessageError(f"unknown message type {kind!r}: use hello, act, ping or sync", ref)
+        raise MessageError(f"unknown message type {kind!r}: use hello, act, ping, sync or hint", ref)
     try:
         return model.model_validate(msg)
     except ValidationError as exc:
@@ -196,6 +205,7 @@ class RoomInfo(_Out):
     rematch: str | None
     rematch_of: str | None
     outcome: Outcome | None
+    hints: bool = Field(default=False, description="The room allows hints (shown to everybody).")
 
 
 class LogEntry(_Out):
@@ -234,10 +244,23 @@ class Pong(_Out):
     type: Literal["pong"]
 
 
-ServerMessage = Annotated[State | Error | Pong, Field(discriminator="type")]
+class Hint(_Out):
+    """The answer to a ``hint``: the medium bot's choice from this seat's view, and why."""
+
+    type: Literal["hint"]
+    version: int = Field(description="The version the hint is for (a later state makes it stale).")
+    id: int = Field(description="The suggested action's id (one of ``legal``).")
+    action: str = Field(description="The suggested action in notation.")
+    reason: str = Field(description='The key of the reason (docs/review.md, "Hints").')
+    params: JSONObject = Field(description="The reason's parameters (seats, cards, counts).")
+    text: str = Field(description="The reason as an English sentence.")
+    ref: str | None = None
+
+
+ServerMessage = Annotated[State | Error | Pong | Hint, Field(discriminator="type")]
 """A message the server sends on the game WebSocket."""
 
-server_message: TypeAdapter[State | Error | Pong] = TypeAdapter(ServerMessage)
+server_message: TypeAdapter[State | Error | Pong | Hint] = TypeAdapter(ServerMessage)
 
 
 # -- HTTP API -----------------------------------------------------------------------
@@ -261,6 +284,7 @@ class CreateIn(BaseModel):
     name: str | None = None
     bot_delay: float | None = Field(default=None, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, lt=2**62)
+    hints: bool = Field(default=False, description="Allow hints at this table (everybody sees it is on).")
 
 
 class RemoteSeat(_Out):
@@ -326,6 +350,59 @@ class ReplayOut(_Out):
     seat: int | None
     record: JSONObject = Field(description="The game record: game, players, seed, options, actions.")
     frames: list[Frame]
+
+
+class ReviewedDecision(_Out):
+    seat: int
+    number: int = Field(description="The decision's action number in the record (1-based).")
+    round: int
+    played: str
+    played_estimate: float | None
+    best: str | None = Field(description="The best alternative (notation).")
+    best_estimate: float | None
+    difference: float | None = Field(description="Estimate of the move played minus the best's.")
+    loss: float | None = Field(description="What the move played gives away to the best (>= 0).")
+    error: float | None = Field(description="Standard error of the difference over the worlds.")
+    mark: Literal["mistake", "blunder"] | None
+    rated: bool
+    candidates: list[JSONObject]
+
+
+class ReviewSummary(_Out):
+    seat: int
+    decisions: int
+    rated: int
+    accuracy: float = Field(description="Mean loss per rated decision (lower is better).")
+    mistakes: int
+    blunders: int
+    biggest: list[int] = Field(description="Action numbers of the three biggest losses.")
+
+
+class SeatReview(_Out):
+    """One seat's review (docs/review.md), as stored."""
+
+    seat: int
+    created: float = Field(description="When it was computed and stored (epoch seconds).")
+    game: Literal["scout", "schmaus"]
+    players: int
+    seed: int
+    budget: str
+    utility: str
+    thresholds: dict[str, float]
+    decisions: list[ReviewedDecision]
+    summary: list[ReviewSummary]
+
+
+class ReviewOut(_Out):
+    """A finished game's review: stored (``done``), in progress, or not asked for yet."""
+
+    room: str
+    budget: str = Field(description="The server's review budget: sampled worlds x playouts.")
+    status: Literal["none", "running", "done", "failed"]
+    done: int = Field(description="Decisions rated so far.")
+    total: int | None = Field(description="Decisions to rate (null until counted).")
+    error: str | None = None
+    reviews: list[SeatReview] | None = Field(default=None, description="Every seat's review, once done.")
 
 
 class GameInfo(_Out):

@@ -30,6 +30,7 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
+from spieltisch import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
 from spieltisch.server.botpool import BotPool, ThinkRequest
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
@@ -233,6 +234,7 @@ class Room:
             "rematch": row.rematch,
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
+            "hints": row.hints,
         }
 
     def check_seat(self, seat: int, secret: str | None) -> bool:
@@ -414,6 +416,38 @@ class Room:
             if s == seat or s not in before or old.legal_action_ids(s) != new.legal_action_ids(s):
                 self.turn_version[s] = self.version
 
+    # -- hints (docs/review.md, "Hints") -------------------------------------------
+    async def hint(self, seat: int | None) -> dict[str, Any]:
+        """The ``hint`` message for ``seat``: the medium bot's suggestion from this
+        seat's view only, computed in a bot worker; :class:`CommandError` when
+        the room does not allow hints or it is not the seat's decision."""
+        if seat is None:
+            raise CommandError("forbidden", "spectators get no hints; join a seat to play")
+        if not self.row.hints:
+            raise CommandError(
+                "hints_off", f"room {self.code} does not allow hints (it was opened with hints off)"
+            )
+        if self.row.status != "playing" or seat not in self.state.to_move():
+            raise CommandError("not_your_turn", f"a hint is for your own decision: it is not seat {seat}'s")
+        version = self.version
+        view = self.state.view(seat)
+        legal = self.legal_ids(seat)
+        seed = int.from_bytes(hashlib.sha256(f"hint/{self.row.seed}/{version}/{seat}".encode()).digest()[:7])
+        try:
+            result = await self.pool.run(hints.hint, self.game.name, view, legal, seed)
+        except Exception as exc:
+            log.exception("room %s: the hint for seat %d failed", self.code, seat)
+            raise CommandError("internal", f"the hint could not be computed: {exc}") from exc
+        return {
+            "type": "hint",
+            "version": version,
+            "id": result.id,
+            "action": result.action,
+            "reason": result.reason,
+            "params": result.params,
+            "text": result.text,
+        }
+
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
         if self.bots and self.bot_task is None and self.row.status != "over":
@@ -556,6 +590,7 @@ class Tables:
         name: str | None,
         bot_delay: float | None,
         seed: int | None,
+        allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
         try:
             g = get_game(game)
@@ -598,7 +633,9 @@ class Tables:
         rows[first].secret_hash = hash_secret(secret)
         status = "playing" if len(humans) == 1 else "waiting"
         delay = self.bot_delay if bot_delay is None else bot_delay
-        room = await self._insert(g.name, players, dict(options or {}), seed, delay, status, rows)
+        room = await self._insert(
+            g.name, players, dict(options or {}), seed, delay, status, rows, allow_hints=allow_hints
+        )
         return room, first, secret
 
     async def _insert(
@@ -611,6 +648,7 @@ class Tables:
         status: str,
         seats: list[SeatRow],
         rematch_of: str | None = None,
+        allow_hints: bool = False,
     ) -> Room:
         for _ in range(20):
             row = RoomRow(
@@ -623,6 +661,7 @@ class Tables:
                 status=status,
                 seats=seats,
                 rematch_of=rematch_of,
+                hints=allow_hints,
             )
             try:
                 await self.store.create_room_async(row, rematch_of)
@@ -704,6 +743,7 @@ class Tables:
                 "playing",
                 seats,
                 rematch_of=room.code,
+                allow_hints=row.hints,
             )
             row.rematch = new.code
             room.broadcast()
@@ -725,6 +765,13 @@ class Tables:
                 target.secret_hash = hash_secret(new_secret_)
                 await room.store.update_seat_async(room.code, target, None)
         return new_secret_
+
+    async def record(self, code: str) -> GameRecord:
+        """The record of a finished game (:class:`RoomError` 409 while it is played)."""
+        room = await self.room(code)
+        if room.row.status != "over":
+            raise RoomError(409, f"the game in room {room.code} is not over yet: reviews come after it")
+        return room.state.record()
 
     async def replay(self, code: str, seat: int | None, secret: str | None) -> dict[str, Any]:
         room = await self.room(code)

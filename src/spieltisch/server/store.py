@@ -1,8 +1,9 @@
 """Rooms, seats and action logs in SQL (SQLAlchemy 2), written by one group-commit writer.
 
 A game is stored as its seed, rule options and action log: ``rooms``,
-``seats`` and ``actions(room, idx, seat, text)``. SQLite (an embedded file) is
-the default; PostgreSQL works through ``postgresql+psycopg://...``.
+``seats`` and ``actions(room, idx, seat, text)``; the reviews of finished games
+in ``reviews(room, seat, budget, result, created)`` (docs/review.md). SQLite
+(an embedded file) is the default; PostgreSQL works through ``postgresql+psycopg://...``.
 
 Every write goes through the store's :class:`GroupWriter`: one thread that
 takes all the writes queued while its previous commit was on its way to the
@@ -41,6 +42,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    false,
     func,
     select,
     update,
@@ -88,6 +90,20 @@ class RoomRow:
     rematch_of: str | None = None
     created: float = field(default_factory=time.time)
     actions: list[tuple[int, str]] = field(default_factory=list)
+    hints: bool = False
+    """The room allows hints (docs/review.md, "Hints")."""
+
+
+@dataclass
+class ReviewRow:
+    """A stored review of one seat of a finished game (docs/review.md, "Storage")."""
+
+    room: str
+    seat: int
+    budget: str
+    result: dict[str, Any]
+    """The review of this seat as :meth:`spieltisch.review.Review.to_json` gives it."""
+    created: float = field(default_factory=time.time)
 
 
 class Store:
@@ -123,6 +139,7 @@ class Store:
             Column("rematch", String(16), nullable=True),
             Column("rematch_of", String(16), nullable=True),
             Column("created", Float, nullable=False),
+            Column("hints", Boolean, nullable=False, default=False, server_default=false()),
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -143,6 +160,15 @@ class Store:
             Column("idx", Integer, primary_key=True),
             Column("seat", Integer, nullable=False),
             Column("text", String(256), nullable=False),
+        )
+        self.reviews = Table(
+            f"{prefix}reviews",
+            md,
+            Column("room", String(16), ForeignKey(f"{prefix}rooms.code"), primary_key=True),
+            Column("seat", Integer, primary_key=True),
+            Column("budget", String(32), primary_key=True),
+            Column("result", Text, nullable=False),
+            Column("created", Float, nullable=False),
         )
         try:
             md.create_all(self.engine)
@@ -189,6 +215,27 @@ class Store:
         """:meth:`append_actions` for the event loop: returns once the actions are durable."""
         await _durable(self.writer.submit(_Append(self, code, start, actions, status)))
 
+    def save_review(self, row: ReviewRow) -> None:
+        """Store a review (a second one of the same room, seat and budget is refused)."""
+        self.writer.submit(self._save_review(row)).result()
+
+    async def save_review_async(self, row: ReviewRow) -> None:
+        await _durable(self.writer.submit(self._save_review(row)))
+
+    def _save_review(self, row: ReviewRow) -> Write:
+        values = {
+            "room": row.room,
+            "seat": row.seat,
+            "budget": row.budget,
+            "result": json.dumps(row.result, separators=(",", ":")),
+            "created": row.created,
+        }
+
+        def write(conn: Connection) -> None:
+            conn.execute(self.reviews.insert().values(**values))
+
+        return write
+
     def _create_room(self, room: RoomRow, rematch_of: str | None) -> Write:
         def write(conn: Connection) -> None:
             try:
@@ -204,6 +251,7 @@ class Store:
                         rematch=room.rematch,
                         rematch_of=room.rematch_of,
                         created=room.created,
+                        hints=room.hints,
                     )
                 )
             except IntegrityError as exc:
@@ -262,6 +310,7 @@ class Store:
                 rematch=r["rematch"],
                 rematch_of=r["rematch_of"],
                 created=r["created"],
+                hints=bool(r["hints"]),
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -276,6 +325,18 @@ class Store:
                 ],
                 actions=[(int(seat), str(text)) for seat, text in actions],
             )
+
+    def load_reviews(self, code: str, budget: str) -> list[ReviewRow]:
+        """The stored reviews of a room at ``budget``, by seat."""
+        t = self.reviews
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(t).where(t.c.room == code, t.c.budget == budget).order_by(t.c.seat)
+            ).mappings()
+            return [
+                ReviewRow(r["room"], r["seat"], r["budget"], json.loads(r["result"]), r["created"])
+                for r in rows
+            ]
 
     def unfinished(self) -> list[str]:
         """Codes of every room whose game is not over."""
@@ -320,6 +381,7 @@ class Store:
             codes = [str(c) for c in conn.execute(select(r.c.code).where(old)).scalars() if c not in keep]
             for i in range(0, len(codes), 500):
                 chunk = codes[i : i + 500]
+                conn.execute(delete(self.reviews).where(self.reviews.c.room.in_(chunk)))
                 conn.execute(delete(self.actions).where(self.actions.c.room.in_(chunk)))
                 conn.execute(delete(self.seats).where(self.seats.c.room.in_(chunk)))
                 conn.execute(delete(r).where(r.c.code.in_(chunk)))
