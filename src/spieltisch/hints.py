@@ -21,21 +21,21 @@ from spieltisch.engine import get_game
 HINT_LEVEL = "medium"
 
 TEXTS: dict[str, str] = {
-    "flip.keep": "keep the hand as dealt: its best set is {cards} (turned round: {other})",
-    "flip.turn": "turn the hand round: its best set is then {cards} (as dealt: {other})",
-    "show.open": "the table is empty, any set may be shown: open with {cards}",
-    "show.out": "show {cards}: it beats the table and empties your hand, which ends the round",
-    "show.beat": "show {cards}: it beats the table and captures {count} card(s)",
-    "scout.build": "scout the {card}: it makes {cards} in your hand; {owner} gets a scout token",
-    "scout.keep": "scout the {card}: keeps your {cards} together for later; {owner} gets a scout token",
-    "scout.plain": "scout the {card}: no show is worth breaking your hand for; {owner} gets a scout token",
-    "scoutshow.beat": "scout the {card} ({owner} gets a token), then show {cards}: captures {count} card(s)",
-    "lay.best": "lay {cards}: the lay with the best expected share of this round's pot ({share})",
-    "target.best": "point your grocer at {seat}: the biggest food lay on the table",
-    "x5.best": "put ×5 on {card}: your most valuable food",
-    "discard.least": "discard {cards}: the cards worth least to you",
+    "discard.least": "Discard {cards}: the cards worth least to you.",
+    "flip.keep": "Keep the hand as dealt: its best set is {cards} (turned round: {other}).",
+    "flip.turn": "Turn the hand round: its best set is then {cards} (as dealt: {other}).",
+    "lay.best": "Lay {cards}: of your lays, it expects the most of this round's pot (about {points} points).",
+    "scout.build": "Take the {card}: it makes {cards} in your hand; {owner} gets a token.",
+    "scout.keep": "Take the {card}: keeps your {cards} together for later; {owner} gets a token.",
+    "scout.plain": "Take the {card}: no show is worth breaking your hand for; {owner} gets a token.",
+    "scoutshow.beat": "Take the {card} ({owner} gets a token), then show {cards}: captures {count} card(s).",
+    "show.beat": "Show {cards}: it beats the table and captures {count} card(s).",
+    "show.open": "The table is empty, any set may be shown: open with {cards}.",
+    "show.out": "Show {cards}: it beats the table and empties your hand, which ends the round.",
+    "target.best": "Point your grocer at {seat}: the biggest food lay on the table.",
+    "x5.best": "Put ×5 on {card}: your most valuable food.",
 }
-"""Every reason: key -> English sentence with ``{params}`` (the web's i18n has them too)."""
+"""Every reason: key -> English sentence with ``{params}`` (the web table's ``hint.KEY`` texts)."""
 
 
 @dataclass(frozen=True)
@@ -178,5 +178,5 @@ def _schmaus_reason(
     model = OpponentModel(
         unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24, random.Random(f"hint/{seed}")
     )
-    share = model.gain(choice) if choice < A.TARGET_BASE else 0.0
-    return "lay.best", {"cards": " ".join(args) or "-", "share": f"{share:.0%}"}
+    points = model.gain(choice) if choice < A.TARGET_BASE else 0.0  # the expected pot won
+    return "lay.best", {"cards": " ".join(args) or "-", "points": round(points)}

@@ -150,4 +150,4 @@ def test_a_hint_sees_only_the_asking_seats_view() -> None:
     assert hint_a == hint_b
     # The bot beats the single 2 (S-7) with a card of its own, and the sentence says so.
     assert hint_a.reason == "show.beat" and hint_a.params["count"] == 1
-    assert hint_a.text.startswith(f"show {hint_a.params['cards']}: it beats the table")
+    assert hint_a.text.startswith(f"Show {hint_a.params['cards']}: it beats the table")

@@ -7,6 +7,7 @@ import { clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
+import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
 
@@ -110,7 +111,7 @@ function copyField(value, testid, label, copyLabel) {
 // -- start page ---------------------------------------------------------------------
 
 function startPage() {
-  const st = { games: null, error: null, game: "scout", players: 3, options: {}, seats: [], name: loadName(), busy: false, code: "" };
+  const st = { games: null, error: null, game: "scout", players: 3, options: {}, seats: [], name: loadName(), busy: false, code: "", hints: false };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
 
   function defaults() {
@@ -230,7 +231,9 @@ function startPage() {
       if (JSON.stringify(v) !== JSON.stringify(o.default)) options[o.name] = v;
     }
     try {
-      const res = await api("POST", "/api/rooms", { game: st.game, players: st.players, options, seats: st.seats, name });
+      const body = { game: st.game, players: st.players, options, seats: st.seats, name };
+      if (st.hints) body.hints = true;
+      const res = await api("POST", "/api/rooms", body);
       saveSeat(res.room, res.seat, res.secret);
       navigate(`/r/${res.room}`);
     } catch (err) {
@@ -314,6 +317,14 @@ function startPage() {
       }
       form.append(
         h(
+          "label.check",
+          { for: "opt-hints" },
+          h("input", { id: "opt-hints", type: "checkbox", checked: st.hints, "data-testid": "opt-hints", onchange: (e) => { st.hints = e.target.checked; } }),
+          h("span", null, t("start.hints")),
+        ),
+      );
+      form.append(
+        h(
           "label.field",
           { for: "name" },
           h("span", null, t("start.name")),
@@ -382,6 +393,9 @@ function roomPage(code) {
     logPinned: true,
     reveal: null,
     replay: null,
+    review: null,
+    hint: null,
+    hintRef: null,
     busy: false,
   };
 
@@ -390,6 +404,14 @@ function roomPage(code) {
     st.conn = new Connection(code, st.seat, {
       onState,
       onError,
+      onHint: (msg) => {
+        if (msg.ref !== st.hintRef) return;
+        st.hintRef = null;
+        // Still this seat's decision (another seat's sealed lay changes the version, not the choice).
+        st.hint = st.msg?.legal.some(([id]) => id === msg.id) ? msg : null;
+        if (st.hint) announce(t("hint.suggested"));
+        render();
+      },
       onStatus: (s) => {
         st.connStatus = s;
         if (s !== "open") render();
@@ -436,6 +458,7 @@ function roomPage(code) {
     const sig = msg.legal.map((x) => x[0]).join(",");
     if (sig !== st.sig) {
       st.sig = sig;
+      st.hint = null;
       st.sel = { cards: new Set(), scout: null };
       if (!msg.ack) st.notice = null;
       st.ruling = null;
@@ -462,6 +485,12 @@ function roomPage(code) {
   }
 
   function onError(msg) {
+    if (msg.ref && msg.ref === st.hintRef) {
+      st.hintRef = null;
+      st.notice = msg.code === "hints_off" ? t("hint.off") : msg.message;
+      render();
+      return;
+    }
     if (msg.ref && msg.ref === st.probe) {
       st.ruling = refusalText(msg, name);
       st.probe = null;
@@ -579,6 +608,26 @@ function roomPage(code) {
       st.notice = err.message;
       render();
     }
+  }
+
+  function askHint() {
+    st.hint = null;
+    st.hintRef = st.conn.hint();
+    if (!st.hintRef) st.notice = t("why.offline");
+    render();
+  }
+
+  function showReview() {
+    if (st.review && st.review.status !== "failed") return;
+    st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
+    render();
+    openReview(code, st.review, () => render());
+  }
+
+  function hideReview() {
+    closeReview(st.review);
+    st.review = null;
+    render();
   }
 
   async function openReplay() {
@@ -798,12 +847,19 @@ function roomPage(code) {
         h("span.replay-pos", { "data-testid": "replay-pos" }, t("replay.stepOf", { n: index, total: frames.length - 1 })),
       ),
       h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
+      stepRating(game, st.review, frames, index, name),
       ended ? h("section.summary-panel", { "aria-label": t("summary.title"), "data-testid": "replay-round" }, roundSummary(game, ended, view.players, name)) : null,
       h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
       playersStrip(view),
       game === "scout" ? renderScout(ctx) : renderSchmaus(ctx),
       view.outcome ? finalResults(view.outcome, view.players, name) : null,
-      h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
+      st.review ? reviewPanel(game, st.review, name, render, hideReview) : null,
+      h(
+        "div.final-actions",
+        null,
+        st.review ? null : h("button", { type: "button", "data-testid": "replay-review", onclick: showReview }, t("review.open")),
+        h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
+      ),
     );
   }
 
@@ -829,6 +885,7 @@ function roomPage(code) {
         h("span.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
         h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, statusText()),
         st.spectator ? h("span.badge", null, t("room.spectator")) : null,
+        msg.room.hints ? h("span.badge", { "data-testid": "hints-on" }, t("hint.allowed")) : null,
       ),
     );
     wrap.append(playersStrip(view));
@@ -840,7 +897,9 @@ function roomPage(code) {
         actions.append(h("a.button", { href: `/r/${msg.room.rematch}` }, t("final.watchRematch")));
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
+      if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
       wrap.append(h("section.final-panel", null, finalResults(view.outcome, view.players, name), actions));
+      if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
     if (st.summary !== null && view.round_results[st.summary] && !over) {
       wrap.append(
@@ -853,6 +912,16 @@ function roomPage(code) {
       );
     }
     wrap.append(game === "scout" ? renderScout(ctx) : renderSchmaus(ctx));
+    if (msg.room.hints && !over && ctx.mine()) {
+      wrap.append(
+        h(
+          "div.hint-row",
+          null,
+          h("button", { type: "button", "data-testid": "btn-hint", disabled: st.hintRef !== null, onclick: askHint }, st.hintRef !== null ? t("hint.thinking") : t("hint.ask")),
+          st.hint ? hintBox(game, st.hint, view, name) : null,
+        ),
+      );
+    }
     if (st.notice || st.ruling) {
       wrap.append(
         h(
@@ -931,7 +1000,10 @@ function roomPage(code) {
 
   return {
     render,
-    dispose: () => st.conn?.close(),
+    dispose: () => {
+      closeReview(st.review);
+      st.conn?.close();
+    },
     game: () => st.info?.game || "scout",
   };
 }
