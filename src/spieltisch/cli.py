@@ -135,8 +135,15 @@ def play(
     options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
     bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
     lang: Annotated[str | None, typer.Option(help="UI language: en or de (default: from LANG).")] = None,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="Save the game record here (for spieltisch review, docs/review.md)."
+        ),
+    ] = None,
+    hints: Annotated[bool, typer.Option(help="Offer the 'hint' command: the bot's move and why.")] = False,
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default)."""
+    """Play in the terminal against bots (you in seat 0 by default); the review is offered at the end."""
     import sys
 
     from rich.console import Console
@@ -146,8 +153,9 @@ def play(
 
     try:
         config = make_config(
-            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang
-        )
+            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang,
+            record=record, hints=hints,
+        )  # fmt: skip
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
         raise fail(str(exc)) from None

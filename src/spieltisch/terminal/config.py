@@ -30,6 +30,10 @@ class PlayConfig:
     options: dict[str, Any] = field(default_factory=dict)
     bot_timeout: float = 10.0
     lang: str = "en"
+    record: Path | None = None
+    """Where to save the game record when the game ends (``--record``)."""
+    hints: bool = False
+    """The ``hint`` command is offered (``--hints``)."""
 
     @property
     def humans(self) -> list[int]:
@@ -78,6 +82,8 @@ def make_config(
     bot_timeout: float = 10.0,
     lang: str | None = None,
     env: Mapping[str, str] | None = None,
+    record: Path | None = None,
+    hints: bool = False,
 ) -> PlayConfig:
     """Check every option and build the configuration; raises :class:`PlayError`."""
     from spieltisch.engine import RulesError
@@ -110,4 +116,6 @@ def make_config(
         options=rule_options,
         bot_timeout=bot_timeout,
         lang=chosen,
+        record=record,
+        hints=hints,
     )
