@@ -213,6 +213,12 @@ def serve(
     ] = "sqlite:///spieltisch.db",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    review_budget: Annotated[
+        str,
+        typer.Option(
+            help="Work per decision of a finished game's review: WORLDS or WORLDSxPLAYOUTS (docs/review.md)."
+        ),
+    ] = "8",
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
     max_message: Annotated[
         int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
@@ -284,9 +290,15 @@ def serve(
             keep_finished_days=keep_finished_days,
             keep_abandoned_days=keep_abandoned_days,
         )
+        from spieltisch.review import Budget
+
+        budget = str(Budget.parse(review_budget))
     except ValueError as exc:
         raise fail(str(exc)) from None
-    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
+    run_server(
+        host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
+        review_budget=budget,
+    )  # fmt: skip
 
 
 @bench_app.command("server")
