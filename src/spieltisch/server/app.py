@@ -86,7 +86,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         422: "an invalid body or parameter, or a rule option the engine refuses",
         413: "the request body is over max_body",
         429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
-        503: "the database refused the write",
+        503: "the database refused the write (or, for a review: too many reviews running)",
     }
     # 422 everywhere: a bad parameter is answered {"detail": "..."} too (validation_error below).
     return {c: {"model": ErrorOut, "description": texts[c]} for c in sorted({*codes, 422})}
@@ -287,7 +287,7 @@ def create_app(
         review when it is stored, ``running`` with the progress, or ``none``."""
         return await reviewer.status((await tables.room(code)).code, await tables.record(code), start=False)
 
-    @app.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409))
+    @app.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 503))
     async def review_start(code: str) -> dict[str, Any]:
         """Start the review of a finished game (or answer the stored one at once). The
         game is over and every card public: any seat or spectator may ask."""

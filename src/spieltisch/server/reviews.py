@@ -33,12 +33,15 @@ import anyio.to_thread
 from spieltisch.engine import GameRecord, State
 from spieltisch.review import Budget, Decision, Task, assemble, collect, rate
 from spieltisch.server.botpool import NICENESS, BotPool
+from spieltisch.server.rooms import RoomError
 from spieltisch.server.store import ReviewRow, Store
 
 log = logging.getLogger("spieltisch.server.reviews")
 
 REVIEW_NICENESS = NICENESS + 5
 """The review workers run this much lower than the server (the bots' workers: :data:`NICENESS`)."""
+MAX_JOBS = 8
+"""Reviews computed at once; one more is refused (503) until one is done."""
 DEFAULT_BUDGET = "8"
 """Sampled worlds per decision at the web table (``spieltisch serve --review-budget``)."""
 
@@ -79,6 +82,9 @@ class Reviewer:
             return _answer(code, budget, "done", rows=rows)
         if not start:
             return _answer(code, budget, "failed" if job is not None else "none", job=job)
+        running = sum(j.error is None for j in self.jobs.values())
+        if running >= MAX_JOBS:
+            raise RoomError(503, f"the server is reviewing {running} games already: try again in a minute")
         job = self.jobs[code] = Job()
         job.task = asyncio.create_task(self._run(code, record, job, rows), name=f"review-{code}")
         return _answer(code, budget, "running", job=job)
