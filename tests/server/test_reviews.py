@@ -126,6 +126,10 @@ def test_hints_obey_the_room_option(server: ServerThread) -> None:
     assert answer["type"] == "hint" and answer["ref"] == "h1"
     assert answer["id"] in answer["_legal"] and answer["version"] == answer["_version"]
     assert answer["reason"] in TEXTS and answer["text"]
+    again = hint_answer(server, on, 0, on_secrets[0])  # the same decision: the same hint
+    assert {k: again[k] for k in ("id", "reason", "params")} == {
+        k: answer[k] for k in ("id", "reason", "params")
+    }
     # A spectator has no decision to be helped with.
     with connect_seat(ws_url(server, on)) as ws:
         json.loads(ws.recv(timeout=10))

@@ -186,6 +186,9 @@ class Room:
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see :meth:`Tables.forget_idle`)."""
+        self.hint_lock = asyncio.Lock()
+        self.hints: dict[int, tuple[int, dict[str, Any]]] = {}
+        """The last hint per seat and the decision it is for (its ``turn_version``)."""
 
     # -- info ------------------------------------------------------------------
     @property
@@ -429,24 +432,33 @@ class Room:
             )
         if self.row.status != "playing" or seat not in self.state.to_move():
             raise CommandError("not_your_turn", f"a hint is for your own decision: it is not seat {seat}'s")
-        version = self.version
-        view = self.state.view(seat)
-        legal = self.legal_ids(seat)
-        seed = int.from_bytes(hashlib.sha256(f"hint/{self.row.seed}/{version}/{seat}".encode()).digest()[:7])
-        try:
-            result = await self.pool.run(hints.hint, self.game.name, view, legal, seed)
-        except Exception as exc:
-            log.exception("room %s: the hint for seat %d failed", self.code, seat)
-            raise CommandError("internal", f"the hint could not be computed: {exc}") from exc
-        return {
-            "type": "hint",
-            "version": version,
-            "id": result.id,
-            "action": result.action,
-            "reason": result.reason,
-            "params": result.params,
-            "text": result.text,
-        }
+        async with self.hint_lock:  # one hint at a time per room; asked again, the same one
+            decision = self.turn_version[seat]
+            cached = self.hints.get(seat)
+            if cached is not None and cached[0] == decision and seat in self.state.to_move():
+                return {**cached[1], "version": self.version}
+            version = self.version
+            view = self.state.view(seat)
+            legal = self.legal_ids(seat)
+            key = f"hint/{self.row.seed}/{decision}/{seat}".encode()
+            seed = int.from_bytes(hashlib.sha256(key).digest()[:7])
+            try:
+                result = await self.pool.run(hints.hint, self.game.name, view, legal, seed)
+            except Exception as exc:
+                log.exception("room %s: the hint for seat %d failed", self.code, seat)
+                raise CommandError("internal", f"the hint could not be computed: {exc}") from exc
+            answer = {
+                "type": "hint",
+                "version": version,
+                "id": result.id,
+                "action": result.action,
+                "reason": result.reason,
+                "params": result.params,
+                "text": result.text,
+            }
+            if self.turn_version[seat] == decision:
+                self.hints[seat] = (decision, answer)
+            return answer
 
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
