@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -54,7 +54,6 @@ class Job:
     done: int = 0
     error: str | None = None
     task: asyncio.Task[None] | None = None
-    started: float = field(default_factory=time.time)
 
 
 class Reviewer:
@@ -121,7 +120,15 @@ class Reviewer:
         for seat in seats:
             mine = [d for d in decisions if d.seat == seat]
             result = assemble(start, mine, [seat], self.budget, record.seed)
-            await self.store.save_review_async(ReviewRow(code, seat, str(self.budget), result.to_json(), now))
+            row = ReviewRow(code, seat, str(self.budget), result.to_json(), now)
+            try:
+                await self.store.save_review_async(row)
+            except Exception:
+                # Another server of the same database stored this seat's review first
+                # (the same one: reviews are reproducible); else the write failed.
+                stored_now = await anyio.to_thread.run_sync(self.store.load_reviews, code, row.budget)
+                if all(r.seat != seat for r in stored_now):
+                    raise
 
     async def close(self) -> None:
         """Abandon the jobs in progress (nothing of them was stored)."""
