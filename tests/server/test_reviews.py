@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import random
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
 from server_harness import Player, ServerThread, connect_seat, open_room, play, ws_url
@@ -17,8 +18,11 @@ from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.cards import parse_card
 from spieltisch.hints import TEXTS, hint
 from spieltisch.review import Budget, review
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.messages import ReviewOut, server_message
 from spieltisch.server.store import Store
+
+T = TypeVar("T")
 
 SCHMAUS = [{"kind": "human"}, {"kind": "bot", "level": "random"}]
 OPTIONS = {"rounds": 3}
@@ -155,3 +159,33 @@ def test_a_hint_sees_only_the_asking_seats_view() -> None:
     # The bot beats the single 2 (S-7) with a card of its own, and the sentence says so.
     assert hint_a.reason == "show.beat" and hint_a.params["count"] == 1
     assert hint_a.text.startswith(f"Show {hint_a.params['cards']}: it beats the table")
+
+
+class RecordingPool(BotPool):
+    """Runs a worker function in the test's process and keeps what it was given."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.calls: list[tuple[Any, ...]] = []
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        self.calls.append(args)
+        return fn(*args)
+
+
+def test_the_server_hands_the_hint_only_the_asking_seats_view(db_url: str) -> None:
+    pool = RecordingPool()
+    srv = ServerThread(db_url, bot_pool=pool)
+    try:
+        with srv.client() as client:
+            code, secrets = open_room(client, "scout", [{"kind": "human"}] * 3, 8, hints=True)
+        answer = hint_answer(srv, code, 2, secrets[2])
+        assert answer["type"] == "hint"
+        state = srv.app.state.tables.rooms[code].state
+        ((game, view, legal, _seed),) = pool.calls
+        assert (game, legal) == ("scout", state.legal_action_ids(2))
+        assert json.dumps(view, sort_keys=True) == json.dumps(state.view(2), sort_keys=True)
+        # The other seats' cards are hidden in it: only their number is known.
+        assert all(card is None for s in (0, 1) for card in view["hands"][s])
+    finally:
+        srv.stop()
