@@ -357,6 +357,84 @@ def bench_rl(
     run(seconds=seconds, seed=seed)
 
 
+db_app = typer.Typer(
+    help="The web table's database: schema revision and migrations (docs/storage.md).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(db_app, name="db")
+
+DatabaseOption = Annotated[
+    str, typer.Option(help="SQLAlchemy URL: sqlite:///FILE (embedded) or postgresql+psycopg://...")
+]
+PrefixOption = Annotated[str, typer.Option(help="Table-name prefix of the store (default: none).")]
+
+
+def _db_ready(command: str, database: str) -> None:
+    require(f"spieltisch db {command}", "web")
+    if database.startswith(("postgresql", "postgres:")):
+        require(f"spieltisch db {command} --database {database.split(':', 1)[0]}:...", "postgres")
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    database: DatabaseOption = "sqlite:///spieltisch.db",
+    prefix: PrefixOption = "",
+    sql: Annotated[
+        bool, typer.Option("--sql", help="Print the SQL of the upgrade instead of running it.")
+    ] = False,
+) -> None:
+    """Migrate the database to this release's schema (serve does it by itself on start)."""
+    _db_ready("upgrade", database)
+    from spieltisch.server import migrate
+
+    if sql:
+        try:
+            text = migrate.upgrade_sql(database, prefix)
+        except Exception as exc:
+            raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+        typer.echo(text or f"-- {database}: schema up to date, nothing to do")
+        return
+    try:
+        before = migrate.upgrade(database, prefix)
+    except Exception as exc:
+        raise fail(f"cannot upgrade {database}: {_first_line(exc)}") from None
+    if before.current == before.head:
+        typer.echo(f"{database}: schema at {before.head} (up to date, nothing to do)")
+    else:
+        start = before.current or ("the first release's tables" if before.first_release else "empty")
+        typer.echo(f"{database}: schema upgraded from {start} to {before.head}")
+
+
+@db_app.command("current")
+def db_current(
+    database: DatabaseOption = "sqlite:///spieltisch.db",
+    prefix: PrefixOption = "",
+) -> None:
+    """Print the database's schema revision; exit 1 unless it is this release's newest."""
+    _db_ready("current", database)
+    from spieltisch.server import migrate
+
+    try:
+        rev = migrate.current(database, prefix)
+    except Exception as exc:
+        raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+    if rev.current is not None:
+        state = "up to date" if rev.up_to_date else "needs spieltisch db upgrade"
+        typer.echo(f"{database}: schema at {rev.current}; this release's newest: {rev.head} ({state})")
+    elif rev.first_release:
+        typer.echo(
+            f"{database}: the first release's tables, no revision yet; newest: {rev.head} (needs upgrade)"
+        )
+    else:
+        typer.echo(f"{database}: no Spieltisch tables; newest: {rev.head} (the server makes them on start)")
+    raise typer.Exit(0 if rev.up_to_date else 1)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def _name_values(command: Any) -> None:
     """Show option values as ``--games GAMES`` (argparse style), not Typer's ``<int>``.
 

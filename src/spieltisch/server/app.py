@@ -314,7 +314,10 @@ def create_app(
             try:
                 room = await tables.room(code)
             except RoomError as exc:
-                await _refuse(websocket, "no_room", exc.detail, 4404)
+                if exc.status == 409:  # a stored record this engine cannot open at all
+                    await _refuse(websocket, "archived", exc.detail, 4409)
+                else:
+                    await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:

@@ -46,6 +46,7 @@ ErrorCode = Literal[
     "too_slow",
     "no_room",
     "hints_off",
+    "archived",
     "internal",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
@@ -206,6 +207,11 @@ class RoomInfo(_Out):
     rematch_of: str | None
     outcome: Outcome | None
     hints: bool = Field(default=False, description="The room allows hints (shown to everybody).")
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(
+        description="The stored game no longer replays under this engine: a record to read, not to play."
+    )
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
 
 
 class LogEntry(_Out):
@@ -348,8 +354,13 @@ class Frame(_Out):
 class ReplayOut(_Out):
     room: str
     seat: int | None
-    record: JSONObject = Field(description="The game record: game, players, seed, options, actions.")
-    frames: list[Frame]
+    record: JSONObject = Field(
+        description="The game record: game, players, seed, options, actions, rules_version."
+    )
+    frames: list[Frame] = Field(description="Step by step; an archived record's as far as it replays.")
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(description="The record no longer replays under this engine (docs/storage.md).")
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
 
 
 class ReviewedDecision(_Out):

@@ -31,7 +31,7 @@ import anyio.to_thread
 import orjson
 
 from spieltisch import hints
-from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
+from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
 from spieltisch.server.botpool import BotPool, ThinkRequest
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
@@ -166,8 +166,11 @@ class Room:
         self.store = store
         self.pool = pool
         self.game = get_game(row.game)
-        record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
-        self.state: State = record.replay()
+        self.state: State
+        self.archived: str | None
+        """Why the stored game no longer replays under this engine (``None``: it does).
+        An archived room is a record: shown with its stored log, never played on."""
+        self.state, self.archived = _load_state(row)
         self.actions: list[tuple[int, str]] = list(row.actions)
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
@@ -238,6 +241,9 @@ class Room:
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
             "hints": row.hints,
+            "rules_version": row.rules_version or self.game.rules_version,
+            "archived": self.archived is not None,
+            "archived_reason": self.archived,
         }
 
     def check_seat(self, seat: int, secret: str | None) -> bool:
@@ -248,7 +254,7 @@ class Room:
 
     # -- messages --------------------------------------------------------------
     def legal_ids(self, seat: int) -> list[int]:
-        if self.row.status != "playing" or seat not in self.state.to_move():
+        if self.row.status != "playing" or self.archived is not None or seat not in self.state.to_move():
             return []
         cached = self._cache.legal.get(seat)
         if cached is not None and cached[0] == self.version:
@@ -259,7 +265,7 @@ class Room:
 
     def log_for(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
-        over = self.state.is_over()
+        over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
@@ -359,6 +365,8 @@ class Room:
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
+            if self.archived is not None:
+                raise CommandError("archived", f"room {self.code} is an archived record: {self.archived}")
             status = self.row.status
             if status == "waiting":
                 raise CommandError("not_your_turn", "the game starts when every seat is taken")
@@ -462,7 +470,7 @@ class Room:
 
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
-        if self.bots and self.bot_task is None and self.row.status != "over":
+        if self.bots and self.bot_task is None and self.row.status != "over" and self.archived is None:
             self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
             self.bot_task.add_done_callback(self._bot_loop_ended)
             self.wake.set()
@@ -479,7 +487,7 @@ class Room:
                 await task
 
     def _bot_movers(self) -> list[int]:
-        if self.row.status != "playing":
+        if self.row.status != "playing" or self.archived is not None:
             return []
         return [s for s in self.state.to_move() if s in self.bots]
 
@@ -571,7 +579,12 @@ class Tables:
                 row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
                 if row is None:
                     raise RoomError(404, f"no room {code}")
-                room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
+                try:
+                    room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
+                except RulesError as exc:  # e.g. a game this engine no longer has
+                    raise RoomError(
+                        409, f"room {code} is an archived record this engine cannot open: {exc}"
+                    ) from exc
                 self.rooms[code] = room
                 room.start_bots()
         room.used = time.monotonic()
@@ -674,6 +687,7 @@ class Tables:
                 seats=seats,
                 rematch_of=rematch_of,
                 hints=allow_hints,
+                rules_version=get_game(game).rules_version,  # a rematch too: today's rules
             )
             try:
                 await self.store.create_room_async(row, rematch_of)
@@ -689,6 +703,8 @@ class Tables:
 
     async def join(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
         room = await self.room(code)
+        if room.archived is not None:
+            raise RoomError(409, f"room {room.code} is an archived record, nobody can join: {room.archived}")
         async with room.lock:
             seats = room.row.seats
             if seat is None:
@@ -790,15 +806,78 @@ class Tables:
         if seat is not None and not room.check_seat(seat, secret):
             raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
         if room.row.status != "over":
+            if room.archived is not None:
+                raise RoomError(
+                    409,
+                    f"room {room.code} is an archived record of a game that was not finished, so it has "
+                    f"no replay: {room.archived}",
+                )
             raise RoomError(409, f"the game in room {room.code} is not over yet")
-        record = room.state.record()
+        row = room.row
+        rules_version = row.rules_version or room.game.rules_version
+        if room.archived is None:
+            record = room.state.record()
+            record.rules_version = rules_version
+        else:  # the stored log as it is; the frames go as far as it replays
+            record = GameRecord(
+                row.game, row.players, row.seed, dict(row.options), list(row.actions), rules_version
+            )
         frames = await anyio.to_thread.run_sync(_frames, record, seat)
-        return {"room": room.code, "seat": seat, "record": record.to_json(), "frames": frames}
+        return {
+            "room": room.code,
+            "seat": seat,
+            "record": record.to_json(),
+            "frames": frames,
+            "rules_version": rules_version,
+            "archived": room.archived is not None,
+            "archived_reason": room.archived,
+        }
+
+
+def _load_state(row: RoomRow) -> tuple[State, str | None]:
+    """The stored game replayed under this engine, and why it is archived (``None``:
+    it replays and ends, or goes on, as stored). An archived game's state is as far
+    as its log replays."""
+    record = GameRecord(
+        row.game, row.players, row.seed, dict(row.options), list(row.actions), row.rules_version
+    )
+    try:
+        state = record.replay()
+    except RecordError as exc:
+        reason = str(exc)
+    else:
+        if state.is_over() == (row.status == "over"):
+            return state, None
+        reason = (
+            f"the stored game {'ended' if row.status == 'over' else 'goes on'} after {len(row.actions)} "
+            f"actions, but under this engine it {'ends' if state.is_over() else 'does not end'} there"
+            f"{record.version_note(get_game(row.game))}"
+        )
+    game = get_game(row.game)
+    try:
+        state = game.new_state(row.players, row.seed, row.options)
+    except RulesError:
+        try:  # rule options this engine no longer takes: the deal with today's defaults
+            state = game.new_state(row.players, row.seed, None)
+        except RulesError as exc:
+            raise RoomError(
+                409, f"room {row.code} is an archived record this engine cannot set up: {reason}; {exc}"
+            ) from exc
+    for seat, text in row.actions:
+        try:
+            state.apply(seat, text)
+        except RulesError:
+            break
+    return state, reason
 
 
 def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
     """The game step by step as seen by ``seat``; the game is over, so hands are public."""
-    state = get_game(record.game).new_state(record.players, record.seed, record.options)
+    game = get_game(record.game)
+    try:
+        state = game.new_state(record.players, record.seed, record.options)
+    except RulesError:  # an archived record whose options this engine no longer takes
+        state = game.new_state(record.players, record.seed, None)
 
     def frame(index: int, who: int | None, text: str | None) -> dict[str, Any]:
         # Only the hands and the sealed plays: the game is over, nothing is secret now.
@@ -816,7 +895,10 @@ def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
 
     frames = [frame(0, None, None)]
     for i, (who, text) in enumerate(record.actions, 1):
-        state.apply(who, text)
+        try:
+            state.apply(who, text)
+        except RulesError:  # an archived record: as far as it replays
+            break
         frames.append(frame(i, who, text))
     return frames
 

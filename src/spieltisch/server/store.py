@@ -1,9 +1,14 @@
 """Rooms, seats and action logs in SQL (SQLAlchemy 2), written by one group-commit writer.
 
 A game is stored as its seed, rule options and action log: ``rooms``,
-``seats`` and ``actions(room, idx, seat, text)``; the reviews of finished games
+``seats`` and ``actions(room, idx, seat, text)``; each room also keeps the
+rules version of the engine that plays it; the reviews of finished games are
 in ``reviews(room, seat, budget, result, created)`` (docs/review.md). SQLite
-(an embedded file) is the default; PostgreSQL works through ``postgresql+psycopg://...``.
+(an embedded file) is the default; PostgreSQL works through
+``postgresql+psycopg://...``. The schema is
+made and changed by the Alembic migrations in ``server/migrations/``, which
+opening a store runs (:func:`spieltisch.server.migrate.upgrade`); the tables
+below must match their head (docs/storage.md; a test compares them).
 
 Every write goes through the store's :class:`GroupWriter`: one thread that
 takes all the writes queued while its previous commit was on its way to the
@@ -42,13 +47,15 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
-    false,
     func,
     select,
     update,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+
+from spieltisch.engine import get_game
+from spieltisch.server import migrate
 
 log = logging.getLogger("spieltisch.server.store")
 
@@ -90,6 +97,8 @@ class RoomRow:
     rematch_of: str | None = None
     created: float = field(default_factory=time.time)
     actions: list[tuple[int, str]] = field(default_factory=list)
+    rules_version: str | None = None
+    """The rules version of the engine that plays the game (``None``: the game's current one)."""
     hints: bool = False
     """The room allows hints (docs/review.md, "Hints")."""
 
@@ -139,7 +148,8 @@ class Store:
             Column("rematch", String(16), nullable=True),
             Column("rematch_of", String(16), nullable=True),
             Column("created", Float, nullable=False),
-            Column("hints", Boolean, nullable=False, default=False, server_default=false()),
+            Column("rules_version", String(32), nullable=False, server_default="1"),  # 0002_rules_version
+            Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -171,9 +181,13 @@ class Store:
             Column("created", Float, nullable=False),
         )
         try:
-            md.create_all(self.engine)
+            migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
+            self.engine.dispose()
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
+        self.version_table = Table(
+            migrate.version_table(prefix), MetaData(), Column("version_num", String(32), primary_key=True)
+        )
         self.writer = GroupWriter(self.engine, self._write_lock)
 
     # -- writes ----------------------------------------------------------------
@@ -251,6 +265,7 @@ class Store:
                         rematch=room.rematch,
                         rematch_of=room.rematch_of,
                         created=room.created,
+                        rules_version=room.rules_version or get_game(room.game).rules_version,
                         hints=room.hints,
                     )
                 )
@@ -310,6 +325,7 @@ class Store:
                 rematch=r["rematch"],
                 rematch_of=r["rematch_of"],
                 created=r["created"],
+                rules_version=r["rules_version"],
                 hints=bool(r["hints"]),
                 seats=[
                     SeatRow(
@@ -360,6 +376,7 @@ class Store:
         """Drop this store's tables (tests with a per-run table prefix)."""
         self.writer.close()
         self.metadata.drop_all(self.engine)
+        self.version_table.drop(self.engine, checkfirst=True)
         self.engine.dispose()
 
     # -- expiry (docs/protocol.md, "Limits": keep_finished_days, keep_abandoned_days) --

@@ -433,7 +433,8 @@ function roomPage(code) {
   api("GET", `/api/rooms/${code}`)
     .then((info) => {
       st.info = info;
-      if (st.seat) connect();
+      if (info.archived && !st.seat) st.spectator = true; // a record to read: its log comes over the socket
+      if (st.seat || info.archived) connect();
       render();
     })
     .catch((err) => {
@@ -679,6 +680,31 @@ function roomPage(code) {
     return panel;
   }
 
+  /** A stored game that no longer replays under this table's rules: the reason,
+   * its rules version and its stored moves as text; nothing to play (docs/storage.md). */
+  function archivedView() {
+    const info = st.info;
+    const log = st.msg ? st.msg.log : [];
+    return h(
+      "div.card-panel.archived",
+      { "data-testid": "archived" },
+      h("h1", null, t("archived.title", { game: info.title, code })),
+      h("p", { role: "status" }, t("archived.explain")),
+      // The server's reason and the stored notation are data, in English notation: not translated.
+      h("p.archived-reason", { "data-testid": "archived-reason" }, t("archived.reason"), " ", h("span", { translate: "no", lang: "en" }, info.archived_reason || "")),
+      h("p", { "data-testid": "archived-rules" }, t("archived.rules", { version: info.rules_version })),
+      h("h2", null, t("archived.log")),
+      st.msg
+        ? h(
+            "ol.log.archived-log",
+            { "data-testid": "archived-log", tabindex: "0", translate: "no", "aria-label": t("archived.log") },
+            log.map((e) => h("li", { value: e.n, key: `log-${e.n}` }, `${name(e.seat)}: ${e.text}`)),
+          )
+        : h("p", null, t("room.connecting")),
+      h("a", { href: "/" }, t("room.home")),
+    );
+  }
+
   function lobbyView() {
     const info = st.info;
     const invite = `${location.origin}/r/${code}`;
@@ -848,6 +874,7 @@ function roomPage(code) {
       ),
       h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
       stepRating(game, st.review, frames, index, name),
+      h("p.replay-rules", { "data-testid": "replay-rules" }, t("replay.rules", { version: data.rules_version })),
       ended ? h("section.summary-panel", { "aria-label": t("summary.title"), "data-testid": "replay-round" }, roundSummary(game, ended, view.players, name)) : null,
       h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
       playersStrip(view),
@@ -967,6 +994,10 @@ function roomPage(code) {
       }
       if (!st.info) {
         frame.append(h("p", null, t("loading")));
+        return frame;
+      }
+      if (st.info.archived) {
+        frame.append(archivedView());
         return frame;
       }
       if (st.replay) {
