@@ -797,6 +797,10 @@ class Tables:
     async def record(self, code: str) -> GameRecord:
         """The record of a finished game (:class:`RoomError` 409 while it is played)."""
         room = await self.room(code)
+        if room.archived is not None:
+            raise RoomError(
+                409, f"room {room.code} is an archived record (it no longer replays): it cannot be reviewed"
+            )
         if room.row.status != "over":
             raise RoomError(409, f"the game in room {room.code} is not over yet: reviews come after it")
         return room.state.record()
