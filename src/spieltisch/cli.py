@@ -135,6 +135,18 @@ def play(
     options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
     bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
     lang: Annotated[str | None, typer.Option(help="UI language: en or de (default: from LANG).")] = None,
+    clock: Annotated[
+        float | None, typer.Option(metavar="SECONDS", help="Your time per decision (default: no clock).")
+    ] = None,
+    bank: Annotated[
+        float | None,
+        typer.Option(
+            metavar="SECONDS", help="Your time bank for the game, spent after --clock (default: none)."
+        ),
+    ] = None,
+    stand_in: Annotated[
+        str, typer.Option(metavar="LEVEL", help="The bot that plays for you when your time runs out.")
+    ] = "medium",
     record: Annotated[
         Path | None,
         typer.Option(
@@ -143,7 +155,10 @@ def play(
     ] = None,
     hints: Annotated[bool, typer.Option(help="Offer the 'hint' command: the bot's move and why.")] = False,
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default); the review is offered at the end."""
+    """Play in the terminal against bots (you in seat 0 by default); the review is offered at the end.
+
+    With --clock and/or --bank a bot plays for you when your time runs out; press
+    Enter to take your seat back."""
     import sys
 
     from rich.console import Console
@@ -153,9 +168,21 @@ def play(
 
     try:
         config = make_config(
-            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang,
-            record=record, hints=hints,
-        )  # fmt: skip
+            game,
+            players,
+            seed,
+            seat or [],
+            you,
+            option or [],
+            options_file,
+            bot_timeout,
+            lang,
+            clock=clock,
+            bank=bank,
+            stand_in=stand_in,
+            record=record,
+            hints=hints,
+        )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
         raise fail(str(exc)) from None
@@ -349,12 +376,32 @@ def bench_bots(
 def bench_rl(
     seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+    batches: Annotated[str, typer.Option(help="Batch sizes, comma-separated.")] = "64,256,1024,4096,16384",
+    players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",
+    game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
 ) -> None:
-    """Batched-engine env steps and seat decisions per CPU second per batch size; single environments."""
+    """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""
     require("spieltisch bench rl", "rl")
     from spieltisch.benchmarks.rl import run
 
-    run(seconds=seconds, seed=seed)
+    def numbers(text: str, what: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            message = f"{what} must be whole numbers separated by commas, not {text!r}"
+            raise typer.BadParameter(message) from None
+        if not values or min(values) < 1:
+            raise typer.BadParameter(f"{what} must be at least 1")
+        return values
+
+    games = tuple(game or ("schmaus", "scout"))
+    unknown = [g for g in games if g not in ("scout", "schmaus")]
+    if unknown:
+        raise typer.BadParameter(f"unknown game {unknown[0]!r}: scout or schmaus")
+    counts = numbers(players, "player counts")
+    if min(counts) < 2 or max(counts) > 5:
+        raise typer.BadParameter("player counts must lie within 2..5 (S-2, W-1)")
+    run(seconds=seconds, seed=seed, batches=numbers(batches, "batch sizes"), players=counts, games=games)
 
 
 db_app = typer.Typer(

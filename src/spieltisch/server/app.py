@@ -35,12 +35,14 @@ from spieltisch.server.messages import (
     ClaimOut,
     CreateIn,
     CreateOut,
+    EndGame,
     ErrorOut,
     GamesOut,
     Hello,
     HintIn,
     JoinIn,
     JoinOut,
+    Leave,
     MessageError,
     RematchIn,
     RematchOut,
@@ -48,6 +50,7 @@ from spieltisch.server.messages import (
     ReviewOut,
     RoomInfo,
     Sync,
+    TakeBack,
     parse_client,
 )
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
@@ -230,8 +233,17 @@ def create_app(
                 if s.kind == "remote":
                     tokens[i] = new_secret()
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
+        clock = body.clock.model_dump() if body.clock is not None else None
         room, seat, secret = await tables.create(
-            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed, body.hints
+            body.game,
+            body.players,
+            body.options,
+            seats,
+            body.name,
+            body.bot_delay,
+            body.seed,
+            clock,
+            allow_hints=body.hints,
         )
         return {
             "room": room.code,
@@ -561,8 +573,19 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
             "bad_message", "this socket has said hello already; open a new socket for another seat", msg.ref
         )
         return
-    assert isinstance(msg, Act)
     try:
+        if isinstance(msg, TakeBack | Leave | EndGame):
+            if conn.seat is None:
+                raise CommandError("forbidden", "spectators have no seat to take back, leave or end")
+            if isinstance(msg, TakeBack):
+                await room.take_back(conn.seat)
+            elif isinstance(msg, Leave):
+                await room.leave(conn.seat)
+            else:
+                await room.end(conn.seat)
+            room.send_state(conn, msg.ref)
+            return
+        assert isinstance(msg, Act)
         await room.act(conn.seat, msg.version, action=msg.action, action_id=msg.id, conn=conn, ref=msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)

@@ -33,6 +33,14 @@ import orjson
 from spieltisch import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
 from spieltisch.server.botpool import BotPool, ThinkRequest
+from spieltisch.server.clocks import (
+    DEFAULT_STAND_IN,
+    ClockError,
+    Clocks,
+    ClockSettings,
+    stand_in_by,
+    stand_in_level,
+)
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 log = logging.getLogger("spieltisch.server")
@@ -172,13 +180,27 @@ class Room:
         An archived room is a record: shown with its stored log, never played on."""
         self.state, self.archived = _load_state(row)
         self.actions: list[tuple[int, str]] = list(row.actions)
+        self.clock_settings: ClockSettings | None = None
+        """The room's clock (None: no clock)."""
+        self.clocks: Clocks | None = None
+        """Each seat's bank and running decision, derived from the stored log (actions' times)."""
+        self.by: list[str | None] = []
+        """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
+        self.stand_in: dict[int, str] = {}
+        """The people's seats a bot plays for now (its level): time out, away too long, or left."""
+        self.derive_clocks(row)
+        loaded = time.monotonic()
+        self.away: dict[int, float] = {s.seat: loaded for s in row.seats if s.kind != "bot" and s.taken}
+        """Since when (monotonic) each person's seat has had no connection."""
+        self.clock_wake = asyncio.Event()
+        self.clock_task: asyncio.Task[None] | None = None
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
-        self.bot_memory: dict[int, bytes | None] = dict.fromkeys(self.bots)
+        self.bot_memory: dict[int, bytes | None] = dict.fromkeys([*self.bots, *self.stand_in])
         """Each bot as it was after its last decision (pickled), sent with the next one."""
         self.fallback = random.Random(f"server/{row.code}/{row.seed}/fallback")
         self.wake = asyncio.Event()
@@ -201,6 +223,47 @@ class Room:
     def connected(self, seat: int) -> bool:
         return any(c.seat == seat for c in self.connections)
 
+    def derive_clocks(self, row: RoomRow) -> None:
+        """The clocks, who played each move and the stand-ins, derived from the stored
+        room: when it is loaded, taken over by another worker, or reloaded."""
+        try:
+            self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        except ClockError as exc:  # e.g. a stand-in level this server cannot run: its default
+            log.warning("room %s: stored clock %r: %s; the default stand-in plays", self.code, row.clock, exc)
+            clock = {k: v for k, v in (row.clock or {}).items() if k != "stand_in"}
+            self.clock_settings = ClockSettings.from_json(clock, bot_levels(row.game))
+        self.clocks = None
+        times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
+        if self.clock_settings is not None and row.status == "playing" and self.archived is None:
+            first = self.game.new_state(row.players, row.seed, dict(row.options))
+            started = row.started if row.started is not None else row.created
+            try:
+                self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
+            except RulesError as exc:  # a log this engine does not replay: no clock to run
+                log.warning("room %s: no clocks, the stored log does not replay: %s", self.code, exc)
+        elif self.clock_settings is not None and row.status == "waiting":
+            self.clocks = Clocks(self.clock_settings, row.players)  # they start when the game does
+        self.by = list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
+        self.stand_in = {}
+        for s in row.seats:
+            if s.kind == "bot":
+                continue
+            if s.left:
+                self.stand_in[s.seat] = self.stand_in_level
+                continue
+            mine = [b for (who, _t), b in zip(row.actions, self.by, strict=True) if who == s.seat]
+            level = stand_in_level(mine[-1]) if mine else None
+            if level is not None:  # the stand-in played last: it goes on until the player is back
+                self.stand_in[s.seat] = level
+
+    @property
+    def stand_in_level(self) -> str:
+        """The level of the bot that plays for a person's seat when it must."""
+        if self.clock_settings is not None:
+            return self.clock_settings.stand_in
+        levels = bot_levels(self.game.name)
+        return DEFAULT_STAND_IN if DEFAULT_STAND_IN in levels else levels[0]
+
     def info(self) -> dict[str, Any]:
         row = self.row
         seats: list[dict[str, Any]] = []
@@ -217,15 +280,18 @@ class Room:
                     }
                 )
             else:
-                seats.append(
-                    {
-                        "seat": s.seat,
-                        "kind": s.kind,  # "human" or "remote" (a program with a bot token)
-                        "name": s.name if s.taken else None,
-                        "taken": s.taken,
-                        "connected": self.connected(s.seat),
-                    }
-                )
+                seat = {
+                    "seat": s.seat,
+                    "kind": s.kind,  # "human" or "remote" (a program with a bot token)
+                    "name": s.name if s.taken else None,
+                    "taken": s.taken,
+                    "connected": self.connected(s.seat),
+                }
+                if s.seat in self.stand_in:  # a bot plays for the seat now
+                    seat["stand_in"] = self.stand_in[s.seat]
+                if s.left:
+                    seat["left"] = True
+                seats.append(seat)
         outcome = self.state.outcome()
         return {
             "room": self.code,
@@ -244,6 +310,8 @@ class Room:
             "rules_version": row.rules_version or self.game.rules_version,
             "archived": self.archived is not None,
             "archived_reason": self.archived,
+            "clock": self.clock_settings.to_json() if self.clock_settings is not None else None,
+            "ended": row.ended,
         }
 
     def check_seat(self, seat: int, secret: str | None) -> bool:
@@ -275,7 +343,8 @@ class Room:
                     hidden, text = True, "decided"
                 elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{_verb(text)} ?"
-            out.append({"n": n, "seat": who, "text": text, "hidden": hidden})
+            by = self.by[n - 1] if n <= len(self.by) else None
+            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
         return out
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
@@ -321,11 +390,21 @@ class Room:
             cache.texts[key] = text
         return text
 
-    def send_state(self, conn: Connection, ack: str | None = None, full: bool = True) -> None:
+    def clocks_text(self) -> str:
+        """The ``clocks`` field of a state message, as of now (``null``: no clock)."""
+        if self.clocks is None:
+            return "null"
+        return orjson.dumps(self.clocks.snapshot(time.monotonic())).decode()
+
+    def send_state(
+        self, conn: Connection, ack: str | None = None, full: bool = True, clocks: str | None = None
+    ) -> None:
         text = self.state_text(conn.seat, full)
+        # The clocks change with time, not with the state: added outside the cache.
+        text = text[:-1] + ',"clocks":' + (clocks if clocks is not None else self.clocks_text())
         if ack is not None:
-            text = text[:-1] + ',"ack":' + json.dumps(ack) + "}"
-        conn.send(text)
+            text += ',"ack":' + json.dumps(ack)
+        conn.send(text + "}")
 
     def broadcast(
         self, acting: Connection | None = None, ack: str | None = None, new: Connection | None = None
@@ -333,15 +412,19 @@ class Room:
         """Every connection gets its own fresh state (the actor's carries ``ack``;
         a ``new`` connection, which has no log yet, gets the whole log)."""
         self.rev += 1
+        clocks = self.clocks_text()
         for conn in list(self.connections):
-            self.send_state(conn, ack if conn is acting else None, full=conn is new)
+            self.send_state(conn, ack if conn is acting else None, full=conn is new, clocks=clocks)
         self._log_mark = len(self.actions)
+        self.clock_wake.set()  # a deadline may have changed
 
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
         if conn.seat is None:
             self.send_state(conn)
         else:
+            self.away.pop(conn.seat, None)
+            self._take_back(conn.seat)  # the player is back: the stand-in bot lets go
             self.broadcast(new=conn)  # "connected" changed for everybody
 
     def detach(self, conn: Connection) -> None:
@@ -349,7 +432,18 @@ class Room:
         if conn in self.connections:
             self.connections.discard(conn)
             if conn.seat is not None:
+                if not self.connected(conn.seat):
+                    self.away[conn.seat] = time.monotonic()
                 self.broadcast()
+
+    def _take_back(self, seat: int) -> bool:
+        """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
+        if seat in self.stand_in and not self.row.seats[seat].left:
+            del self.stand_in[seat]
+            if self.clocks is not None:  # the decision's own time afresh (docs/web.md)
+                self.clocks.restart(seat, time.monotonic())
+            return True
+        return False
 
     # -- the command path --------------------------------------------------------
     async def act(
@@ -360,8 +454,15 @@ class Room:
         action_id: int | None = None,
         conn: Connection | None = None,
         ref: str | None = None,
+        by: str | None = None,
+        time_out: bool = False,
     ) -> None:
-        """Check and apply one action; raise :class:`CommandError` when refused."""
+        """Check and apply one action; raise :class:`CommandError` when refused.
+
+        ``by``: None for the seat's own player, ``bot:LEVEL`` for the stand-in
+        bot (refused once the player has taken the seat back). ``time_out``: not
+        an action but the clock's command that the seat's time is up (or its
+        player away longer than the grace period): a bot stands in from now on."""
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
@@ -385,6 +486,23 @@ class Room:
                 raise CommandError(
                     "not_your_turn", f"it is not seat {seat}'s decision (waiting for {waiting})"
                 )
+            if time_out:
+                due = self.deadline(seat)
+                if seat in self.stand_in or due is None or due > time.monotonic():
+                    raise CommandError("stale", f"seat {seat}'s time is not up")
+                self.stand_in[seat] = self.stand_in_level
+                self.bot_memory[seat] = None  # the stand-in starts from the position it finds
+                log.info(
+                    "room %s: seat %d timed out; a %s bot plays for it", self.code, seat, self.stand_in_level
+                )
+                self.broadcast()
+                self.wake.set()
+                return
+            left = self.row.seats[seat].left
+            if by is not None and seat not in self.stand_in:
+                raise CommandError("stale", f"seat {seat}'s player has taken the seat back")
+            if by is None and left:
+                raise CommandError("forbidden", f"seat {seat} left the game; a bot plays for it now")
             new = state.clone()
             try:
                 if action_id is not None:
@@ -404,21 +522,31 @@ class Room:
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
             try:  # durable before it is applied, acknowledged or broadcast
-                await self.store.append_actions_async(self.code, self.version, added, changed)
+                await self.store.append_actions_async(
+                    self.code, self.version, added, changed, at=time.time(), by=by
+                )
             except Exception as exc:  # nothing was applied: the sender may retry
                 log.exception("room %s: storing %s failed", self.code, added)
                 raise CommandError(
                     "internal", f"the move could not be stored, nothing changed: {exc}"
                 ) from exc
-            self._commit(seat, new, added, new_status)
+            if by is None:
+                self._take_back(seat)  # a move of the player's own: the seat is theirs again
+            self._commit(seat, new, added, new_status, by)
             self.broadcast(conn, ref)
         self.wake.set()
 
-    def _commit(self, seat: int, new: State, added: list[tuple[int, str]], status: str) -> None:
+    def _commit(
+        self, seat: int, new: State, added: list[tuple[int, str]], status: str, by: str | None = None
+    ) -> None:
         old = self.state
         before = set(old.to_move())
+        if self.clocks is not None:
+            after = new.to_move() if status == "playing" else ()
+            self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
         self.state = new
         self.actions.extend(added)
+        self.by.extend([by] * len(added))
         self.version += len(added)
         self.row.status = status
         for s in new.to_move():
@@ -470,7 +598,9 @@ class Room:
 
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
-        if self.bots and self.bot_task is None and self.row.status != "over" and self.archived is None:
+        stand_ins = self.clock_settings is not None or bool(self.stand_in)
+        active = self.row.status != "over" and self.archived is None
+        if (self.bots or stand_ins) and self.bot_task is None and active:
             self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
             self.bot_task.add_done_callback(self._bot_loop_ended)
             self.wake.set()
@@ -486,10 +616,130 @@ class Room:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    # -- clocks (spieltisch.server.clocks) ------------------------------------------
+    def deadline(self, seat: int) -> float | None:
+        """When (monotonic) a bot stands in for the seat's running decision: its
+        clock runs out, or its player has been away longer than the grace period.
+        None: no deadline (not to move, a bot seat, stood in already, no clock)."""
+        settings = self.clock_settings
+        if (
+            settings is None
+            or self.row.status != "playing"
+            or self.archived is not None
+            or seat in self.bots
+            or seat in self.stand_in
+            or seat not in self.state.to_move()
+        ):
+            return None
+        due = self.clocks.deadline(seat) if self.clocks is not None else None
+        away = self.away.get(seat)
+        if settings.grace is not None and away is not None:
+            gone = away + settings.grace
+            due = gone if due is None else min(due, gone)
+        return due
+
+    def start_clocks(self) -> None:
+        """Start the room's clock timer (a task; next to :meth:`start_bots`)."""
+        active = self.row.status != "over" and self.archived is None
+        if self.clock_settings is not None and self.clock_task is None and active:
+            self.clock_task = asyncio.create_task(self._clock_loop(), name=f"clocks-{self.code}")
+            self.clock_task.add_done_callback(self._clock_loop_ended)
+            self.clock_wake.set()
+
+    def _clock_loop_ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("room %s: the clocks stopped", self.code, exc_info=task.exception())
+
+    async def stop_clocks(self) -> None:
+        task, self.clock_task = self.clock_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def clock_pending(self) -> bool:
+        """Whether a deadline is running (the room must stay in memory for it)."""
+        return any(self.deadline(s) is not None for s in range(self.row.players))
+
+    async def _clock_loop(self) -> None:
+        """Sleep until the next deadline; then the time-out goes through :meth:`act`."""
+        while self.row.status != "over":
+            self.clock_wake.clear()
+            deadlines = [(d, s) for s in range(self.row.players) if (d := self.deadline(s)) is not None]
+            if not deadlines:
+                await self.clock_wake.wait()
+                continue
+            due, seat = min(deadlines)
+            wait = due - time.monotonic()
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.clock_wake.wait(), wait)
+                continue
+            try:
+                await self.act(seat, self.turn_version[seat], time_out=True)
+            except CommandError as exc:  # a move came first (stale), or the store failed
+                await asyncio.sleep(1.0 if exc.code == "internal" else 0.01)
+
+    # -- leaving, ending, taking a seat back --------------------------------------------
+    async def take_back(self, seat: int) -> None:
+        """The player takes their seat back from the stand-in bot (after a time-out)."""
+        async with self.lock:
+            if self.row.seats[seat].left:
+                raise CommandError("forbidden", f"seat {seat} left the game; a bot plays for it now")
+            if self._take_back(seat):
+                self.broadcast()
+
+    async def leave(self, seat: int) -> None:
+        """The player resigns and leaves: a bot of the room's stand-in level plays the
+        seat from now on. The others may go on with it or end the game (:meth:`end`);
+        when no person is left at the table, the game ends."""
+        async with self.lock:
+            if self.row.status != "playing":
+                raise CommandError("illegal", "only a game that is being played can be left")
+            target = self.row.seats[seat]
+            if target.left:
+                return
+            updated = copy.copy(target)
+            updated.left = True
+            people = [s for s in self.row.seats if s.kind == "human" and not s.left and s.seat != seat]
+            try:
+                await self.store.update_seat_async(self.code, updated, None)
+                if not people:
+                    await self.store.end_room_async(self.code, "left")
+            except Exception as exc:
+                raise CommandError(
+                    "internal", f"leaving could not be stored, nothing changed: {exc}"
+                ) from exc
+            self.row.seats[seat] = updated
+            self.stand_in[seat] = self.stand_in_level
+            self.bot_memory[seat] = None
+            if not people:
+                self.row.status, self.row.ended = "over", "left"
+            self.broadcast()
+        self.start_bots()
+        self.wake.set()
+
+    async def end(self, seat: int) -> None:
+        """After a player left, one of the others ends the game (instead of going on with the bot)."""
+        async with self.lock:
+            if self.row.status != "playing":
+                raise CommandError("illegal", "the game is not being played")
+            if self.row.seats[seat].left:
+                raise CommandError("forbidden", f"seat {seat} left the game")
+            if not any(s.left for s in self.row.seats):
+                raise CommandError("forbidden", "a game can be ended only after a player left it")
+            try:
+                await self.store.end_room_async(self.code, "ended")
+            except Exception as exc:
+                raise CommandError("internal", f"ending could not be stored, nothing changed: {exc}") from exc
+            self.row.status, self.row.ended = "over", "ended"
+            self.broadcast()
+        self.wake.set()
+
     def _bot_movers(self) -> list[int]:
         if self.row.status != "playing" or self.archived is not None:
             return []
-        return [s for s in self.state.to_move() if s in self.bots]
+        return [s for s in self.state.to_move() if s in self.bots or s in self.stand_in]
 
     async def _bot_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -507,8 +757,12 @@ class Room:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 for seat, (choice, memory) in zip(movers, decisions, strict=True):
+                    level = self.stand_in.get(seat) if seat not in self.bots else None
+                    by = stand_in_by(level) if level is not None else None
+                    if seat not in self.bots and level is None:
+                        continue  # the player took the seat back while the bot thought
                     try:
-                        await self.act(seat, version, action_id=choice)
+                        await self.act(seat, version, action_id=choice, by=by)
                     except CommandError as exc:
                         if exc.code == "internal":
                             await asyncio.sleep(1.0)
@@ -520,10 +774,11 @@ class Room:
     async def _choose(self, seat: int, view: dict[str, Any], legal: list[int]) -> tuple[int, bytes | None]:
         """The bot's choice and memory after it; a random legal action (and the
         old memory) when the bot failed or chose what is not legal."""
-        memory = self.bot_memory[seat]
+        memory = self.bot_memory.get(seat)
+        spec = self.bots.get(seat) or self.stand_in.get(seat) or self.stand_in_level
         try:
             choice, after = await self.pool.choose(
-                ThinkRequest(self.game.name, self.bots[seat], seat, self.row.seed, memory, view, legal)
+                ThinkRequest(self.game.name, spec, seat, self.row.seed, memory, view, legal)
             )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
@@ -566,6 +821,7 @@ class Tables:
     async def stop(self) -> None:
         for room in list(self.rooms.values()):
             await room.stop_bots()
+            await room.stop_clocks()
         self.rooms.clear()
 
     async def room(self, code: str) -> Room:
@@ -587,6 +843,7 @@ class Tables:
                     ) from exc
                 self.rooms[code] = room
                 room.start_bots()
+                room.start_clocks()
         room.used = time.monotonic()
         return room
 
@@ -599,10 +856,11 @@ class Tables:
         gone: list[str] = []
         async with self._load_lock:  # nobody loads a room while it is let go
             for code, room in list(self.rooms.items()):
-                if room.connections or room._bot_movers() or now - room.used < idle:
+                if room.connections or room._bot_movers() or room.clock_pending() or now - room.used < idle:
                     continue
                 del self.rooms[code]
                 await room.stop_bots()
+                await room.stop_clocks()
                 gone.append(code)
         return gone
 
@@ -615,11 +873,17 @@ class Tables:
         name: str | None,
         bot_delay: float | None,
         seed: int | None,
+        clock: Mapping[str, Any] | None = None,
         allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
+        """``clock``: the room's clock settings (:class:`~spieltisch.server.clocks.ClockSettings`)."""
         try:
             g = get_game(game)
         except RulesError as exc:
+            raise RoomError(422, str(exc)) from exc
+        try:
+            settings = ClockSettings.from_json(clock, bot_levels(g.name))
+        except ClockError as exc:
             raise RoomError(422, str(exc)) from exc
         if not g.min_players <= players <= g.max_players:
             raise RoomError(
@@ -658,8 +922,17 @@ class Tables:
         rows[first].secret_hash = hash_secret(secret)
         status = "playing" if len(humans) == 1 else "waiting"
         delay = self.bot_delay if bot_delay is None else bot_delay
+        clock_json = settings.to_json() if settings is not None else None
         room = await self._insert(
-            g.name, players, dict(options or {}), seed, delay, status, rows, allow_hints=allow_hints
+            g.name,
+            players,
+            dict(options or {}),
+            seed,
+            delay,
+            status,
+            rows,
+            clock=clock_json,
+            allow_hints=allow_hints,
         )
         return room, first, secret
 
@@ -673,9 +946,11 @@ class Tables:
         status: str,
         seats: list[SeatRow],
         rematch_of: str | None = None,
+        clock: dict[str, Any] | None = None,
         allow_hints: bool = False,
     ) -> Room:
         for _ in range(20):
+            now = time.time()
             row = RoomRow(
                 code=new_code(),
                 game=game,
@@ -688,6 +963,9 @@ class Tables:
                 rematch_of=rematch_of,
                 hints=allow_hints,
                 rules_version=get_game(game).rules_version,  # a rematch too: today's rules
+                created=now,
+                clock=clock,
+                started=now if status == "playing" else None,
             )
             try:
                 await self.store.create_room_async(row, rematch_of)
@@ -698,6 +976,7 @@ class Tables:
             room = Room(row, self.store, self.pool)
             self.rooms[row.code] = room
             room.start_bots()
+            room.start_clocks()
             return room
         raise RoomError(503, "could not find a free room code")
 
@@ -729,14 +1008,21 @@ class Tables:
             )
             all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
             status = "playing" if all_taken and room.row.status == "waiting" else None
+            started = time.time() if status == "playing" else None
             try:
-                await room.store.update_seat_async(room.code, updated, status)
+                await room.store.update_seat_async(
+                    room.code, updated, status, {"started": started} if started is not None else None
+                )
             except Exception as exc:
                 raise RoomError(503, f"the database refused the seat: {exc}") from exc
             seats[seat] = updated
+            room.away.setdefault(seat, time.monotonic())
             if status is not None:
                 room.row.status = status
+                room.row.started = started
                 room.turn_version = [room.version] * room.row.players
+                if room.clocks is not None:  # the first decisions' clocks start now
+                    room.clocks.start(room.state.to_move(), time.monotonic())
             room.broadcast()
         room.wake.set()
         return seat, secret
@@ -771,6 +1057,7 @@ class Tables:
                 "playing",
                 seats,
                 rematch_of=room.code,
+                clock=row.clock,
                 allow_hints=row.hints,
             )
             row.rematch = new.code
@@ -826,11 +1113,13 @@ class Tables:
             record = GameRecord(
                 row.game, row.players, row.seed, dict(row.options), list(row.actions), rules_version
             )
-        frames = await anyio.to_thread.run_sync(_frames, record, seat)
+        by = list(room.by)
+        frames = await anyio.to_thread.run_sync(_frames, record, seat, by)
+        # Who played each move: None for the seat's own player, "bot:LEVEL" for a stand-in.
         return {
             "room": room.code,
             "seat": seat,
-            "record": record.to_json(),
+            "record": {**record.to_json(), "by": by},
             "frames": frames,
             "rules_version": rules_version,
             "archived": room.archived is not None,
@@ -850,8 +1139,8 @@ def _load_state(row: RoomRow) -> tuple[State, str | None]:
     except RecordError as exc:
         reason = str(exc)
     else:
-        if state.is_over() == (row.status == "over"):
-            return state, None
+        if state.is_over() == (row.status == "over") or (row.status == "over" and row.ended is not None):
+            return state, None  # (a game the players ended early, after somebody left, is over too)
         reason = (
             f"the stored game {'ended' if row.status == 'over' else 'goes on'} after {len(row.actions)} "
             f"actions, but under this engine it {'ends' if state.is_over() else 'does not end'} there"
@@ -875,7 +1164,7 @@ def _load_state(row: RoomRow) -> tuple[State, str | None]:
     return state, reason
 
 
-def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
+def _frames(record: GameRecord, seat: int | None, by: list[str | None]) -> list[dict[str, Any]]:
     """The game step by step as seen by ``seat``; the game is over, so hands are public."""
     game = get_game(record.game)
     try:
@@ -884,12 +1173,14 @@ def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
         state = game.new_state(record.players, record.seed, None)
 
     def frame(index: int, who: int | None, text: str | None) -> dict[str, Any]:
+        played_by = by[index - 1] if 0 < index <= len(by) else None
         # Only the hands and the sealed plays: the game is over, nothing is secret now.
         full = state.to_json()
         return {
             "index": index,
             "action": text,
             "seat": who,
+            "by": played_by,
             # A copy: a view may share lists with the state (round results),
             # which the next actions would change under the earlier frames.
             "view": copy.deepcopy(state.view(seat)),

@@ -30,6 +30,12 @@ class PlayConfig:
     options: dict[str, Any] = field(default_factory=dict)
     bot_timeout: float = 10.0
     lang: str = "en"
+    clock: float | None = None
+    """Seconds per decision for the people at the keyboard (None: no clock)."""
+    bank: float | None = None
+    """Seconds of time bank per person for the game, spent after ``clock`` (None: none)."""
+    stand_in: str = DEFAULT_BOT
+    """The bot that plays for a person whose time ran out."""
     record: Path | None = None
     """Where to save the game record when the game ends (``--record``)."""
     hints: bool = False
@@ -82,6 +88,9 @@ def make_config(
     bot_timeout: float = 10.0,
     lang: str | None = None,
     env: Mapping[str, str] | None = None,
+    clock: float | None = None,
+    bank: float | None = None,
+    stand_in: str = DEFAULT_BOT,
     record: Path | None = None,
     hints: bool = False,
 ) -> PlayConfig:
@@ -103,6 +112,9 @@ def make_config(
     chosen = lang if lang is not None else detect_lang(os.environ if env is None else env)
     if chosen not in LANGS:
         raise PlayError(f"--lang {chosen!r}: choose one of {', '.join(LANGS)}")
+    for flag, seconds in (("--clock", clock), ("--bank", bank)):
+        if seconds is not None and not 0 < seconds <= 86400:
+            raise PlayError(f"{flag} {seconds:g}: seconds must be more than 0 and at most 86400")
     rule_options = parse_options(options, options_file)
     try:
         descriptor.new_state(players, 0, rule_options)  # unknown options, impossible decks
@@ -116,6 +128,9 @@ def make_config(
         options=rule_options,
         bot_timeout=bot_timeout,
         lang=chosen,
+        clock=clock,
+        bank=bank,
+        stand_in=stand_in,
         record=record,
         hints=hints,
     )
