@@ -147,8 +147,15 @@ def play(
     stand_in: Annotated[
         str, typer.Option(metavar="LEVEL", help="The bot that plays for you when your time runs out.")
     ] = "medium",
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="Save the game record here (for spieltisch review, docs/review.md)."
+        ),
+    ] = None,
+    hints: Annotated[bool, typer.Option(help="Offer the 'hint' command: the bot's move and why.")] = False,
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default).
+    """Play in the terminal against bots (you in seat 0 by default); the review is offered at the end.
 
     With --clock and/or --bank a bot plays for you when your time runs out; press
     Enter to take your seat back."""
@@ -173,6 +180,8 @@ def play(
             clock=clock,
             bank=bank,
             stand_in=stand_in,
+            record=record,
+            hints=hints,
         )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
@@ -231,6 +240,12 @@ def serve(
     ] = "sqlite:///spieltisch.db",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    review_budget: Annotated[
+        str,
+        typer.Option(
+            help="Work per decision of a finished game's review: WORLDS or WORLDSxPLAYOUTS (docs/review.md)."
+        ),
+    ] = "8",
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
     max_message: Annotated[
         int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
@@ -302,9 +317,15 @@ def serve(
             keep_finished_days=keep_finished_days,
             keep_abandoned_days=keep_abandoned_days,
         )
+        from spieltisch.review import Budget
+
+        budget = str(Budget.parse(review_budget))
     except ValueError as exc:
         raise fail(str(exc)) from None
-    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
+    run_server(
+        host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
+        review_budget=budget,
+    )  # fmt: skip
 
 
 @bench_app.command("server")

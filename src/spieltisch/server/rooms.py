@@ -30,8 +30,9 @@ from typing import Any
 import anyio.to_thread
 import orjson
 
+from spieltisch import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.server.botpool import BotPool
+from spieltisch.server.botpool import BotPool, ThinkRequest
 from spieltisch.server.clocks import (
     DEFAULT_STAND_IN,
     ClockError,
@@ -210,6 +211,9 @@ class Room:
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see :meth:`Tables.forget_idle`)."""
+        self.hint_lock = asyncio.Lock()
+        self.hints: dict[int, tuple[int, dict[str, Any]]] = {}
+        """The last hint per seat and the decision it is for (its ``turn_version``)."""
 
     # -- info ------------------------------------------------------------------
     @property
@@ -302,6 +306,7 @@ class Room:
             "rematch": row.rematch,
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
+            "hints": row.hints,
             "rules_version": row.rules_version or self.game.rules_version,
             "archived": self.archived is not None,
             "archived_reason": self.archived,
@@ -550,6 +555,47 @@ class Room:
             if s == seat or s not in before or old.legal_action_ids(s) != new.legal_action_ids(s):
                 self.turn_version[s] = self.version
 
+    # -- hints (docs/review.md, "Hints") -------------------------------------------
+    async def hint(self, seat: int | None) -> dict[str, Any]:
+        """The ``hint`` message for ``seat``: the medium bot's suggestion from this
+        seat's view only, computed in a bot worker; :class:`CommandError` when
+        the room does not allow hints or it is not the seat's decision."""
+        if seat is None:
+            raise CommandError("forbidden", "spectators get no hints; join a seat to play")
+        if not self.row.hints:
+            raise CommandError(
+                "hints_off", f"room {self.code} does not allow hints (it was opened with hints off)"
+            )
+        if self.row.status != "playing" or seat not in self.state.to_move():
+            raise CommandError("not_your_turn", f"a hint is for your own decision: it is not seat {seat}'s")
+        async with self.hint_lock:  # one hint at a time per room; asked again, the same one
+            decision = self.turn_version[seat]
+            cached = self.hints.get(seat)
+            if cached is not None and cached[0] == decision and seat in self.state.to_move():
+                return {**cached[1], "version": self.version}
+            version = self.version
+            view = self.state.view(seat)
+            legal = self.legal_ids(seat)
+            key = f"hint/{self.row.seed}/{decision}/{seat}".encode()
+            seed = int.from_bytes(hashlib.sha256(key).digest()[:7])
+            try:
+                result = await self.pool.run(hints.hint, self.game.name, view, legal, seed)
+            except Exception as exc:
+                log.exception("room %s: the hint for seat %d failed", self.code, seat)
+                raise CommandError("internal", f"the hint could not be computed: {exc}") from exc
+            answer = {
+                "type": "hint",
+                "version": version,
+                "id": result.id,
+                "action": result.action,
+                "reason": result.reason,
+                "params": result.params,
+                "text": result.text,
+            }
+            if self.turn_version[seat] == decision:
+                self.hints[seat] = (decision, answer)
+            return answer
+
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
         stand_ins = self.clock_settings is not None or bool(self.stand_in)
@@ -732,7 +778,7 @@ class Room:
         spec = self.bots.get(seat) or self.stand_in.get(seat) or self.stand_in_level
         try:
             choice, after = await self.pool.choose(
-                self.game.name, spec, seat, self.row.seed, memory, view, legal
+                ThinkRequest(self.game.name, spec, seat, self.row.seed, memory, view, legal)
             )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
@@ -828,6 +874,7 @@ class Tables:
         bot_delay: float | None,
         seed: int | None,
         clock: Mapping[str, Any] | None = None,
+        allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
         """``clock``: the room's clock settings (:class:`~spieltisch.server.clocks.ClockSettings`)."""
         try:
@@ -877,7 +924,15 @@ class Tables:
         delay = self.bot_delay if bot_delay is None else bot_delay
         clock_json = settings.to_json() if settings is not None else None
         room = await self._insert(
-            g.name, players, dict(options or {}), seed, delay, status, rows, clock=clock_json
+            g.name,
+            players,
+            dict(options or {}),
+            seed,
+            delay,
+            status,
+            rows,
+            clock=clock_json,
+            allow_hints=allow_hints,
         )
         return room, first, secret
 
@@ -892,6 +947,7 @@ class Tables:
         seats: list[SeatRow],
         rematch_of: str | None = None,
         clock: dict[str, Any] | None = None,
+        allow_hints: bool = False,
     ) -> Room:
         for _ in range(20):
             now = time.time()
@@ -905,6 +961,7 @@ class Tables:
                 status=status,
                 seats=seats,
                 rematch_of=rematch_of,
+                hints=allow_hints,
                 rules_version=get_game(game).rules_version,  # a rematch too: today's rules
                 created=now,
                 clock=clock,
@@ -1001,6 +1058,7 @@ class Tables:
                 seats,
                 rematch_of=room.code,
                 clock=row.clock,
+                allow_hints=row.hints,
             )
             row.rematch = new.code
             room.broadcast()
@@ -1022,6 +1080,17 @@ class Tables:
                 target.secret_hash = hash_secret(new_secret_)
                 await room.store.update_seat_async(room.code, target, None)
         return new_secret_
+
+    async def record(self, code: str) -> GameRecord:
+        """The record of a finished game (:class:`RoomError` 409 while it is played)."""
+        room = await self.room(code)
+        if room.archived is not None:
+            raise RoomError(
+                409, f"room {room.code} is an archived record (it no longer replays): it cannot be reviewed"
+            )
+        if room.row.status != "over":
+            raise RoomError(409, f"the game in room {room.code} is not over yet: reviews come after it")
+        return room.state.record()
 
     async def replay(self, code: str, seat: int | None, secret: str | None) -> dict[str, Any]:
         room = await self.room(code)

@@ -71,7 +71,13 @@ def address(host: str, sock: socket.socket) -> str:
 
 
 def run_server(
-    host: str, port: int, database: str, bot_delay: float, reload: bool = False, limits: Limits | None = None
+    host: str,
+    port: int,
+    database: str,
+    bot_delay: float,
+    reload: bool = False,
+    limits: Limits | None = None,
+    review_budget: str = "8",
 ) -> None:
     limits = limits or Limits()
     try:
@@ -98,6 +104,7 @@ def run_server(
         typer.echo(banner)
         os.environ["SPIELTISCH_DATABASE"] = database
         os.environ["SPIELTISCH_BOT_DELAY"] = str(bot_delay)
+        os.environ["SPIELTISCH_REVIEW_BUDGET"] = review_budget
         os.environ.update(limits.to_env())
         uvicorn.run(
             "spieltisch.server.app:create_app_from_env",
@@ -111,7 +118,7 @@ def run_server(
     from spieltisch.server.app import create_app
 
     # The limits the server enforces before the app reads anything (frame size, request head).
-    app = create_app(database, bot_delay=bot_delay, limits=limits)
+    app = create_app(database, bot_delay=bot_delay, limits=limits, review_budget=review_budget)
     config = uvicorn.Config(app, **uvicorn_options(limits))
     server = _AnnouncingServer(config, banner)
     with sock:
