@@ -98,16 +98,28 @@ def create_app(
     limits: Limits | None = None,
     bot_workers: int | None = None,
     bot_pool: BotPool | None = None,
+    redis: str | None = None,
+    cluster_prefix: str | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
     them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``).
     Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
-    or in ``bot_pool``."""
+    or in ``bot_pool``.
+
+    ``redis`` (a ``redis://`` URL) makes this server one worker of several on one
+    database (:mod:`spieltisch.server.cluster`); ``cluster_prefix`` (default: the
+    table prefix) names its keys and channels, so that several sets of workers can
+    share one Redis."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     tables = Tables(store, pool, bot_delay=bot_delay)
+    if redis is not None:
+        from spieltisch.server.cluster import Cluster
+
+        prefix = cluster_prefix if cluster_prefix is not None else table_prefix
+        tables.cluster = Cluster(redis, tables, prefix)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -171,6 +183,7 @@ def create_app(
     )
     app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.state.tables = tables
+    app.state.cluster = tables.cluster
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
@@ -294,7 +307,7 @@ def create_app(
                 return
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
-                await _serve(websocket, room, greeted[0], address, addresses)
+                await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
             addresses.close_socket(address)
 
@@ -438,7 +451,7 @@ async def _greet(
 
 
 async def _serve(
-    websocket: WebSocket, room: Room, seat: int | None, address: str, addresses: Addresses
+    websocket: WebSocket, tables: Tables, room: Room, seat: int | None, address: str, addresses: Addresses
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
@@ -494,7 +507,7 @@ async def _serve(
                     f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
                 )
                 continue
-            await _handle(room, conn, raw)
+            await _handle(tables, room, conn, raw)
     except WebSocketDisconnect:
         pass
     finally:
@@ -507,7 +520,7 @@ async def _serve(
                 await websocket.close(code=1008, reason="too slow")
 
 
-async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
+async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes) -> None:
     try:
         msg = parse_client(raw)
     except MessageError as exc:
@@ -526,7 +539,7 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
         return
     assert isinstance(msg, Act)
     try:
-        await room.act(conn.seat, msg.version, action=msg.action, action_id=msg.id, conn=conn, ref=msg.ref)
+        await tables.act(room, conn.seat, msg.version, msg.action, msg.id, conn, msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)
         if exc.code == "stale":
@@ -539,4 +552,6 @@ def create_app_from_env() -> FastAPI:
         database=os.environ.get("SPIELTISCH_DATABASE", "sqlite:///spieltisch.db"),
         bot_delay=float(os.environ.get("SPIELTISCH_BOT_DELAY", "0.6")),
         limits=Limits.from_env(),
+        table_prefix=os.environ.get("SPIELTISCH_TABLE_PREFIX", ""),
+        redis=os.environ.get("SPIELTISCH_REDIS") or None,
     )

@@ -46,6 +46,7 @@ ErrorCode = Literal[
     "too_slow",
     "no_room",
     "internal",
+    "unavailable",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
 

@@ -25,14 +25,18 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio.to_thread
 import orjson
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
+
+if TYPE_CHECKING:
+    from spieltisch.server.cluster import Cluster
 
 log = logging.getLogger("spieltisch.server")
 
@@ -104,6 +108,30 @@ def clean_name(name: str | None, seat: int) -> str:
     if any(not ch.isprintable() for ch in text):
         raise RoomError(422, "name: control characters are not allowed")
     return text
+
+
+class RoomHooks(Protocol):
+    """What a room of a worker among several (:mod:`spieltisch.server.cluster`) asks
+    its cluster; a single server has none (``Room.hooks is None``)."""
+
+    def check_write(self, room: Room) -> None:
+        """Raise :class:`CommandError` unless this worker may write the room now (it holds the lease)."""
+
+    def committed(self, room: Room, start: int, added: list[tuple[int, str]], status: str) -> None:
+        """Actions ``start, ...`` are durable and applied here: tell the other workers."""
+
+    def conflict(self, room: Room) -> None:
+        """Another writer stored an index this room tried to append: it is behind."""
+
+    def presence(self, room: Room) -> None:
+        """The seats connected to this worker changed."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Did a database operation fail because the database cannot be reached (not a refusal)?"""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
 
 
 class Connection:
@@ -185,6 +213,10 @@ class Room:
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see :meth:`Tables.forget_idle`)."""
+        self.hooks: RoomHooks | None = None
+        """Set when this server is one of several workers (:mod:`spieltisch.server.cluster`)."""
+        self.elsewhere: set[int] = set()
+        """Seats connected to other workers (kept by the cluster)."""
 
     # -- info ------------------------------------------------------------------
     @property
@@ -192,7 +224,7 @@ class Room:
         return self.row.status
 
     def connected(self, seat: int) -> bool:
-        return any(c.seat == seat for c in self.connections)
+        return seat in self.elsewhere or any(c.seat == seat for c in self.connections)
 
     def info(self) -> dict[str, Any]:
         row = self.row
@@ -332,6 +364,8 @@ class Room:
             self.send_state(conn)
         else:
             self.broadcast(new=conn)  # "connected" changed for everybody
+            if self.hooks is not None:
+                self.hooks.presence(self)
 
     def detach(self, conn: Connection) -> None:
         self.used = time.monotonic()
@@ -339,6 +373,43 @@ class Room:
             self.connections.discard(conn)
             if conn.seat is not None:
                 self.broadcast()
+                if self.hooks is not None:
+                    self.hooks.presence(self)
+
+    # -- a worker's copy of a room another worker owns (spieltisch.server.cluster) --------
+    def apply_stored(
+        self,
+        added: list[tuple[int, str]],
+        status: str,
+        acting: Connection | None = None,
+        ack: str | None = None,
+    ) -> None:
+        """Apply actions another worker has stored (the next ones of this log) and
+        broadcast, as :meth:`act` does after its own commit."""
+        new = self.state.clone()
+        for s, text in added:
+            new.apply(s, text)
+        self._commit(added[0][0], new, added, status)
+        self.broadcast(acting, ack)
+
+    def reload(self, row: RoomRow) -> None:
+        """Start again from the stored room (another worker changed it), and send every
+        connection its whole state."""
+        record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
+        self.state = record.replay()
+        self.row = row
+        self.actions = list(row.actions)
+        self.version = len(self.actions)
+        self.turn_version = [self.version] * row.players
+        bots = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
+        if bots != self.bots:
+            self.bots = bots
+            self.bot_memory = dict.fromkeys(bots)
+        self._cache = _Cache()
+        self.rev += 1
+        for conn in list(self.connections):
+            self.send_state(conn)
+        self._log_mark = len(self.actions)
 
     # -- the command path --------------------------------------------------------
     async def act(
@@ -354,6 +425,8 @@ class Room:
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
+            if self.hooks is not None:
+                self.hooks.check_write(self)
             status = self.row.status
             if status == "waiting":
                 raise CommandError("not_your_turn", "the game starts when every seat is taken")
@@ -393,12 +466,26 @@ class Room:
             try:  # durable before it is applied, acknowledged or broadcast
                 await self.store.append_actions_async(self.code, self.version, added, changed)
             except Exception as exc:  # nothing was applied: the sender may retry
+                if unreachable(exc):
+                    log.warning("room %s: the database is unreachable: %s", self.code, exc)
+                    raise CommandError(
+                        "unavailable",
+                        "the server cannot reach its database right now; nothing changed, try again",
+                    ) from exc
+                if isinstance(exc, IntegrityError) and self.hooks is not None:
+                    self.hooks.conflict(self)
+                    raise CommandError(
+                        "unavailable", "another worker has taken this room over; nothing changed, try again"
+                    ) from exc
                 log.exception("room %s: storing %s failed", self.code, added)
                 raise CommandError(
                     "internal", f"the move could not be stored, nothing changed: {exc}"
                 ) from exc
+            start = self.version
             self._commit(seat, new, added, new_status)
             self.broadcast(conn, ref)
+            if self.hooks is not None:
+                self.hooks.committed(self, start, added, new_status)
         self.wake.set()
 
     def _commit(self, seat: int, new: State, added: list[tuple[int, str]], status: str) -> None:
@@ -456,7 +543,7 @@ class Room:
                     try:
                         await self.act(seat, version, action_id=choice)
                     except CommandError as exc:
-                        if exc.code == "internal":
+                        if exc.code in ("internal", "unavailable"):
                             await asyncio.sleep(1.0)
                         elif exc.code != "stale":
                             log.warning("room %s: bot seat %d refused: %s", self.code, seat, exc.message)
@@ -498,10 +585,38 @@ class Tables:
         self.bot_delay = bot_delay
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
+        self.cluster: Cluster | None = None
+        """Set when this server is one of several workers: rooms are owned by one of them."""
+
+    async def _started(self, room: Room) -> None:
+        """A room was loaded or created: its bots play here, or its owner is found."""
+        if self.cluster is None:
+            room.start_bots()
+        else:
+            await self.cluster.loaded(room)
+
+    async def act(
+        self,
+        room: Room,
+        seat: int | None,
+        version: int,
+        action: str | Mapping[str, Any] | None = None,
+        action_id: int | None = None,
+        conn: Connection | None = None,
+        ref: str | None = None,
+    ) -> None:
+        """:meth:`Room.act` on the room's owner (here, or the worker that owns it)."""
+        if self.cluster is None:
+            await room.act(seat, version, action, action_id, conn, ref)
+        else:
+            await self.cluster.act(room, seat, version, action, action_id, conn, ref)
 
     async def start(self) -> None:
         """Resume every unfinished game (bots continue by themselves)."""
         codes = await anyio.to_thread.run_sync(self.store.unfinished)
+        if self.cluster is not None:  # the workers share them out
+            await self.cluster.start(codes)
+            return
         for code in codes:
             try:
                 await self.room(code)
@@ -510,6 +625,8 @@ class Tables:
         log.info("resumed %d unfinished game(s)", len(codes))
 
     async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
         for room in list(self.rooms.values()):
             await room.stop_bots()
         self.rooms.clear()
@@ -527,7 +644,7 @@ class Tables:
                     raise RoomError(404, f"no room {code}")
                 room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
                 self.rooms[code] = room
-                room.start_bots()
+                await self._started(room)
         room.used = time.monotonic()
         return room
 
@@ -540,10 +657,12 @@ class Tables:
         gone: list[str] = []
         async with self._load_lock:  # nobody loads a room while it is let go
             for code, room in list(self.rooms.items()):
-                if room.connections or room._bot_movers() or now - room.used < idle:
+                if room.connections or room.elsewhere or room._bot_movers() or now - room.used < idle:
                     continue
                 del self.rooms[code]
                 await room.stop_bots()
+                if self.cluster is not None:
+                    await self.cluster.forgotten(room)
                 gone.append(code)
         return gone
 
@@ -632,11 +751,21 @@ class Tables:
                 raise RoomError(503, f"the database refused the new room: {exc}") from exc
             room = Room(row, self.store, self.pool)
             self.rooms[row.code] = room
-            room.start_bots()
+            if self.cluster is not None:
+                await self.cluster.created(room)
+            else:
+                room.start_bots()
             return room
         raise RoomError(503, "could not find a free room code")
 
     async def join(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
+        if self.cluster is not None:
+            got, secret = await self.cluster.call(code, "join", [name, seat])
+            return int(got), str(secret)
+        return await self.join_here(code, name, seat)
+
+    async def join_here(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
+        """:meth:`join` on the room's owner."""
         room = await self.room(code)
         async with room.lock:
             seats = room.row.seats
@@ -675,6 +804,12 @@ class Tables:
         return seat, secret
 
     async def rematch(self, code: str, seat: int, secret: str) -> str:
+        if self.cluster is not None:
+            return str(await self.cluster.call(code, "rematch", [seat, secret]))
+        return await self.rematch_here(code, seat, secret)
+
+    async def rematch_here(self, code: str, seat: int, secret: str) -> str:
+        """:meth:`rematch` on the room's owner."""
         room = await self.room(code)
         if not room.check_seat(seat, secret):
             raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
@@ -710,6 +845,12 @@ class Tables:
         return new.code
 
     async def claim(self, code: str, old: str, seat: int, secret: str) -> str:
+        if self.cluster is not None:
+            return str(await self.cluster.call(code, "claim", [old, seat, secret]))
+        return await self.claim_here(code, old, seat, secret)
+
+    async def claim_here(self, code: str, old: str, seat: int, secret: str) -> str:
+        """:meth:`claim` on the room's owner."""
         room = await self.room(code)
         old_room = await self.room(old)
         if not 0 <= seat < room.row.players or room.row.seats[seat].claim_from != old_room.code:
