@@ -750,8 +750,12 @@ def _winner(code: str, workers: list[str]) -> str:
 
 
 def _differs(room: Room, row: RoomRow) -> bool:
-    """Is the stored room ahead of (or other than) this worker's copy?"""
+    """Is the stored room ahead of (or other than) this worker's copy? Never when the
+    copy is ahead: everything in a copy was durable before it got there, so such a row
+    was read before the copy's last append arrived."""
     mine = room.row
+    if len(row.actions) < room.version:
+        return False
     return (
         len(row.actions) != room.version
         or row.status != mine.status
