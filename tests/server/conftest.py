@@ -53,7 +53,7 @@ class ClusterEnv:
     prefix: str
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster_env() -> Iterator[ClusterEnv]:
     import redis
 

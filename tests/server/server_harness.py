@@ -4,6 +4,7 @@ processes of its own (to kill), and WebSocket players."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -279,13 +280,14 @@ class Workers:
         self.pids: list[int | None] = [None] * count
         self.ports: list[int] = [0] * count
 
-    def start(self, i: int, timeout: float = 30) -> None:
-        """Fork worker ``i`` (on a new free port) and wait until it answers."""
+    def start(self, i: int, timeout: float = 30, **options: Any) -> None:
+        """Fork worker ``i`` (on a new free port) and wait until it answers; ``options``
+        override the workers' ``database``, ``redis``, ... for this one."""
         assert self.launcher.stdin is not None and self.launcher.stdout is not None
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        self.launcher.stdin.write(json.dumps({**self.options, "port": port}) + "\n")
+        self.launcher.stdin.write(json.dumps({**self.options, **options, "port": port}) + "\n")
         self.launcher.stdin.flush()
         self.pids[i] = int(self.launcher.stdout.readline())
         self.ports[i] = port
@@ -332,6 +334,67 @@ class Workers:
         self.launcher.wait(10)
         if self._log is not None:
             self._log.close()
+
+
+class Proxy:
+    """A TCP relay to ``host:port`` that a test can cut (every connection closed, new
+    ones closed at once) and restore: a network failure between a server and its
+    database or Redis."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open = True
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            if not self.open:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._sockets |= {client, upstream}
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for sock in (a, b):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self.open = False
+        with self._lock:
+            sockets, self._sockets = self._sockets, set()
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def restore(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
 
 
 def _launcher() -> None:

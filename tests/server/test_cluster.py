@@ -22,9 +22,12 @@ HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
 
 
-@pytest.fixture
-def workers(cluster_env: ClusterEnv, tmp_path: Path) -> Iterator[Workers]:
-    w = Workers(cluster_env.database, cluster_env.redis, cluster_env.prefix, 3, log=tmp_path / "workers.log")
+@pytest.fixture(scope="module")
+def workers(cluster_env: ClusterEnv, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+    """Three workers for the module's tests (each test plays rooms of its own); a test
+    that kills one starts it again."""
+    log = tmp_path_factory.mktemp("cluster") / "workers.log"
+    w = Workers(cluster_env.database, cluster_env.redis, cluster_env.prefix, 3, log=log)
     try:
         w.start_all()
         yield w
@@ -83,6 +86,7 @@ def test_a_killed_owner_is_replaced_within_2_seconds_and_its_bots_play_on(
         room, secrets = open_room(client, "scout", [HUMAN, BOT, BOT], 11)
     first = owner(cluster_env, room)
     assert first is not None
+    assert workers.alive() == [0, 1, 2]
     workers.kill(0)  # the room was made on worker 0: it owns it
     killed = time.monotonic()
     while owner(cluster_env, room) in (first, None):
@@ -96,6 +100,7 @@ def test_a_killed_owner_is_replaced_within_2_seconds_and_its_bots_play_on(
     bot_moves = [e for e in player.log if e["seat"] != 0]
     assert bot_moves
     print(f"taken over in {took:.2f} s")
+    workers.start(0)
 
 
 def test_rooms_made_on_every_worker_each_have_one_owner(workers: Workers, cluster_env: ClusterEnv) -> None:

@@ -749,6 +749,10 @@ class Tables:
                 continue
             except StoreError as exc:
                 raise RoomError(503, f"the database refused the new room: {exc}") from exc
+            except DBAPIError as exc:
+                if unreachable(exc):
+                    raise RoomError(503, "the database cannot be reached right now; try again") from exc
+                raise
             room = Room(row, self.store, self.pool)
             self.rooms[row.code] = room
             if self.cluster is not None:
