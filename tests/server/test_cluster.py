@@ -8,7 +8,6 @@ import json
 import random
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -126,7 +125,8 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
             while not state["legal"]:  # the flip decision first (S-5), for both seats
                 state = json.loads(await ws.recv())
             action_id = state["legal"][0][0]
-            await ws.send(json.dumps({"type": "act", "version": state["version"], "id": action_id, "ref": "a"}))
+            first = {"type": "act", "version": state["version"], "id": action_id, "ref": "a"}
+            await ws.send(json.dumps(first))
             acked = None
             while acked is None:
                 msg = json.loads(await ws.recv())

@@ -540,9 +540,7 @@ def help_text(game: str, texts: Texts) -> Group:
     )
 
 
-def final_table(
-    outcome: Mapping[str, Any], names: Names, faults: Sequence[int], texts: Texts
-) -> Table:
+def final_table(outcome: Mapping[str, Any], names: Names, faults: Sequence[int], texts: Texts) -> Table:
     table = Table(title=texts("final"), header_style="bold")
     table.add_column(texts("col_seat"), justify="right")
     table.add_column(texts("col_player"))
