@@ -287,7 +287,8 @@ class Workers:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        self.launcher.stdin.write(json.dumps({**self.options, **options, "port": port}) + "\n")
+        spec = {**self.options, "name": f"w{i}", **options, "port": port}
+        self.launcher.stdin.write(json.dumps(spec) + "\n")
         self.launcher.stdin.flush()
         self.pids[i] = int(self.launcher.stdout.readline())
         self.ports[i] = port
@@ -420,6 +421,7 @@ def _launcher() -> None:
                 limits=TEST_LIMITS,
                 table_prefix=spec.get("prefix", ""),
                 redis=spec.get("redis"),
+                worker_name=spec.get("name", ""),
             )
             options = uvicorn_options(TEST_LIMITS)
             uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **options)

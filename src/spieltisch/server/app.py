@@ -100,6 +100,7 @@ def create_app(
     bot_pool: BotPool | None = None,
     redis: str | None = None,
     cluster_prefix: str | None = None,
+    worker_name: str = "",
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
@@ -110,7 +111,7 @@ def create_app(
     ``redis`` (a ``redis://`` URL) makes this server one worker of several on one
     database (:mod:`spieltisch.server.cluster`); ``cluster_prefix`` (default: the
     table prefix) names its keys and channels, so that several sets of workers can
-    share one Redis."""
+    share one Redis; ``worker_name`` starts this worker's name there (logs)."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
@@ -119,7 +120,7 @@ def create_app(
         from spieltisch.server.cluster import Cluster
 
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
-        tables.cluster = Cluster(redis, tables, prefix)
+        tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()

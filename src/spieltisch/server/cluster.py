@@ -128,14 +128,20 @@ class Cluster:
     """This worker's part of the cluster: its leases, its subscriptions, its forwarded commands."""
 
     def __init__(
-        self, url: str, tables: Tables, prefix: str = "", lease_ttl: float = LEASE_TTL, tick: float = TICK
+        self,
+        url: str,
+        tables: Tables,
+        prefix: str = "",
+        lease_ttl: float = LEASE_TTL,
+        tick: float = TICK,
+        name: str = "",
     ) -> None:
         if lease_ttl <= MARGIN + tick:
             raise ValueError(f"lease_ttl must be over {MARGIN + tick:g} s (the margin and one tick)")
         self.url = url
         self.tables = tables
-        self.id = uuid.uuid4().hex[:12]
-        """This worker's name in Redis (a new one at every start)."""
+        self.id = f"{name}-{uuid.uuid4().hex[:8]}" if name else uuid.uuid4().hex[:12]
+        """This worker's name in Redis (``name``, made unique: a new one at every start)."""
         self.ns = f"{prefix}spieltisch:"
         self.lease_ttl = lease_ttl
         self.tick = tick
