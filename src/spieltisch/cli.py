@@ -205,6 +205,17 @@ def serve(
     ] = "sqlite:///spieltisch.db",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            help="redis://HOST:PORT/DB: be one worker of several sharing the rooms (docs/deploy.md); "
+            "needs a PostgreSQL --database."
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(min=1, help="Worker processes on this machine, sharing the port (needs --redis)."),
+    ] = 1,
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
     max_message: Annotated[
         int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
@@ -259,6 +270,8 @@ def serve(
     require("spieltisch serve", "web")
     if database.startswith(("postgresql", "postgres:")):
         require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
+    if redis is not None:
+        require("spieltisch serve --redis", "cluster")
     from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
@@ -278,7 +291,16 @@ def serve(
         )
     except ValueError as exc:
         raise fail(str(exc)) from None
-    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
+    run_server(
+        host=host,
+        port=port,
+        database=database,
+        bot_delay=bot_delay,
+        reload=reload,
+        limits=limits,
+        redis=redis,
+        workers=workers,
+    )
 
 
 @bench_app.command("server")

@@ -555,4 +555,5 @@ def create_app_from_env() -> FastAPI:
         limits=Limits.from_env(),
         table_prefix=os.environ.get("SPIELTISCH_TABLE_PREFIX", ""),
         redis=os.environ.get("SPIELTISCH_REDIS") or None,
+        worker_name=f"pid{os.getpid()}",
     )
