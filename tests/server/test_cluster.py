@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
+import re
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
+import httpx
+import psutil
 import pytest
 import redis
 from conftest import ClusterEnv
-from server_harness import Player, Workers, open_room, play, run_async, seat_socket
+from server_harness import Player, SeatUrl, Workers, open_room, play, run_async, seat_socket
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.store import Store
@@ -143,3 +150,63 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
                     break
 
     run_async(asyncio.wait_for(main(), 30))
+
+
+@pytest.mark.slow
+def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env: ClusterEnv) -> None:
+    """``spieltisch serve --workers 2``: two processes accept on one port; one killed
+    with SIGKILL is started again by the supervisor, and the games go on."""
+    prefix = f"{cluster_env.prefix}serve_"
+    env = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()",
+        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0",
+        "--redis", cluster_env.redis, "--database", cluster_env.database,
+        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert "2 worker(s)" in banner and "Redis" in banner, banner
+        base = re.search(r"http://localhost:(\d+)/", banner)
+        assert base is not None
+        http = f"http://127.0.0.1:{base.group(1)}"
+
+        def workers_now() -> list[psutil.Process]:
+            return [c for c in psutil.Process(proc.pid).children() if "spawn_main" in " ".join(c.cmdline())]
+
+        deadline = time.monotonic() + 60
+        while len(workers_now()) < 2 or not _answers(http):
+            assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
+            time.sleep(0.1)
+        first = {w.pid for w in workers_now()}
+
+        def one_game(seed: int) -> None:
+            with httpx.Client(base_url=http, timeout=10) as client:
+                room, secrets = open_room(client, "scout", [HUMAN, BOT, BOT], seed)
+            url = SeatUrl(f"{http.replace('http', 'ws')}/ws/{room}", 0, secrets[0])
+            player = Player(url, 0, random.Random(seed))
+            play([player], timeout=120)
+            assert player.last is not None and player.last["room"]["status"] == "over"
+
+        one_game(1)
+        os.kill(min(first), signal.SIGKILL)
+        one_game(2)  # on the worker left (and the new one, once it is up)
+        deadline = time.monotonic() + 60
+        while len(workers_now()) < 2:
+            assert time.monotonic() < deadline, "the killed worker was not replaced"
+            time.sleep(0.1)
+        assert {w.pid for w in workers_now()} != first
+        one_game(3)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        Store(cluster_env.database, prefix=prefix).drop()
+
+
+def _answers(http: str) -> bool:
+    try:
+        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
