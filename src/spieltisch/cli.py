@@ -315,14 +315,34 @@ def bench_server(
     bots: Annotated[
         str, typer.Option(help="Bots at every table, comma-separated levels (e.g. medium,hard; none).")
     ] = "random",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Measure a cluster of this many workers (docs/deploy.md) on --database and --redis "
+            "instead of one server on SQLite; each game's clients are spread over the workers.",
+        ),
+    ] = None,
+    database: Annotated[
+        str | None, typer.Option(help="With --workers: the PostgreSQL URL (postgresql+psycopg://...).")
+    ] = None,
+    redis: Annotated[str, typer.Option(help="With --workers: the Redis URL.")] = "redis://127.0.0.1:6379/0",
 ) -> None:
     """Moves/s, act-to-state latency (p50/p90/p99) and CPU of the web table under many games.
     Fails (exit 1) when a connection failed or a game loop died."""
     require("spieltisch bench server", "web")
-    from spieltisch.benchmarks.server import run
+    from spieltisch.benchmarks.server import ClusterSpec, run
 
+    cluster = None
+    if workers is not None:
+        require("spieltisch bench server --workers", "cluster")
+        if database is None or not database.startswith("postgresql"):
+            raise fail("--workers: the workers share a PostgreSQL --database postgresql+psycopg://...")
+        cluster = ClusterSpec(workers, database, redis)
     levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
-    stats = run(clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels)
+    stats = run(
+        clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster
+    )
     if not stats.ok:
         raise typer.Exit(1)
 
