@@ -222,7 +222,7 @@ class Cluster:
         for code in leases:
             room = self.tables.rooms.get(code)
             if room is not None:
-                await room.stop_bots()
+                await _stop_owning(room)
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(2):
                 pipe = self.redis.pipeline(transaction=False)
@@ -296,7 +296,7 @@ class Cluster:
             return  # a worker takes it over once Redis is back
         if lease is not None:
             lease.ready = True
-            room.start_bots()
+            _start_owning(room)
 
     async def forgotten(self, room: Room) -> None:
         """A room left this worker's memory (idle): its owner lets it go too."""
@@ -536,7 +536,7 @@ class Cluster:
             await self._let_go(code, lease, forget=True)
             return
         log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
-        room.start_bots()
+        _start_owning(room)
 
     async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
         if self.leases.get(code) is lease:
@@ -559,8 +559,10 @@ class Cluster:
         log.warning("room %s: worker %s lost its lease", code, self.id)
         room = self.tables.rooms.get(code)
         if room is not None:
-            self._spawn(room.stop_bots())
+            self._spawn(_stop_owning(room))
             self._spawn(self._resync(room))
+            if room.status != "over":  # it still needs an owner (Redis may have lost the set)
+                self._later(lambda: self.redis.sadd(self._rooms_key, code))
 
     async def _renew_loop(self) -> None:
         while True:
@@ -661,6 +663,9 @@ class Cluster:
                 if self._pubsub is None:
                     await self._connect()
                     log.warning("worker %s: subscribed again; reloading its rooms", self.id)
+                    unfinished = [c for c, r in self.tables.rooms.items() if r.status != "over"]
+                    if unfinished:  # a restarted Redis has lost them
+                        await self.redis.sadd(self._rooms_key, *unfinished)
                     for room in list(self.tables.rooms.values()):
                         await self._resync(room)
                 msg = await self._pubsub.get_message(timeout=1.0)
@@ -748,6 +753,17 @@ class Cluster:
             room.elsewhere = seats
             if broadcast:
                 room.broadcast()
+
+
+def _start_owning(room: Room) -> None:
+    """This worker has become the room's owner: what runs on the owner starts here
+    (its bots; the room is up to date with the database)."""
+    room.start_bots()
+
+
+async def _stop_owning(room: Room) -> None:
+    """This worker is no longer the room's owner: what runs on the owner stops."""
+    await room.stop_bots()
 
 
 def _winner(code: str, workers: list[str]) -> str:
