@@ -27,8 +27,9 @@ accepts any client for any room; the game stays a single serial owner's
   on the sender's channel. A room nobody owns is taken by the worker that
   needs it.
 - **Fan-out.** Every worker with a room in memory keeps a replica of it
-  (seed and action log, replayed by the engine) and is subscribed to the
-  room's channel ``room:CODE``. The owner publishes every durable append
+  (seed and action log, replayed by the engine) and follows the room's
+  channel ``room:CODE`` (every worker subscribes to the pattern ``room:*``
+  and drops, unread, the messages of rooms it does not have). The owner publishes every durable append
   there; the other workers apply it to their replica and send their own
   connections their own views (so no view crosses Redis, only action texts).
   A worker that misses a message (a version gap, a reconnection) reloads the
@@ -89,6 +90,13 @@ FORWARD_TIMEOUT = 5.0
 ROUTE_FOR = 3.0
 """Seconds a command looks for the room's owner (a takeover takes about ``LEASE_TTL``)."""
 
+REDIS_CONNECTIONS = 32
+"""Most connections a worker opens to Redis (its subscription apart)."""
+MAX_BATCH = 256
+"""Most messages a worker sends to Redis in one pipeline."""
+OWNER_CACHE = 0.5
+"""Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+
 NO_REDIS = "the server cannot reach Redis right now; nothing changed, try again"
 
 _ACQUIRE = """
@@ -145,13 +153,20 @@ class Cluster:
         self.ns = f"{prefix}spieltisch:"
         self.lease_ttl = lease_ttl
         self.tick = tick
-        self.redis: aioredis.Redis = aioredis.Redis.from_url(
+        # A bounded pool: under load, commands wait for a connection (up to 2 s) instead of
+        # opening ever more of them.
+        pool = aioredis.BlockingConnectionPool.from_url(
             url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=2.0,
             decode_responses=True,
             socket_connect_timeout=1.0,
             socket_timeout=2.0,
             retry=Retry(NoBackoff(), 0),
         )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        self._owners: dict[str, tuple[str, float]] = {}
+        """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
         self._acquire_script = self.redis.register_script(_ACQUIRE)
         self._renew_script = self.redis.register_script(_RENEW)
         self._release_script = self.redis.register_script(_RELEASE)
@@ -164,12 +179,14 @@ class Cluster:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._acks: dict[int, tuple[Connection | None, str | None]] = {}
         self._seq = itertools.count(1)
-        self._outbox: asyncio.Queue[Callable[[], Awaitable[Any]]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, bytes] | Callable[[], Awaitable[Any]]] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         self._free: dict[str, int] = {}
         self._presence: dict[str, dict[str, set[int]]] = {}
         self._gaining: set[str] = set()
         self._running: set[asyncio.Task[None]] = set()
+        self._resyncing: set[str] = set()
+        self._resync_again: set[str] = set()
 
     # -- names ---------------------------------------------------------------
     def _lease_key(self, code: str) -> str:
@@ -240,8 +257,10 @@ class Cluster:
 
     async def _connect(self) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
-        channels = [self._worker_channel(self.id), *(self._room_channel(c) for c in self.tables.rooms)]
-        await pubsub.subscribe(*channels)
+        # Every room's channel by one pattern: messages of rooms not in memory here are
+        # dropped unread, and no subscription has to wait for the listener.
+        await pubsub.subscribe(self._worker_channel(self.id))
+        await pubsub.psubscribe(self._room_channel("*"))
         self._pubsub = pubsub
 
     async def _heartbeat(self) -> None:
@@ -269,8 +288,6 @@ class Cluster:
         """A room was loaded here: follow its changes (its owner, if any, goes on)."""
         room.hooks = self
         try:
-            if self._pubsub is not None:
-                await self._pubsub.subscribe(self._room_channel(room.code))
             pipe = self.redis.pipeline(transaction=False)
             if room.status != "over":
                 pipe.sadd(self._rooms_key, room.code)
@@ -281,14 +298,12 @@ class Cluster:
             return
         self._presence[room.code] = {w: set(orjson.loads(seats)) for w, seats in presence.items()}
         self._update_elsewhere(room, broadcast=False)
-        await self._resync(room)  # what was appended between the load and the subscription
+        self._resync_soon(room)  # what was appended between the load and now
 
     async def created(self, room: Room) -> None:
         """A room was created here: this worker owns it from the start."""
         room.hooks = self
         try:
-            if self._pubsub is not None:
-                await self._pubsub.subscribe(self._room_channel(room.code))
             await self.redis.sadd(self._rooms_key, room.code)
             lease = await self._acquire(room.code)
         except (RedisError, OSError) as exc:
@@ -304,8 +319,6 @@ class Cluster:
         lease = self.leases.pop(code, None)
         self._presence.pop(code, None)
         with contextlib.suppress(RedisError, OSError):
-            if self._pubsub is not None:
-                await self._pubsub.unsubscribe(self._room_channel(code))
             if lease is not None:
                 await self.redis.srem(self._rooms_key, code)
                 await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
@@ -329,7 +342,7 @@ class Cluster:
 
     def conflict(self, room: Room) -> None:
         log.warning("room %s: another worker stored the next move; reloading", room.code)
-        self._spawn(self._resync(room))
+        self._resync_soon(room)
 
     def presence(self, room: Room) -> None:
         seats = sorted({c.seat for c in room.connections if c.seat is not None})
@@ -383,11 +396,13 @@ class Cluster:
                 log.warning("room %s: Redis unreachable: %s", room.code, exc)
                 raise CommandError("unavailable", NO_REDIS) from exc
             except TimeoutError as exc:
+                self._owners.pop(room.code, None)
                 raise CommandError(
                     "unavailable", f"the worker that owns room {room.code} did not answer; try again"
                 ) from exc
             if reply is not None and not reply.get("moved"):
                 break
+            self._owners.pop(room.code, None)
             if time.monotonic() > deadline:
                 raise CommandError("unavailable", f"no worker could take room {room.code} over; try again")
             await asyncio.sleep(self.tick)
@@ -422,9 +437,11 @@ class Cluster:
             except (RedisError, OSError) as exc:
                 raise RoomError(503, NO_REDIS) from exc
             except TimeoutError as exc:
+                self._owners.pop(code, None)
                 raise RoomError(503, f"the worker that owns room {code} did not answer; try again") from exc
             if reply is not None and not reply.get("moved"):
                 break
+            self._owners.pop(code, None)
             if time.monotonic() > deadline:
                 raise RoomError(503, f"no worker could take room {code} over; try again")
             await asyncio.sleep(self.tick)
@@ -452,9 +469,14 @@ class Cluster:
         lease = self.leases.get(code)
         if lease is not None:
             return self.id if lease.ready else None
+        known = self._owners.get(code)
+        if known is not None and known[1] > time.monotonic():
+            return known[0]
         value = await self.redis.get(self._lease_key(code))
         if value is not None:
-            return str(value).split(":", 1)[0]
+            owner = str(value).split(":", 1)[0]
+            self._owners[code] = (owner, time.monotonic() + OWNER_CACHE)
+            return owner
         lease = await self._acquire(code)
         if lease is None:
             return None
@@ -560,7 +582,7 @@ class Cluster:
         room = self.tables.rooms.get(code)
         if room is not None:
             self._spawn(_stop_owning(room))
-            self._spawn(self._resync(room))
+            self._resync_soon(room)
             if room.status != "over":  # it still needs an owner (Redis may have lost the set)
                 self._later(lambda: self.redis.sadd(self._rooms_key, code))
 
@@ -644,18 +666,33 @@ class Cluster:
         self._outbox.put_nowait(work)
 
     def _publish(self, channel: str, msg: Mapping[str, Any]) -> None:
-        data = orjson.dumps(msg)
-        self._later(lambda: self.redis.publish(channel, data))
+        """Publish ``msg`` after everything queued before it."""
+        self._outbox.put_nowait((channel, orjson.dumps(msg)))
 
     async def _publish_loop(self) -> None:
+        """The one sender: what queued up meanwhile goes at once, the messages in one pipeline."""
         while True:
-            work = await self._outbox.get()
-            try:
-                await work()
-            except (RedisError, OSError) as exc:  # the others resync when they notice the gap
-                log.debug("worker %s: a message to Redis was lost: %s", self.id, exc)
-            except Exception:
-                log.exception("worker %s: sending to Redis failed", self.id)
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < MAX_BATCH:
+                batch.append(self._outbox.get_nowait())
+            messages: list[tuple[str, bytes]] = []
+            for item in [*batch, None]:
+                if isinstance(item, tuple):
+                    messages.append(item)
+                    continue
+                try:
+                    if messages:
+                        pipe = self.redis.pipeline(transaction=False)
+                        for channel, data in messages:
+                            pipe.publish(channel, data)
+                        messages = []
+                        await pipe.execute()
+                    if item is not None:
+                        await item()
+                except (RedisError, OSError) as exc:  # the others resync when they notice the gap
+                    log.debug("worker %s: a message to Redis was lost: %s", self.id, exc)
+                except Exception:
+                    log.exception("worker %s: sending to Redis failed", self.id)
 
     async def _listen(self) -> None:
         while True:
@@ -667,7 +704,7 @@ class Cluster:
                     if unfinished:  # a restarted Redis has lost them
                         await self.redis.sadd(self._rooms_key, *unfinished)
                     for room in list(self.tables.rooms.values()):
-                        await self._resync(room)
+                        self._resync_soon(room)
                 msg = await self._pubsub.get_message(timeout=1.0)
             except (RedisError, OSError) as exc:
                 log.debug("worker %s: the subscription broke: %s", self.id, exc)
@@ -677,10 +714,13 @@ class Cluster:
                         await pubsub.aclose()
                 await asyncio.sleep(self.tick)
                 continue
-            if msg is None or msg.get("type") != "message":
+            if msg is None or msg.get("type") not in ("message", "pmessage"):
                 continue
+            channel = str(msg["channel"])
+            if msg["type"] == "pmessage" and channel.rsplit(":", 1)[1] not in self.tables.rooms:
+                continue  # a room this worker does not follow
             try:
-                await self._dispatch(str(msg["channel"]), orjson.loads(msg["data"]))
+                await self._dispatch(channel, orjson.loads(msg["data"]))
             except Exception:
                 log.exception("worker %s: a message could not be handled", self.id)
 
@@ -701,7 +741,7 @@ class Cluster:
         if kind == "add":
             await self._apply(room, msg)
         elif kind == "reload":
-            await self._resync(room)
+            self._resync_soon(room)
         elif kind == "presence":
             self._presence.setdefault(code, {})[str(msg["from"])] = set(msg["seats"])
             self._update_elsewhere(room)
@@ -715,7 +755,7 @@ class Cluster:
         if start + len(added) <= room.version:
             return  # known already (a reload came first)
         if start != room.version:
-            await self._resync(room)
+            self._resync_soon(room)
             return
         acting: Connection | None = None
         ack: str | None = None
@@ -728,7 +768,28 @@ class Cluster:
             room.apply_stored(added, str(msg["status"]), acting, ack)
         except RulesError:
             log.exception("room %s: a stored action does not apply; reloading", room.code)
-            await self._resync(room)
+            self._resync_soon(room)
+
+    def _resync_soon(self, room: Room) -> None:
+        """:meth:`_resync` in a task of its own (the listener never waits for the database);
+        asked again while one runs, it runs once more after it."""
+        code = room.code
+        if code in self._resyncing:
+            self._resync_again.add(code)
+            return
+        self._resyncing.add(code)
+
+        async def run() -> None:
+            try:
+                while True:
+                    self._resync_again.discard(code)
+                    await self._resync(room)
+                    if code not in self._resync_again:
+                        return
+            finally:
+                self._resyncing.discard(code)
+
+        self._spawn(run())
 
     async def _resync(self, room: Room) -> None:
         """Reload ``room`` from the database if it changed there."""
