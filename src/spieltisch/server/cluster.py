@@ -16,11 +16,11 @@ accepts any client for any room; the game stays a single serial owner's
   key ``(room, idx)`` of the ``actions`` table is the last fence: two owners
   can never both store the same index of a log.
 - **Takeover.** Every unfinished room is in the set ``rooms``; each worker
-  looks every tick for rooms without a lease and takes those whose
+  looks twice a tick for rooms without a lease and takes those whose
   rendezvous hash picks it among the live workers (anyone takes a room left
   free for :data:`GRACE_TICKS` ticks). A killed worker's leases expire after
   ``lease_ttl`` s, so its rooms have a new owner, which reloads them from the
-  database and starts their bots, within about ``lease_ttl + 2 * TICK`` s.
+  database and starts their bots, within about ``lease_ttl + TICK`` s.
 - **Forwarding.** A command reaching a worker that does not own the room is
   published to the owner's channel ``worker:ID``; the owner runs it through
   :meth:`Room.act` (the one command path, under the room's lock) and answers
@@ -83,7 +83,7 @@ TICK = 0.2
 """Seconds between two renewals of the leases and two looks for rooms without an owner."""
 MARGIN = 0.2
 """An owner stops writing this many seconds before its lease could expire in Redis."""
-GRACE_TICKS = 3
+GRACE_TICKS = 2
 """A room its rendezvous worker has not taken after this many ticks is taken by anyone."""
 FORWARD_TIMEOUT = 5.0
 """Seconds a forwarded command waits for the owner's answer."""
@@ -266,7 +266,7 @@ class Cluster:
     async def _heartbeat(self) -> None:
         now = time.time()
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self._workers_key, {self.id: now + 2 * self.lease_ttl})
+        pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
         *_, live = await pipe.execute()
@@ -609,7 +609,7 @@ class Cluster:
         now = time.time()
         leases = list(self.leases.items())
         pipe = self.redis.pipeline(transaction=False)
-        pipe.zadd(self._workers_key, {self.id: now + 2 * self.lease_ttl})
+        pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
         ttl = int(self.lease_ttl * 1000)
@@ -624,8 +624,10 @@ class Cluster:
                 self._lost(code)
 
     async def _claim_loop(self) -> None:
+        """Look for rooms without an owner twice a tick (a takeover waits for the look after
+        the lease expired)."""
         while True:
-            await asyncio.sleep(self.tick)
+            await asyncio.sleep(self.tick / 2)
             with contextlib.suppress(RedisError, OSError):  # the renewal loop says so
                 await self._claim()
 
