@@ -185,7 +185,7 @@ async def _client(
                 if msg["type"] == "error":
                     stats.errors[msg["code"]] += 1
                     sent.pop(msg.get("ref", ""), None)
-                    if msg["code"] == "rate_limited":  # the act was dropped: wait, then ask again
+                    if msg["code"] in ("rate_limited", "unavailable"):  # nothing done: wait, ask again
                         await asyncio.sleep(0.1)
                         await ws.send(json.dumps({"type": "sync"}))
                     continue

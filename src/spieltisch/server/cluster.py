@@ -165,6 +165,15 @@ class Cluster:
             retry=Retry(NoBackoff(), 0),
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        # The leases' renewals on a connection of their own: never queued behind other traffic.
+        self._control: aioredis.Redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=1.0,
+            socket_timeout=2.0,
+            retry=Retry(NoBackoff(), 0),
+            max_connections=2,
+        )
         self._owners: dict[str, tuple[str, float]] = {}
         """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
         self._acquire_script = self.redis.register_script(_ACQUIRE)
@@ -179,7 +188,10 @@ class Cluster:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._acks: dict[int, tuple[Connection | None, str | None]] = {}
         self._seq = itertools.count(1)
-        self._outbox: asyncio.Queue[tuple[str, bytes] | Callable[[], Awaitable[Any]]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, tuple[Any, ...]] | Callable[[], Awaitable[Any]]] = (
+            asyncio.Queue()
+        )
+        """What goes to Redis in order: commands (a method of a pipeline and its arguments) and work."""
         self._tasks: list[asyncio.Task[None]] = []
         self._free: dict[str, int] = {}
         self._presence: dict[str, dict[str, set[int]]] = {}
@@ -254,6 +266,8 @@ class Cluster:
                 await self._pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._control.aclose()
 
     async def _connect(self) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -265,7 +279,7 @@ class Cluster:
 
     async def _heartbeat(self) -> None:
         now = time.time()
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self._control.pipeline(transaction=False)
         pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
@@ -348,16 +362,11 @@ class Cluster:
         seats = sorted({c.seat for c in room.connections if c.seat is not None})
         key, code = self._presence_key(room.code), room.code
 
-        async def store() -> None:
-            pipe = self.redis.pipeline(transaction=False)
-            if seats:
-                pipe.hset(key, self.id, orjson.dumps(seats).decode())
-                pipe.expire(key, 86400)
-            else:
-                pipe.hdel(key, self.id)
-            await pipe.execute()
-
-        self._later(store)
+        if seats:
+            self._outbox.put_nowait(("hset", (key, self.id, orjson.dumps(seats).decode())))
+            self._outbox.put_nowait(("expire", (key, 86400)))
+        else:
+            self._outbox.put_nowait(("hdel", (key, self.id)))
         self._publish(self._room_channel(code), {"t": "presence", "from": self.id, "seats": seats})
 
     # -- commands -----------------------------------------------------------------
@@ -608,7 +617,7 @@ class Cluster:
         started = time.monotonic()
         now = time.time()
         leases = list(self.leases.items())
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self._control.pipeline(transaction=False)
         pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
@@ -669,7 +678,7 @@ class Cluster:
 
     def _publish(self, channel: str, msg: Mapping[str, Any]) -> None:
         """Publish ``msg`` after everything queued before it."""
-        self._outbox.put_nowait((channel, orjson.dumps(msg)))
+        self._outbox.put_nowait(("publish", (channel, orjson.dumps(msg))))
 
     async def _publish_loop(self) -> None:
         """The one sender: what queued up meanwhile goes at once, the messages in one pipeline."""
@@ -677,17 +686,17 @@ class Cluster:
             batch = [await self._outbox.get()]
             while not self._outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(self._outbox.get_nowait())
-            messages: list[tuple[str, bytes]] = []
+            commands: list[tuple[str, tuple[Any, ...]]] = []
             for item in [*batch, None]:
                 if isinstance(item, tuple):
-                    messages.append(item)
+                    commands.append(item)
                     continue
                 try:
-                    if messages:
+                    if commands:
                         pipe = self.redis.pipeline(transaction=False)
-                        for channel, data in messages:
-                            pipe.publish(channel, data)
-                        messages = []
+                        for name, args in commands:
+                            getattr(pipe, name)(*args)
+                        commands = []
                         await pipe.execute()
                     if item is not None:
                         await item()
