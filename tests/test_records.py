@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -242,3 +243,49 @@ def test_arbitrary_json_is_refused_cleanly(data: Any) -> None:
         GameRecord.from_json(data).replay()
     except RecordError as exc:
         assert str(exc)
+
+
+# -- rules versions (docs/storage.md, "Rules versions") ---------------------------------
+
+
+@pytest.mark.parametrize("game", ["scout", "schmaus"])
+def test_a_record_carries_the_rules_version_it_was_played_under(game: str) -> None:
+    state = midgame(game)
+    data = json.loads(state.record().dumps())
+    assert data["rules_version"] == get_game(game).rules_version == "1"
+    assert GameRecord.from_json(data).rules_version == "1"
+    del data["rules_version"]  # a record written before versions were kept still loads
+    old = GameRecord.from_json(data)
+    assert old.rules_version is None and "rules_version" not in old.to_json()
+    assert old.replay() == state
+    with pytest.raises(RecordError, match="rules_version must be a string"):
+        GameRecord.from_json({**data, "rules_version": 2})
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    game=st.sampled_from(["scout", "schmaus"]),
+    number=st.integers(min_value=1, max_value=25),
+    text=st.text(max_size=12) | st.sampled_from(["flip", "keep", "show 0", "play F1", "x5 F2", "target 1"]),
+    version=st.sampled_from(["0", "1", "2"]),
+)
+def test_a_record_with_a_changed_action_replays_or_names_both_versions(
+    game: str, number: int, text: str, version: str
+) -> None:
+    """A stored action the rules no longer take (as after a rules change) is a
+    RecordError naming the action and, when they differ, both rules versions."""
+    record = midgame(game).record()
+    number = min(number, len(record.actions))
+    seat = record.actions[number - 1][0]
+    record.actions[number - 1] = (seat, text)
+    record.rules_version = version
+    try:
+        state = record.replay()
+    except RecordError as exc:
+        message = str(exc)
+        failed = re.match(r"action (\d+) \(", message)
+        assert failed is not None and int(failed.group(1)) >= number, message  # at or after the change
+        differs = f"played under rules version {version}; this engine plays version 1" in message
+        assert differs == (version != "1")
+    else:
+        assert len(state.history) == len(record.actions)

@@ -257,3 +257,14 @@ def test_hot_seat_players_are_named_in_the_third_person() -> None:
     assert "Seats: 0: player #0, 1: player #1, 2: medium #2" in out
     assert "Your hand (player #1)" in out and "· Player #1 has decided" in out
     assert "You have decided" not in out
+
+
+def test_clock_options_are_checked_with_the_reason() -> None:
+    from spieltisch.terminal.config import PlayError, make_config
+
+    with pytest.raises(PlayError, match=r"--clock 0: seconds must be more than 0"):
+        make_config("schmaus", 3, clock=0)
+    with pytest.raises(PlayError, match=r"--bank -5: seconds must be more than 0"):
+        make_config("schmaus", 3, bank=-5)
+    config = make_config("schmaus", 3, seed=1, clock=30, bank=120, stand_in="random")
+    assert (config.clock, config.bank, config.stand_in) == (30, 120, "random")

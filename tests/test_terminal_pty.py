@@ -168,3 +168,28 @@ def test_german_table_at_80x24_speaks_to_you_correctly(terminals: list[Terminal]
     seen = t.transcript()
     assert "Du hast ausgelegt" in seen and "Runde 1 gewertet" in seen
     assert "du hat" not in seen.lower() and "von du" not in seen
+
+
+def test_a_bot_plays_for_you_when_your_clock_runs_out_and_enter_takes_the_seat_back(
+    terminals: list[Terminal],
+) -> None:
+    t = Terminal(
+        "schmaus", "--players", "3", "--seed", "11", "--seat", "1=random", "--seat", "2=random",
+        "--clock", "2", "--stand-in", "random",
+    )  # fmt: skip
+    terminals.append(t)
+    prompt = re.escape(PROMPT["en"].rstrip())
+    assert t.wait_for(prompt) == 0
+    screen = "\n".join(t.lines())
+    assert re.search(r"⏱ your time: \d\.\d — then a bot \(random\) plays for you", screen), screen
+    # No answer: the time runs out, the stand-in bot plays on until a round summary waits.
+    assert t.wait_for(re.escape(CONTINUE["en"])) == 0
+    seen = t.transcript()
+    assert "Time is up: a bot (random) plays for you. Press Enter to take your seat back." in seen
+    assert "You have laid your cards" in seen  # the bot laid for you
+    t.send("")  # Enter: the seat is yours again
+    assert t.wait_for(prompt) == 0
+    assert "You have your seat back." in t.transcript()
+    t.send("1")  # and you decide again
+    assert t.wait_for(prompt, re.escape(CONTINUE["en"])) in (0, 1)
+    assert t.transcript().count("Time is up") == 1

@@ -135,8 +135,23 @@ def play(
     options_file: Annotated[Path | None, typer.Option(help="Rule options from a TOML or JSON file.")] = None,
     bot_timeout: Annotated[float, typer.Option(help="Seconds an external bot has per decision.")] = 10.0,
     lang: Annotated[str | None, typer.Option(help="UI language: en or de (default: from LANG).")] = None,
+    clock: Annotated[
+        float | None, typer.Option(metavar="SECONDS", help="Your time per decision (default: no clock).")
+    ] = None,
+    bank: Annotated[
+        float | None,
+        typer.Option(
+            metavar="SECONDS", help="Your time bank for the game, spent after --clock (default: none)."
+        ),
+    ] = None,
+    stand_in: Annotated[
+        str, typer.Option(metavar="LEVEL", help="The bot that plays for you when your time runs out.")
+    ] = "medium",
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default)."""
+    """Play in the terminal against bots (you in seat 0 by default).
+
+    With --clock and/or --bank a bot plays for you when your time runs out; press
+    Enter to take your seat back."""
     import sys
 
     from rich.console import Console
@@ -146,7 +161,18 @@ def play(
 
     try:
         config = make_config(
-            game, players, seed, seat or [], you, option or [], options_file, bot_timeout, lang
+            game,
+            players,
+            seed,
+            seat or [],
+            you,
+            option or [],
+            options_file,
+            bot_timeout,
+            lang,
+            clock=clock,
+            bank=bank,
+            stand_in=stand_in,
         )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
@@ -371,12 +397,110 @@ def bench_bots(
 def bench_rl(
     seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
+    batches: Annotated[str, typer.Option(help="Batch sizes, comma-separated.")] = "64,256,1024,4096,16384",
+    players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",
+    game: Annotated[list[str] | None, typer.Option(help="scout and/or schmaus (default: both).")] = None,
 ) -> None:
-    """Batched-engine env steps and seat decisions per CPU second per batch size; single environments."""
+    """Batched engines (both games): env steps and seat decisions per CPU second per batch size."""
     require("spieltisch bench rl", "rl")
     from spieltisch.benchmarks.rl import run
 
-    run(seconds=seconds, seed=seed)
+    def numbers(text: str, what: str) -> tuple[int, ...]:
+        try:
+            values = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            message = f"{what} must be whole numbers separated by commas, not {text!r}"
+            raise typer.BadParameter(message) from None
+        if not values or min(values) < 1:
+            raise typer.BadParameter(f"{what} must be at least 1")
+        return values
+
+    games = tuple(game or ("schmaus", "scout"))
+    unknown = [g for g in games if g not in ("scout", "schmaus")]
+    if unknown:
+        raise typer.BadParameter(f"unknown game {unknown[0]!r}: scout or schmaus")
+    counts = numbers(players, "player counts")
+    if min(counts) < 2 or max(counts) > 5:
+        raise typer.BadParameter("player counts must lie within 2..5 (S-2, W-1)")
+    run(seconds=seconds, seed=seed, batches=numbers(batches, "batch sizes"), players=counts, games=games)
+
+
+db_app = typer.Typer(
+    help="The web table's database: schema revision and migrations (docs/storage.md).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(db_app, name="db")
+
+DatabaseOption = Annotated[
+    str, typer.Option(help="SQLAlchemy URL: sqlite:///FILE (embedded) or postgresql+psycopg://...")
+]
+PrefixOption = Annotated[str, typer.Option(help="Table-name prefix of the store (default: none).")]
+
+
+def _db_ready(command: str, database: str) -> None:
+    require(f"spieltisch db {command}", "web")
+    if database.startswith(("postgresql", "postgres:")):
+        require(f"spieltisch db {command} --database {database.split(':', 1)[0]}:...", "postgres")
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    database: DatabaseOption = "sqlite:///spieltisch.db",
+    prefix: PrefixOption = "",
+    sql: Annotated[
+        bool, typer.Option("--sql", help="Print the SQL of the upgrade instead of running it.")
+    ] = False,
+) -> None:
+    """Migrate the database to this release's schema (serve does it by itself on start)."""
+    _db_ready("upgrade", database)
+    from spieltisch.server import migrate
+
+    if sql:
+        try:
+            text = migrate.upgrade_sql(database, prefix)
+        except Exception as exc:
+            raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+        typer.echo(text or f"-- {database}: schema up to date, nothing to do")
+        return
+    try:
+        before = migrate.upgrade(database, prefix)
+    except Exception as exc:
+        raise fail(f"cannot upgrade {database}: {_first_line(exc)}") from None
+    if before.current == before.head:
+        typer.echo(f"{database}: schema at {before.head} (up to date, nothing to do)")
+    else:
+        start = before.current or ("the first release's tables" if before.first_release else "empty")
+        typer.echo(f"{database}: schema upgraded from {start} to {before.head}")
+
+
+@db_app.command("current")
+def db_current(
+    database: DatabaseOption = "sqlite:///spieltisch.db",
+    prefix: PrefixOption = "",
+) -> None:
+    """Print the database's schema revision; exit 1 unless it is this release's newest."""
+    _db_ready("current", database)
+    from spieltisch.server import migrate
+
+    try:
+        rev = migrate.current(database, prefix)
+    except Exception as exc:
+        raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+    if rev.current is not None:
+        state = "up to date" if rev.up_to_date else "needs spieltisch db upgrade"
+        typer.echo(f"{database}: schema at {rev.current}; this release's newest: {rev.head} ({state})")
+    elif rev.first_release:
+        typer.echo(
+            f"{database}: the first release's tables, no revision yet; newest: {rev.head} (needs upgrade)"
+        )
+    else:
+        typer.echo(f"{database}: no Spieltisch tables; newest: {rev.head} (the server makes them on start)")
+    raise typer.Exit(0 if rev.up_to_date else 1)
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def _name_values(command: Any) -> None:

@@ -215,6 +215,12 @@ def load_record(path: Path) -> tuple[State, list[tuple[int, str]], int]:
         start = get_game(record.game).new_state(record.players, record.seed, record.options)
     except (RulesError, TypeError, ValueError) as exc:
         raise ReviewError(f"{path}: broken game record: {exc}") from None
+    try:
+        record.replay()
+    except RulesError as exc:  # e.g. played under rules this engine no longer plays (docs/storage.md)
+        raise ReviewError(
+            f"{path} is an archived record that no longer replays under this engine: {exc}"
+        ) from None
     return start, list(record.actions), record.seed
 
 

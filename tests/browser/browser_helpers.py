@@ -33,6 +33,7 @@ class LiveServer:
     """uvicorn serving the web table in a background thread."""
 
     def __init__(self, database: str, port: int | None = None) -> None:
+        self.database = database
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(

@@ -116,10 +116,13 @@ def test_random_play_with_own_deals_and_reset() -> None:
         deciding = env.deciding()
         g, s = np.nonzero(deciding)
         assert mask[g, s, actions[g, s]].all()
+        assert ((actions >= 0) == deciding).all()  # -1 exactly for the seats that do not decide
         env.step(actions)
         laid = np.where(env.plays >= 0, batched.PLAY_SIZE[np.maximum(env.plays, 0)], 0).sum(1)
         total = env.hands.sum((1, 2)) + env.pile_len + env.disc_len + env.sealed_len.sum(1) + laid
         assert (total == batched.MAX_CARDS).all()  # every card in exactly one place
+        assert (env.food == env.hands[:, :, : batched.F_KINDS].sum(-1)).all()
+        assert (env.effects == env.hands[:, :, batched.F_KINDS :].sum(-1)).all()
         finished += int((env.phase == batched.OVER).sum())
         env.reset_done()
     assert finished > 0

@@ -140,3 +140,21 @@ def test_scout_show_half_sees_the_hand_after_the_scout() -> None:
                 return
             table.step(seat, rng.choice(table.legal_ids(seat)))
     pytest.fail("no scout & show in 30 games")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_sealed_commits_stay_hidden_until_the_reveal(players: int) -> None:
+    """Turn-based sealed decisions (S-5 flips, W-4 lays): what a seat committed is
+    invisible to the others until everyone has decided."""
+    for make, first, second in (
+        (ScoutTable, 0, 1),  # keep or turn the hand (S-5)
+        (SchmausTable, None, None),  # two different lays of seat 0 (W-4)
+    ):
+        a, b = make(players, seed=players), make(players, seed=players)
+        legal = a.legal_ids(0)
+        a.step(0, legal[0] if first is None else first)
+        b.step(0, legal[-1] if second is None else second)
+        assert not np.array_equal(a.observe(0), b.observe(0))  # the seat itself knows
+        for seat in range(1, players):
+            assert np.array_equal(a.observe(seat), b.observe(seat))
+            assert np.array_equal(a.information_state(seat), b.information_state(seat))

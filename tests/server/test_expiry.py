@@ -62,3 +62,27 @@ def test_expire_on_sqlite(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_expire_on_postgres(postgres_store: Store) -> None:
     _exercise(postgres_store)
+
+
+def _activity(store: Store) -> None:
+    """An unfinished room expires from its last activity (a move, a join), not from its opening."""
+    now = time.time()
+    for code in ("MOVED2", "JOINED", "QUIET2"):
+        store.create_room(_room(code, "playing", 9))
+    store.append_actions("MOVED2", 0, [(0, "keep")], at=now - 1 * DAY)  # moved yesterday
+    store.append_actions("QUIET2", 0, [(0, "keep")], at=now - 8 * DAY)  # last move 8 days ago
+    store.update_seat("JOINED", SeatRow(0, "human", name="A", secret_hash="h", taken=True))  # joined now
+    assert store.expire(now - 30 * DAY, now - 7 * DAY) == ["QUIET2"]
+    assert store.load("MOVED2") is not None and store.load("JOINED") is not None
+
+
+def test_abandoned_rooms_expire_from_their_last_activity_on_sqlite(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    try:
+        _activity(store)
+    finally:
+        store.close()
+
+
+def test_abandoned_rooms_expire_from_their_last_activity_on_postgres(postgres_store: Store) -> None:
+    _activity(postgres_store)

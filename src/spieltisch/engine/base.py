@@ -71,8 +71,10 @@ class BaseGame(Generic[S]):
         normalize: Callable[[Mapping[str, Any] | None], dict[str, Any]] | None = None,
         min_players: int = 2,
         max_players: int = 5,
+        rules_version: str = "1",
     ) -> None:
         self.name, self.title, self.reasons = name, title, reasons
+        self.rules_version = rules_version
         self.state_class: type[S] = state_class
         self.codec = codec
         self.min_players, self.max_players = min_players, max_players

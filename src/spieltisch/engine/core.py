@@ -260,6 +260,7 @@ class State(ABC):
             seed=self.seed,
             options=self.game_options(),
             actions=[(seat, self.action_from_id(a).to_text()) for seat, a in self.history],
+            rules_version=self.game.rules_version,
         )
 
     @abstractmethod
@@ -284,6 +285,10 @@ class Game(Protocol):
     max_players: int
     reasons: Reasons
     """Every reason an action can be refused, with its English template."""
+    rules_version: str
+    """The version of the rules this engine plays: it changes whenever a game
+    record of the previous version might replay differently or not at all (a
+    ruling, the deal or the notation changed). Stored with every game."""
 
     def new_state(self, players: int, seed: int, options: Mapping[str, JSON] | None = None) -> State: ...
 
@@ -321,15 +326,21 @@ class GameRecord:
     seed: int
     options: dict[str, JSON] = field(default_factory=dict)
     actions: list[tuple[int, str]] = field(default_factory=list)
+    rules_version: str | None = None
+    """The rules version of the engine that played it (:attr:`Game.rules_version`;
+    ``None``: unknown, a record from before versions were kept)."""
 
     def to_json(self) -> dict[str, JSON]:
-        return {
+        data: dict[str, JSON] = {
             "game": self.game,
             "players": self.players,
             "seed": self.seed,
             "options": self.options,
             "actions": [[seat, text] for seat, text in self.actions],
         }
+        if self.rules_version is not None:
+            data["rules_version"] = self.rules_version
+        return data
 
     def dumps(self) -> str:
         return json.dumps(self.to_json())
@@ -342,6 +353,7 @@ class GameRecord:
             seed = data["seed"]
             options = data.get("options") or {}
             actions = [(int(seat), str(text)) for seat, text in data.get("actions", [])]
+            rules_version = data.get("rules_version")
         except (KeyError, TypeError, ValueError) as exc:
             raise RecordError(f"broken game record: {exc!r}") from exc
         if (
@@ -354,19 +366,38 @@ class GameRecord:
             raise RecordError("broken game record: game, players and seed must be str, int, int")
         if not isinstance(options, dict):
             raise RecordError("broken game record: options must be an object")
-        return cls(game, players, seed, dict(options), actions)
+        if rules_version is not None and not isinstance(rules_version, str):
+            raise RecordError("broken game record: rules_version must be a string")
+        return cls(game, players, seed, dict(options), actions, rules_version)
 
     def replay(self) -> State:
-        """Rebuild the state by replaying every action (each one validated)."""
+        """Rebuild the state by replaying every action (each one validated).
+
+        A record of another rules version replays as long as its actions are legal
+        under these rules; when one is not, the error says which versions differ."""
         from spieltisch.engine import get_game
 
+        game = None
         try:
-            state = get_game(self.game).new_state(self.players, self.seed, self.options)
+            game = get_game(self.game)
+            state = game.new_state(self.players, self.seed, self.options)
         except RulesError as exc:
-            raise RecordError(f"broken game record: {exc}") from exc
+            raise RecordError(f"broken game record: {exc}{self.version_note(game)}") from exc
         for number, (seat, text) in enumerate(self.actions, 1):
             try:
                 state.apply(seat, text)
             except RulesError as exc:
-                raise RecordError(f"action {number} ({seat}: {text!r}) does not replay: {exc}") from exc
+                raise RecordError(
+                    f"action {number} ({seat}: {text!r}) does not replay: {exc}{self.version_note(game)}"
+                ) from exc
         return state
+
+    def version_note(self, game: Game | None) -> str:
+        """`` (the record was played under rules version X; ...)`` when ``game`` plays
+        another version than the record's, else ``""``."""
+        if game is None or self.rules_version in (None, game.rules_version):
+            return ""
+        return (
+            f" (the record was played under rules version {self.rules_version}; "
+            f"this engine plays version {game.rules_version})"
+        )

@@ -8,7 +8,8 @@
   ``spieltisch/Schmaus-v0`` (:mod:`spieltisch.rl.gym_env`);
 * OpenSpiel: importing :mod:`spieltisch.rl.openspiel` registers
   ``python_spieltisch_scout`` and ``python_spieltisch_schmaus``;
-* a batched numpy engine: :mod:`spieltisch.rl.batched`.
+* batched numpy engines: :mod:`spieltisch.rl.batched` (Waschbär-Schmaus),
+  :mod:`spieltisch.rl.batched_scout` (Scout).
 """
 
 from __future__ import annotations

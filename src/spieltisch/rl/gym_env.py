@@ -12,11 +12,12 @@ other seat in seat order: ``random``, ``easy``, ``medium``, ``hard`` or
 get their seat's view and the engine's legal ids, never the state.
 
 The reward is the change of the learner's game total over the step, so an
-episode's return is its final total. An action outside the mask is replaced by
-a uniformly random legal one (seeded), ``info["illegal"]`` says so and
-``illegal_penalty`` is added to the reward (learning code should use the mask).
-Scout has no move limit: seats that only ever scout can play forever, so an
-episode is truncated after ``max_steps`` learner decisions (default 10,000).
+episode's return is its final total. ``observation``, ``illegal``,
+``illegal_penalty`` and ``max_steps`` work as in every environment
+(:mod:`spieltisch.rl.frame`): by default an action outside the mask is replaced
+by a uniformly random legal one (seeded), ``info["illegal"]`` says so, and an
+episode is truncated after 10,000 learner decisions (only Scout, which has no
+move limit, can get there).
 """
 
 from __future__ import annotations
@@ -28,16 +29,15 @@ import gymnasium
 import numpy as np
 
 from spieltisch.bots import Bot, make_bot
-from spieltisch.engine import get_game
+from spieltisch.rl import frame
+from spieltisch.rl.frame import ObsDict
 from spieltisch.rl.tables import Table, make_table
-
-ObsDict = dict[str, Any]
 
 
 class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
     """One seat of a game against bots; see the module docs."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}  # noqa: RUF012 - as gymnasium.Env declares it
+    metadata = {"render_modes": frame.RENDER_MODES, "render_fps": 1}  # noqa: RUF012 - as gymnasium.Env declares it
 
     def __init__(
         self,
@@ -47,52 +47,31 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         seat: int = 0,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
-        illegal_penalty: float = 0.0,
-        max_steps: int | None = 10_000,
+        **settings: Any,
     ) -> None:
-        g = get_game(game)
-        if not g.min_players <= players <= g.max_players:
-            raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
+        g = frame.check_game(game, players, options, render_mode)
+        self.settings = frame.Settings(**settings)
         if not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {seat}")
         specs = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
         if len(specs) != players - 1:
             raise ValueError(f"{players} players need {players - 1} opponents, got {len(specs)}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
-        if observation not in ("observation", "information_state"):
-            raise ValueError("observation must be 'observation' or 'information_state'")
-        g.normalize_options(options)
         self.game = g.name
         self.players = players
         self.seat = seat
         self.specs = specs
         self.rule_options = dict(options or {})
         self.render_mode = render_mode
-        self.observation_kind = observation
-        self.illegal_penalty = illegal_penalty
-        self.max_steps = max_steps
         self.steps = 0
         self.table: Table = make_table(self.game, players, 0, self.rule_options)
         for i, spec in enumerate(specs):  # fail on a bad spec now, not at reset
             make_bot(self.game, spec, i + 1 if i >= seat else i, 0).close()
-        size = self.table.obs_size if observation == "observation" else self.table.info_size
-        self.observation_space = gymnasium.spaces.Dict(
-            {
-                "observation": gymnasium.spaces.Box(-1e4, 1e4, shape=(size,), dtype=np.float32),
-                "action_mask": gymnasium.spaces.Box(0, 1, shape=(self.table.num_actions,), dtype=np.int8),
-            }
-        )
-        self.action_space = gymnasium.spaces.Discrete(self.table.num_actions)
+        self.observation_space, self.action_space = frame.spaces(self.table, self.settings.observation)
         self.bots: dict[int, Bot] = {}
 
     def _obs(self) -> ObsDict:
-        t = self.table
-        tensor = (
-            t.observe(self.seat) if self.observation_kind == "observation" else t.information_state(self.seat)
-        )
-        return {"observation": tensor, "action_mask": t.mask(self.seat)}
+        return frame.observe(self.table, self.seat, self.settings.observation)
 
     def _close_bots(self) -> None:
         for bot in self.bots.values():
@@ -129,21 +108,19 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         t = self.table
         if t.is_over():
             raise RuntimeError("the game is over: call reset()")
-        legal = t.legal_ids(self.seat)
         info: dict[str, Any] = {}
         reward = 0.0
-        chosen = int(action)
-        if chosen not in legal:
-            chosen = legal[int(self.np_random.integers(len(legal)))]
+        chosen, illegal = frame.decide(t, self.seat, action, self.settings, self.np_random)
+        if illegal:
             info["illegal"] = True
-            reward += self.illegal_penalty
+            reward += self.settings.illegal_penalty
         before = t.scores()[self.seat]
         t.step(self.seat, chosen)
         self._bots_play()
         reward += t.scores()[self.seat] - before
         over = t.is_over()
         self.steps += 1
-        truncated = not over and self.max_steps is not None and self.steps >= self.max_steps
+        truncated = frame.truncated(self.steps, self.settings, over)
         if over:
             info["scores"] = t.scores()
             info["winners"] = list(t.winners())
@@ -153,14 +130,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         return self._obs(), reward, over, truncated, info
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = self.table.state.describe()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return frame.render(self.table, self.render_mode)
 
     def close(self) -> None:
         self._close_bots()

@@ -4,16 +4,22 @@
 >>> import pyspiel, spieltisch.rl.openspiel
 >>> game = pyspiel.load_game("python_spieltisch_scout", {"players": 3})
 >>> state = game.new_initial_state()
->>> state.is_chance_node()
-True
+>>> state.is_chance_node(), len(state.chance_outcomes())  # the first card: 36 cards, either way up
+(True, 72)
 
 * Actions are the learning ids of :mod:`spieltisch.rl` (Scout 1,405, the scout
   & show as two decisions; Waschbär-Schmaus 183).
-* Chance: the game starts with one chance node that picks the deal seed
-  uniformly among ``DEAL_SEEDS`` outcomes; the engine derives every shuffle of
-  the game from it (each round's deal, every draw and reshuffle), so the
-  history (seed + actions) replays the game exactly. It is *not* a card-by-card
-  chance model: later deals and draws are no separate chance nodes.
+* Chance: a chance node per random card (:mod:`spieltisch.rl.chance`). Scout
+  deals each round card by card (outcome = the oriented card
+  ``top * 11 + bottom``, uniform over the cards not dealt yet, either way up,
+  S-1, S-2, S-16). In Waschbär-Schmaus every card that enters a hand is one:
+  the deal (W-3) and every draw during play (W-5, W-6, W-15, refill), outcome
+  = the card kind 0..11 with probability ``count / size`` of the draw pile; a
+  reshuffle (W-17) turns the discards into that pile. A decision that makes
+  cards be drawn (the last lay of a round, say) is followed by the chance nodes
+  of those cards before the next decision. A state reached this way equals the
+  engine's state for the corresponding deal (:func:`spieltisch.rl.chance.record_game`
+  turns an engine game into that chance history; tested).
 * Sealed simultaneous decisions (Scout's flips, Waschbär-Schmaus' lays,
   grocer / ×5 choices, discards) are **turn-based with hidden commits**: the
   seats decide one after another in seat order, and no seat's observation or
@@ -31,10 +37,17 @@ import numpy as np
 import pyspiel
 
 from spieltisch.engine import get_game
+from spieltisch.rl.chance import (
+    SCHMAUS_OUTCOMES,
+    SCOUT_OUTCOMES,
+    ChanceQueue,
+    ChanceSchmaus,
+    ChanceScout,
+    Distribution,
+    NeedChance,
+    outcome_text,
+)
 from spieltisch.rl.tables import SchmausTable, ScoutTable, Table, make_table
-
-DEAL_SEEDS = 1 << 16
-"""Chance outcomes of the initial deal node."""
 
 PLAYERS_DEFAULT = 4
 
@@ -81,10 +94,12 @@ class _Game(pyspiel.Game):
         low, high, length = _utility_bounds(self.name, players)
         probe = make_table(self.name, players, 0)
         self.players = players
-        self.table_sizes = (probe.obs_size, probe.info_size)
+        self.table_sizes = (probe.obs_size, probe.info_size, probe.full_size)
+        self.template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0)
+        self._first: Distribution | None = None
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
-            max_chance_outcomes=DEAL_SEEDS,
+            max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
             num_players=players,
             min_utility=low,
             max_utility=high,
@@ -96,13 +111,33 @@ class _Game(pyspiel.Game):
     def new_initial_state(self) -> _State:
         return _State(self)
 
+    def deal(self, outcomes: list[int]) -> Table:
+        """The table after the first deal's ``outcomes`` (:class:`NeedChance` when more are needed)."""
+        queue = ChanceQueue(outcomes)
+        if isinstance(self.template, ChanceScout):
+            state: ChanceScout | ChanceSchmaus = ChanceScout.dealt_by_chance(
+                self.players, queue, self.template
+            )
+        else:
+            state = ChanceSchmaus.dealt_by_chance(self.players, queue, template=self.template)
+        return make_table(self.name, self.players, 0, state=state)
+
+    def first_outcomes(self) -> Distribution:
+        """The chance outcomes of the first card (the same in every game)."""
+        if self._first is None:
+            try:
+                self.deal([])
+            except NeedChance as need:
+                self._first = need.distribution
+        assert self._first is not None
+        return list(self._first)
+
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: Mapping[str, Any] | None = None
     ) -> _Observer:
         if params:
             raise ValueError(f"observation parameters are not supported; got {dict(params)}")
-        recall = bool(iig_obs_type.perfect_recall) if iig_obs_type is not None else False
-        return _Observer(self, recall)
+        return _Observer(self, _observer_kind(iig_obs_type))
 
 
 class ScoutGame(_Game):
@@ -117,16 +152,54 @@ class SchmausGame(_Game):
     name = "schmaus"
 
 
+DEAL = -1
+"""The seat of the pending "step" that deals the first hands."""
+
+
+def _chance_state(table: Table) -> ChanceScout | ChanceSchmaus:
+    state = table.state
+    assert isinstance(state, ChanceScout | ChanceSchmaus)
+    return state
+
+
 class _State(pyspiel.State):
+    """``table`` is the last complete position; a decision that needs chance
+    cards stays ``pending`` (with the outcomes chosen so far) until it has them all
+    and is then applied to a copy of ``table`` in one go, as the engine applies it."""
+
     def __init__(self, game: _Game) -> None:
         super().__init__(game)
         self.game_name = game.name
         self.players = game.players
         self.table: Table | None = None
+        self.pending: tuple[int, int] | None = (DEAL, 0)
+        self.outcomes: list[int] = []
+        self.distribution: Distribution = game.first_outcomes()
+
+    def _advance(self) -> None:
+        assert self.pending is not None
+        seat, action = self.pending
+        queue = ChanceQueue(self.outcomes)
+        try:
+            if seat == DEAL:
+                game = self.get_game()
+                assert isinstance(game, _Game)
+                table = game.deal(self.outcomes)
+            else:
+                assert self.table is not None
+                table = self.table.clone()
+                _chance_state(table).chance = queue
+                table.step(seat, action)
+        except NeedChance as need:
+            self.distribution = need.distribution
+            return
+        _chance_state(table).chance = ChanceQueue()
+        self.table, self.pending, self.outcomes, self.distribution = table, None, [], []
 
     def current_player(self) -> int:
-        if self.table is None:
+        if self.pending is not None:
             return int(pyspiel.PlayerId.CHANCE)
+        assert self.table is not None
         if self.table.is_over():
             return int(pyspiel.PlayerId.TERMINAL)
         return self.table.to_move()[0]
@@ -135,61 +208,100 @@ class _State(pyspiel.State):
         assert self.table is not None
         return self.table.legal_ids(player)
 
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        assert self.table is None
-        p = 1.0 / DEAL_SEEDS
-        return [(seed, p) for seed in range(DEAL_SEEDS)]
+    def chance_outcomes(self) -> Distribution:
+        assert self.pending is not None
+        return self.distribution
 
     def _apply_action(self, action: int) -> None:
-        if self.table is None:
-            self.table = make_table(self.game_name, self.players, int(action))
-            return
-        self.table.step(self.table.to_move()[0], int(action))
+        if self.pending is None:
+            assert self.table is not None
+            self.pending = (self.table.to_move()[0], int(action))
+        else:
+            self.outcomes.append(int(action))
+        self._advance()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal seed {action}"
+            return outcome_text(self.game_name, int(action))
         if self.table is None:
             return str(action)
         return self.table.action_text(player, int(action))
 
     def is_terminal(self) -> bool:
-        return self.table is not None and self.table.is_over()
+        return self.pending is None and self.table is not None and self.table.is_over()
 
     def returns(self) -> list[float]:
-        if self.table is None or not self.table.is_over():
+        if not self.is_terminal():
             return [0.0] * self.players
+        assert self.table is not None
         return [float(x) for x in self.table.scores()]
 
     def __str__(self) -> str:
         if self.table is None:
-            return f"{self.game_name} {self.players}p: deal pending"
-        return self.table.state.describe()
+            return f"{self.game_name} {self.players}p: dealing ({len(self.outcomes)} cards dealt)"
+        text = self.table.state.describe()
+        if self.pending is not None:
+            text += f" | seat {self.pending[0]} decided; {len(self.outcomes)} chance cards drawn so far"
+        return text
+
+
+def _observer_kind(iig: pyspiel.IIGObservationType | None) -> str:
+    """Which tensor an observer type asks for (docs/rl.md, "OpenSpiel")."""
+    if iig is None:
+        return "observation"
+    private = iig.private_info
+    if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        return "information_state" if iig.perfect_recall else "observation"
+    if not iig.perfect_recall and iig.public_info:
+        if private == pyspiel.PrivateInfoType.NONE:
+            return "spectator"
+        return "full_state"  # ALL_PLAYERS: every hand, for research
+    raise ValueError(
+        "observers: a seat's observation or information state, a spectator's observation "
+        "(public only) or the full state (all players' private information, no recall); "
+        f"not {iig}"
+    )
 
 
 class _Observer:
-    """Tensors and strings of one player's view (PyObserver protocol)."""
+    """Tensors and strings of one player's view (PyObserver protocol): the seat's
+    observation or information state, a spectator's observation, or the full state."""
 
-    def __init__(self, game: _Game, perfect_recall: bool) -> None:
-        self.perfect_recall = perfect_recall
-        size = game.table_sizes[1] if perfect_recall else game.table_sizes[0]
+    def __init__(self, game: _Game, kind: str) -> None:
+        self.kind = kind
+        size = {
+            "observation": game.table_sizes[0],
+            "information_state": game.table_sizes[1],
+            "spectator": game.table_sizes[0],
+            "full_state": game.table_sizes[2],
+        }[kind]
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: _State, player: int) -> None:
-        if state.table is None:
-            self.tensor.fill(0)
-            return
         table = state.table
-        self.tensor[:] = table.information_state(player) if self.perfect_recall else table.observe(player)
+        if table is None:
+            self.tensor.fill(0)
+        elif self.kind == "observation":
+            self.tensor[:] = table.observe(player)
+        elif self.kind == "information_state":
+            self.tensor[:] = table.information_state(player)
+        elif self.kind == "spectator":
+            self.tensor[:] = table.spectator_tensor()
+        else:
+            self.tensor[:] = table.full_state_tensor()
 
     def string_from(self, state: _State, player: int) -> str:
-        if state.table is None:
-            return "deal pending"
-        view = state.table.state.view(player, log=self.perfect_recall)
-        pending = state.table.pending if isinstance(state.table, ScoutTable) else None
-        if pending is not None and player in state.table.to_move():
-            view = {**view, "pending_scout": state.table.action_text(player, pending)}
+        table = state.table
+        if table is None:
+            return f"dealing: {len(state.outcomes)} cards dealt"
+        if self.kind == "full_state":
+            return json.dumps(table.state.to_json(), sort_keys=True, separators=(",", ":"))
+        seat = None if self.kind == "spectator" else player
+        view = table.state.view(seat, log=self.kind == "information_state")
+        pending = table.pending if isinstance(table, ScoutTable) else None
+        if seat is not None and pending is not None and seat in table.to_move():
+            view = {**view, "pending_scout": table.action_text(seat, pending)}
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
 
 

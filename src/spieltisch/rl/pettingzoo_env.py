@@ -10,6 +10,11 @@ Sealed simultaneous decisions (Scout's flips S-5, Waschbär-Schmaus' lays,
 grocer / ×5 choices and hand-limit discards W-4, W-9, W-11, W-16) are played
 turn by turn in seat order in the AEC environment, with hidden commits: the
 views show only *that* a seat has decided, never what, until the reveal.
+
+Settings every environment takes (``observation``, ``illegal``,
+``illegal_penalty``, ``max_steps``) are described in :mod:`spieltisch.rl.frame`;
+the episode is truncated after ``max_steps`` steps (default 10,000), which only
+Scout can reach (it has no move limit of its own).
 """
 
 from __future__ import annotations
@@ -23,10 +28,11 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from spieltisch.engine import get_game
+from spieltisch.rl import frame
+from spieltisch.rl.frame import ObsDict
 from spieltisch.rl.tables import SchmausTable, Table, Vector, make_table
 
-ObsDict = dict[str, Any]
-RENDER: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1, "is_parallelizable": False}
+RENDER: dict[str, Any] = {"render_modes": frame.RENDER_MODES, "render_fps": 1, "is_parallelizable": False}
 
 
 def _agent(seat: int) -> str:
@@ -35,15 +41,6 @@ def _agent(seat: int) -> str:
 
 def _seat(agent: str) -> int:
     return int(agent.rsplit("_", 1)[1])
-
-
-def _spaces(table_size: int, num_actions: int) -> gymnasium.spaces.Dict:
-    return gymnasium.spaces.Dict(
-        {
-            "observation": gymnasium.spaces.Box(-1e4, 1e4, shape=(table_size,), dtype=np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, shape=(num_actions,), dtype=np.int8),
-        }
-    )
 
 
 class _Common:
@@ -58,30 +55,25 @@ class _Common:
         players: int,
         options: Mapping[str, Any] | None,
         render_mode: str | None,
-        observation: str,
+        settings: Mapping[str, Any],
         allow_wait: bool = False,
     ) -> None:
-        g = get_game(game)
-        if not g.min_players <= players <= g.max_players:
-            raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
-        if observation not in ("observation", "information_state"):
-            raise ValueError("observation must be 'observation' or 'information_state'")
-        g.normalize_options(options)  # bad rule options fail here, not at reset
+        g = frame.check_game(game, players, options, render_mode)
+        self.settings = frame.Settings(**settings)
         self.game = g.name
         self.players = players
         self.rule_options = dict(options or {})
         self.render_mode = render_mode
-        self.observation_kind = observation
+        self.steps = 0
         self.allow_wait = allow_wait
         self.possible_agents = [_agent(s) for s in range(players)]
         kwargs = {"allow_wait": True} if allow_wait else {}
         probe = make_table(self.game, players, 0, self.rule_options, **kwargs)
-        size = probe.obs_size if observation == "observation" else probe.info_size
-        self._obs_spaces = {a: _spaces(size, probe.num_actions) for a in self.possible_agents}
-        self._act_spaces = {a: gymnasium.spaces.Discrete(probe.num_actions) for a in self.possible_agents}
+        obs_space, act_space = frame.spaces(probe, self.settings.observation)
+        self._obs_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self._act_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._seeds = np.random.default_rng()
+        self._rng = np.random.default_rng()
         self.table = probe
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
@@ -94,26 +86,24 @@ class _Common:
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         game_seed = int(self._seeds.integers(0, 2**31))
+        self._rng = np.random.default_rng(game_seed)  # replaces actions outside the mask
         kwargs = {"allow_wait": True} if self.allow_wait else {}
         self.table = make_table(self.game, self.players, game_seed, self.rule_options, **kwargs)
-
-    def _tensor(self, seat: int) -> Vector:
-        if self.observation_kind == "observation":
-            return self.table.observe(seat)
-        return self.table.information_state(seat)
+        self.steps = 0
 
     def _obs(self, seat: int) -> ObsDict:
-        return {"observation": self._tensor(seat), "action_mask": self.table.mask(seat)}
+        return frame.observe(self.table, seat, self.settings.observation)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode")
-            return None
-        text = self.table.state.describe()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return frame.render(self.table, self.render_mode)
+
+    @functools.cached_property
+    def state_space(self) -> gymnasium.spaces.Space[Any]:
+        return gymnasium.spaces.Box(-1e4, 1e4, shape=(self.table.full_size,), dtype=np.float32)
+
+    def state(self) -> Vector:
+        """The full-state tensor (every hand): **research only**, never an agent's input."""
+        return self.table.full_state_tensor()
 
     def close(self) -> None:
         pass
@@ -128,11 +118,12 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
         players: int = 4,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
+        **settings: Any,
     ) -> None:
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
         super().__init__()
         self.metadata = {**RENDER, "name": f"{get_game(game).name}_v0"}
-        self._setup(game, players, options, render_mode, observation)
+        self._setup(game, players, options, render_mode, settings)
         self.agents: list[str] = []
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -156,12 +147,21 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
             return
         seat = _seat(agent)
         self._cumulative_rewards[agent] = 0.0
+        chosen, illegal = frame.decide(self.table, seat, action, self.settings, self._rng)
         before = self.table.scores()
-        self.table.step(seat, int(action))
+        self.table.step(seat, chosen)
         after = self.table.scores()
         self.rewards = {_agent(s): float(after[s] - before[s]) for s in range(self.players)}
-        if self.table.is_over():
+        self.infos = {a: {} for a in self.agents}
+        if illegal:
+            self.rewards[agent] += self.settings.illegal_penalty
+            self.infos[agent]["illegal"] = True
+        self.steps += 1
+        over = self.table.is_over()
+        if over:
             self.terminations = dict.fromkeys(self.agents, True)
+        elif frame.truncated(self.steps, self.settings, over):
+            self.truncations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = _agent(self.table.to_move()[0])
         self._accumulate_rewards()
@@ -182,10 +182,11 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         players: int = 4,
         options: Mapping[str, Any] | None = None,
         render_mode: str | None = None,
-        observation: str = "observation",
+        **settings: Any,
     ) -> None:
+        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
         self.metadata = {**RENDER, "name": "schmaus_v0"}
-        self._setup("schmaus", players, options, render_mode, observation, allow_wait=True)
+        self._setup("schmaus", players, options, render_mode, settings, allow_wait=True)
         self.agents: list[str] = []
 
     def reset(
@@ -210,35 +211,25 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         if missing:
             raise ValueError(f"every live agent acts each step; no action for {', '.join(missing)}")
         deciding = table.to_move()
-        for agent in self.agents:  # all checked before any is applied
-            seat = _seat(agent)
-            if int(actions[agent]) not in table.legal_ids(seat):
-                text = table.action_text(seat, int(actions[agent]))
-                raise ValueError(f"{agent}: action {actions[agent]} ({text}) is not legal now")
+        chosen = {a: frame.decide(table, _seat(a), actions[a], self.settings, self._rng) for a in self.agents}
         before = table.scores()
-        for seat in deciding:
-            table.step(seat, int(actions[_agent(seat)]))
+        for seat in deciding:  # all chosen before any is applied: the decisions are sealed
+            table.step(seat, chosen[_agent(seat)][0])
         after = table.scores()
         rewards = {a: float(after[_seat(a)] - before[_seat(a)]) for a in self.agents}
+        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        for agent, (_, illegal) in chosen.items():
+            if illegal:
+                rewards[agent] += self.settings.illegal_penalty
+                infos[agent]["illegal"] = True
+        self.steps += 1
         over = table.is_over()
+        cut = frame.truncated(self.steps, self.settings, over)
         obs = {a: self._obs(_seat(a)) for a in self.agents}
         terminations = dict.fromkeys(self.agents, over)
-        truncations = dict.fromkeys(self.agents, False)
-        infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        if over:
+        truncations = dict.fromkeys(self.agents, cut)
+        if over or cut:
             self.agents = []
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terminations, truncations, infos
-
-    @functools.cached_property
-    def state_space(self) -> gymnasium.spaces.Space[Any]:
-        from spieltisch.rl import schmaus_obs
-
-        return gymnasium.spaces.Box(-1e4, 1e4, shape=(schmaus_obs.FULL_SIZE,), dtype=np.float32)
-
-    def state(self) -> Vector:
-        """The full-state tensor (research only: every hand)."""
-        from spieltisch.rl import schmaus_obs
-
-        return schmaus_obs.full_state_tensor(self.table.state)

@@ -5,6 +5,9 @@
 >>> obs, infos = env.reset(seed=1)
 >>> sorted(obs)
 ['player_0', 'player_1', 'player_2']
+
+``settings`` of both: ``observation``, ``illegal``, ``illegal_penalty``,
+``max_steps`` (:mod:`spieltisch.rl.frame`).
 """
 
 from __future__ import annotations
@@ -19,20 +22,20 @@ def env(
     players: int = 4,
     options: Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-    observation: str = "observation",
+    **settings: Any,
 ) -> SpieltischAEC:
     """Sealed decisions taken turn by turn in seat order, commits hidden."""
-    return SpieltischAEC("schmaus", players, options, render_mode, observation)
+    return SpieltischAEC("schmaus", players, options, render_mode, **settings)
 
 
 def parallel_env(
     players: int = 4,
     options: Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-    observation: str = "observation",
+    **settings: Any,
 ) -> SchmausParallel:
     """Every sealed decision taken at once; idle seats send ``wait`` (id 183)."""
-    return SchmausParallel(players, options, render_mode, observation)
+    return SchmausParallel(players, options, render_mode, **settings)
 
 
 raw_env = env

@@ -19,10 +19,11 @@ def env(
     players: int = 4,
     options: Mapping[str, Any] | None = None,
     render_mode: str | None = None,
-    observation: str = "observation",
+    **settings: Any,
 ) -> SpieltischAEC:
-    """Scout for 2-5 players; ``observation="information_state"`` for the memory tensor."""
-    return SpieltischAEC("scout", players, options, render_mode, observation)
+    """Scout for 2-5 players. ``settings``: ``observation``, ``illegal``,
+    ``illegal_penalty``, ``max_steps`` (:mod:`spieltisch.rl.frame`)."""
+    return SpieltischAEC("scout", players, options, render_mode, **settings)
 
 
 raw_env = env

@@ -31,12 +31,18 @@ class Table(ABC):
     num_actions: int
     obs_size: int
     info_size: int
+    full_size: int
 
-    def __init__(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
+    ) -> None:
+        """A new game dealt from ``seed``, or around ``state`` (a game of this kind in progress)."""
         self.players = players
         self.seed = seed
         self.options = dict(options or {})
-        self.state: State = get_game(self.game).new_state(players, seed, self.options)
+        self.state: State = (
+            state if state is not None else get_game(self.game).new_state(players, seed, self.options)
+        )
         self._public: dict[str, Any] | None = None
 
     def clone(self) -> Self:
@@ -104,6 +110,14 @@ class Table(ABC):
         """``seat``'s information-state tensor (``info_size`` float32)."""
 
     @abstractmethod
+    def spectator_tensor(self) -> Vector:
+        """A spectator's observation tensor (``obs_size``): public information only."""
+
+    @abstractmethod
+    def full_state_tensor(self) -> Vector:
+        """Every hand too (``full_size``). **Research only**: it reads hidden cards."""
+
+    @abstractmethod
     def action_text(self, seat: int, action: int) -> str:
         """Engine notation of ``seat``'s decision ``action`` now."""
 
@@ -119,9 +133,12 @@ class ScoutTable(Table):
     num_actions = scout_actions.NUM_ACTIONS
     obs_size = scout_obs.OBS_SIZE
     info_size = scout_obs.INFO_SIZE
+    full_size = scout_obs.FULL_SIZE
 
-    def __init__(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> None:
-        super().__init__(players, seed, options)
+    def __init__(
+        self, players: int, seed: int, options: Mapping[str, Any] | None = None, state: State | None = None
+    ) -> None:
+        super().__init__(players, seed, options, state)
         self.pending: int | None = None
         """The scout half chosen by the seat to move, waiting for its show half."""
         self.memory = scout_obs.PublicMemory(players)
@@ -175,6 +192,12 @@ class ScoutTable(Table):
     def information_state(self, seat: int) -> Vector:
         return scout_obs.information_state(self.state.view(seat, log=False), self.memory, self._pending(seat))
 
+    def spectator_tensor(self) -> Vector:
+        return scout_obs.spectator_tensor(self.state)
+
+    def full_state_tensor(self) -> Vector:
+        return scout_obs.full_state_tensor(self.state)
+
     def action_text(self, seat: int, action: int) -> str:
         return scout_actions.to_text(int(action), self.pending if seat in self.to_move() else None)
 
@@ -194,6 +217,7 @@ class SchmausTable(Table):
     num_actions = schmaus_obs.NUM_ACTIONS
     obs_size = schmaus_obs.OBS_SIZE
     info_size = schmaus_obs.INFO_SIZE
+    full_size = schmaus_obs.FULL_SIZE
 
     def __init__(
         self,
@@ -201,8 +225,9 @@ class SchmausTable(Table):
         seed: int,
         options: Mapping[str, Any] | None = None,
         allow_wait: bool = False,
+        state: State | None = None,
     ) -> None:
-        super().__init__(players, seed, options)
+        super().__init__(players, seed, options, state)
         self.allow_wait = allow_wait
 
     def legal_ids(self, seat: int) -> list[int]:
@@ -238,6 +263,12 @@ class SchmausTable(Table):
     def information_state(self, seat: int) -> Vector:
         return schmaus_obs.information_state(self.state.view(seat, log=False))
 
+    def spectator_tensor(self) -> Vector:
+        return schmaus_obs.spectator_tensor(self.state)
+
+    def full_state_tensor(self) -> Vector:
+        return schmaus_obs.full_state_tensor(self.state)
+
     def action_text(self, seat: int, action: int) -> str:
         if not 0 <= int(action) < self.num_actions:
             return f"<no action {action}>"
@@ -252,5 +283,5 @@ def make_table(
 ) -> Table:
     name = get_game(game).name
     if name == "scout":
-        return ScoutTable(players, seed, options)
+        return ScoutTable(players, seed, options, **kwargs)
     return SchmausTable(players, seed, options, **kwargs)

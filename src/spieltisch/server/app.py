@@ -35,17 +35,20 @@ from spieltisch.server.messages import (
     ClaimOut,
     CreateIn,
     CreateOut,
+    EndGame,
     ErrorOut,
     GamesOut,
     Hello,
     JoinIn,
     JoinOut,
+    Leave,
     MessageError,
     RematchIn,
     RematchOut,
     ReplayOut,
     RoomInfo,
     Sync,
+    TakeBack,
     parse_client,
 )
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
@@ -232,8 +235,9 @@ def create_app(
                 if s.kind == "remote":
                     tokens[i] = new_secret()
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
+        clock = body.clock.model_dump() if body.clock is not None else None
         room, seat, secret = await tables.create(
-            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed
+            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed, clock
         )
         return {
             "room": room.code,
@@ -304,7 +308,10 @@ def create_app(
             try:
                 room = await tables.room(code)
             except RoomError as exc:
-                await _refuse(websocket, "no_room", exc.detail, 4404)
+                if exc.status == 409:  # a stored record this engine cannot open at all
+                    await _refuse(websocket, "archived", exc.detail, 4409)
+                else:
+                    await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
@@ -538,8 +545,15 @@ async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes
             "bad_message", "this socket has said hello already; open a new socket for another seat", msg.ref
         )
         return
-    assert isinstance(msg, Act)
     try:
+        if isinstance(msg, TakeBack | Leave | EndGame):
+            if conn.seat is None:
+                raise CommandError("forbidden", "spectators have no seat to take back, leave or end")
+            op = "take_back" if isinstance(msg, TakeBack) else "leave" if isinstance(msg, Leave) else "end"
+            await tables.seat_command(room, op, conn.seat)
+            room.send_state(conn, msg.ref)
+            return
+        assert isinstance(msg, Act)
         await tables.act(room, conn.seat, msg.version, msg.action, msg.id, conn, msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)

@@ -72,6 +72,7 @@ from spieltisch.server.rooms import (
     RoomError,
     Tables,
     normalize_code,
+    seat_command,
 )
 from spieltisch.server.store import RoomRow
 
@@ -345,8 +346,17 @@ class Cluster:
         if time.monotonic() >= lease.valid_until:
             raise CommandError("unavailable", NO_REDIS)
 
-    def committed(self, room: Room, start: int, added: list[tuple[int, str]], status: str) -> None:
-        msg: dict[str, Any] = {"t": "add", "from": self.id, "v": start, "add": added, "status": status}
+    def committed(
+        self, room: Room, start: int, added: list[tuple[int, str]], status: str, by: str | None
+    ) -> None:
+        msg: dict[str, Any] = {
+            "t": "add",
+            "from": self.id,
+            "v": start,
+            "add": added,
+            "status": status,
+            "by_bot": by,
+        }
         origin = _origin.get()
         if origin is not None:
             msg["by"] = origin
@@ -431,6 +441,15 @@ class Cluster:
             if conn is not None:
                 room.send_state(conn, ref)
 
+    async def seat_command(self, room: Room, op: str, seat: int) -> None:
+        """``take_back``, ``leave`` or ``end`` on the room's owner (then every worker reloads it)."""
+        try:
+            await self.call(room.code, op, [seat])
+        except RoomError as exc:
+            raise CommandError("unavailable", exc.detail) from exc
+        if room.code not in self.leases:
+            await self._resync(room)
+
     async def call(self, code: str, op: str, args: list[Any]) -> Any:
         """A change of a room other than a move (``join``, ``rematch``, ``claim``), on its owner."""
         code = normalize_code(code)
@@ -458,7 +477,10 @@ class Cluster:
             status, detail = reply["room_error"]
             raise RoomError(int(status), str(detail))
         if "error" in reply:
-            raise RoomError(503, str(reply["error"]["message"]))
+            error = reply["error"]
+            if op in ("take_back", "leave", "end"):  # refused as on the owner
+                raise CommandError(str(error["code"]), str(error["message"]))
+            raise RoomError(503, str(error["message"]))
         return reply["result"]
 
     async def _local(self, code: str, op: str, args: list[Any]) -> Any:
@@ -468,6 +490,9 @@ class Cluster:
             result = await self.tables.rematch_here(code, *args)
         elif op == "claim":
             result = await self.tables.claim_here(code, *args)
+        elif op in ("take_back", "leave", "end"):
+            await seat_command(await self.tables.room(code), op, int(args[0]))
+            result = None
         else:
             raise RoomError(400, f"unknown operation {op!r}")
         self._publish(self._room_channel(code), {"t": "reload", "from": self.id})
@@ -776,7 +801,7 @@ class Cluster:
             if entry is not None:
                 acting, ack = entry
         try:
-            room.apply_stored(added, str(msg["status"]), acting, ack)
+            room.apply_stored(added, str(msg["status"]), acting, ack, msg.get("by_bot"))
         except RulesError:
             log.exception("room %s: a stored action does not apply; reloading", room.code)
             self._resync_soon(room)
@@ -829,13 +854,16 @@ class Cluster:
 
 def _start_owning(room: Room) -> None:
     """This worker has become the room's owner: what runs on the owner starts here
-    (its bots; the room is up to date with the database)."""
+    (its bots and its clock; the room is up to date with the database, and the clocks
+    were derived from it)."""
     room.start_bots()
+    room.start_clocks()
 
 
 async def _stop_owning(room: Room) -> None:
     """This worker is no longer the room's owner: what runs on the owner stops."""
     await room.stop_bots()
+    await room.stop_clocks()
 
 
 def _winner(code: str, workers: list[str]) -> str:

@@ -45,6 +45,7 @@ ErrorCode = Literal[
     "too_many_sockets",
     "too_slow",
     "no_room",
+    "archived",
     "internal",
     "unavailable",
 ]
@@ -101,14 +102,40 @@ class Sync(_In):
     ref: Ref | None = None
 
 
-ClientMessage = Annotated[Hello | Act | Ping | Sync, Field(discriminator="type")]
+class TakeBack(_In):
+    """Take the seat back from the bot that stands in after a time-out (any act does too)."""
+
+    type: Literal["take_back"]
+    ref: Ref | None = None
+
+
+class Leave(_In):
+    """Resign and leave the game: a bot of the room's stand-in level plays the seat from now on."""
+
+    type: Literal["leave"]
+    ref: Ref | None = None
+
+
+class EndGame(_In):
+    """After a player left: end the game instead of going on with the bot."""
+
+    type: Literal["end_game"]
+    ref: Ref | None = None
+
+
+AnyClientMessage = Hello | Act | Ping | Sync | TakeBack | Leave | EndGame
+
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 """A message a client sends on the game WebSocket."""
 
-_CLIENT_TYPES: dict[str, type[Hello | Act | Ping | Sync]] = {
+_CLIENT_TYPES: dict[str, type[AnyClientMessage]] = {
     "hello": Hello,
     "act": Act,
     "ping": Ping,
     "sync": Sync,
+    "take_back": TakeBack,
+    "leave": Leave,
+    "end_game": EndGame,
 }
 
 
@@ -138,7 +165,7 @@ def _field_text(kind: str, field: str, msg: dict[str, Any]) -> str:
     return f"{field or kind}: invalid"
 
 
-def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
+def parse_client(raw: str | bytes) -> AnyClientMessage:
     """Read one client message; raises :class:`MessageError` saying what was wrong.
 
     JSON is read with orjson, which refuses documents nested deeper than 1,024
@@ -157,7 +184,9 @@ def parse_client(raw: str | bytes) -> Hello | Act | Ping | Sync:
     kind = msg.get("type")
     model = _CLIENT_TYPES.get(kind) if isinstance(kind, str) else None
     if model is None:
-        raise MessageError(f"unknown message type {kind!r}: use hello, act, ping or sync", ref)
+        raise MessageError(
+            f"unknown message type {kind!r}: use hello, act, ping, sync, take_back, leave or end_game", ref
+        )
     try:
         return model.model_validate(msg)
     except ValidationError as exc:
@@ -180,6 +209,33 @@ class SeatInfo(_Out):
     name: str | None = Field(description="null while a human seat is free.")
     taken: bool
     connected: bool
+    stand_in: str | None = Field(
+        default=None,
+        description="The level of the bot playing for this person's seat now (time out, away, left).",
+    )
+    left: bool = Field(default=False, description="The seat's player resigned and left the game.")
+
+
+class ClockInfo(_Out):
+    """A room's clock settings (docs/web.md, "Clocks and stand-in bots")."""
+
+    move: float | None = Field(description="Seconds per decision (null: none).")
+    bank: float | None = Field(
+        description="Seconds per player for the game, spent after 'move' (null: none)."
+    )
+    grace: float | None = Field(
+        description="Seconds a player may be away on their turn before a bot stands in."
+    )
+    stand_in: str = Field(description="The level of the bot that stands in.")
+
+
+class SeatClock(_Out):
+    """One seat's clock as of the message (count down from its arrival while ``running``)."""
+
+    seat: int
+    running: bool = Field(description="The seat is deciding: its clock runs.")
+    move: float | None = Field(description="Seconds left of this decision's own time (null: no move time).")
+    bank: float | None = Field(description="Seconds left in the bank (null: no bank).")
 
 
 class RoomInfo(_Out):
@@ -197,6 +253,17 @@ class RoomInfo(_Out):
     rematch: str | None
     rematch_of: str | None
     outcome: Outcome | None
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(
+        description="The stored game no longer replays under this engine: a record to read, not to play."
+    )
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
+    clock: ClockInfo | None = Field(default=None, description="The room's clock; null: no clock.")
+    ended: str | None = Field(
+        default=None,
+        description="Why the game is over without an outcome: 'ended' (ended after a player left) "
+        "or 'left' (every person left).",
+    )
 
 
 class LogEntry(_Out):
@@ -204,6 +271,10 @@ class LogEntry(_Out):
     seat: int
     text: str
     hidden: bool
+    by: str | None = Field(
+        default=None,
+        description="Who played it: null for the seat's own player, 'bot:LEVEL' for a stand-in bot.",
+    )
 
 
 class State(_Out):
@@ -216,6 +287,7 @@ class State(_Out):
     legal: list[tuple[int, str]] = Field(description="[id, notation] of every legal action of this seat now.")
     log_from: int
     log: list[LogEntry]
+    clocks: list[SeatClock] | None = Field(default=None, description="Every seat's clock; null: no clock.")
     ack: str | None = Field(default=None, description="The ref of the act or sync this state answers.")
 
 
@@ -253,6 +325,20 @@ class SeatIn(BaseModel):
     name: str | None = Field(default=None, description="Remote bots: the name shown at the table.")
 
 
+class ClockIn(BaseModel):
+    """A room's clock at creation; every field is optional (no field at all: no clock)."""
+
+    model_config = ConfigDict(extra="forbid")
+    move: float | None = Field(default=None, strict=True, gt=0, le=86400, description="Seconds per decision.")
+    bank: float | None = Field(
+        default=None, strict=True, gt=0, le=7 * 86400, description="Seconds per player for the game."
+    )
+    grace: float | None = Field(
+        default=None, strict=True, ge=0, le=86400, description="Seconds a player may be away on their turn."
+    )
+    stand_in: str | None = Field(default=None, description="The stand-in bot's level (default medium).")
+
+
 class CreateIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     game: str
@@ -262,6 +348,7 @@ class CreateIn(BaseModel):
     name: str | None = None
     bot_delay: float | None = Field(default=None, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, lt=2**62)
+    clock: ClockIn | None = Field(default=None, description="Turn clocks and stand-in bots; omit for none.")
 
 
 class RemoteSeat(_Out):
@@ -315,6 +402,7 @@ class Frame(_Out):
     index: int
     action: str | None
     seat: int | None
+    by: str | None = Field(default=None, description="null: the seat's own player; 'bot:LEVEL': a stand-in.")
     view: JSONObject
     hands: list[Any]
     plays: list[Any] | None = Field(
@@ -325,8 +413,13 @@ class Frame(_Out):
 class ReplayOut(_Out):
     room: str
     seat: int | None
-    record: JSONObject = Field(description="The game record: game, players, seed, options, actions.")
-    frames: list[Frame]
+    record: JSONObject = Field(
+        description="The game record: game, players, seed, options, actions, rules_version."
+    )
+    frames: list[Frame] = Field(description="Step by step; an archived record's as far as it replays.")
+    rules_version: str = Field(description="The rules version of the engine that played the game.")
+    archived: bool = Field(description="The record no longer replays under this engine (docs/storage.md).")
+    archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
 
 
 class GameInfo(_Out):

@@ -31,8 +31,16 @@ import anyio.to_thread
 import orjson
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-from spieltisch.engine import GameRecord, IllegalActionError, RulesError, State, get_game
+from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
 from spieltisch.server.botpool import BotPool
+from spieltisch.server.clocks import (
+    DEFAULT_STAND_IN,
+    ClockError,
+    Clocks,
+    ClockSettings,
+    stand_in_by,
+    stand_in_level,
+)
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 if TYPE_CHECKING:
@@ -117,8 +125,11 @@ class RoomHooks(Protocol):
     def check_write(self, room: Room) -> None:
         """Raise :class:`CommandError` unless this worker may write the room now (it holds the lease)."""
 
-    def committed(self, room: Room, start: int, added: list[tuple[int, str]], status: str) -> None:
-        """Actions ``start, ...`` are durable and applied here: tell the other workers."""
+    def committed(
+        self, room: Room, start: int, added: list[tuple[int, str]], status: str, by: str | None
+    ) -> None:
+        """Actions ``start, ...`` (played ``by``, see :meth:`Room.act`) are durable and
+        applied here: tell the other workers."""
 
     def conflict(self, room: Room) -> None:
         """Another writer stored an index this room tried to append: it is behind."""
@@ -193,16 +204,33 @@ class Room:
         self.store = store
         self.pool = pool
         self.game = get_game(row.game)
-        record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
-        self.state: State = record.replay()
+        self.state: State
+        self.archived: str | None
+        """Why the stored game no longer replays under this engine (``None``: it does).
+        An archived room is a record: shown with its stored log, never played on."""
+        self.state, self.archived = _load_state(row)
         self.actions: list[tuple[int, str]] = list(row.actions)
+        self.clock_settings: ClockSettings | None = None
+        """The room's clock (None: no clock)."""
+        self.clocks: Clocks | None = None
+        """Each seat's bank and running decision, derived from the stored log (actions' times)."""
+        self.by: list[str | None] = []
+        """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
+        self.stand_in: dict[int, str] = {}
+        """The people's seats a bot plays for now (its level): time out, away too long, or left."""
+        self.derive_clocks(row)
+        loaded = time.monotonic()
+        self.away: dict[int, float] = {s.seat: loaded for s in row.seats if s.kind != "bot" and s.taken}
+        """Since when (monotonic) each person's seat has had no connection."""
+        self.clock_wake = asyncio.Event()
+        self.clock_task: asyncio.Task[None] | None = None
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
-        self.bot_memory: dict[int, bytes | None] = dict.fromkeys(self.bots)
+        self.bot_memory: dict[int, bytes | None] = dict.fromkeys([*self.bots, *self.stand_in])
         """Each bot as it was after its last decision (pickled), sent with the next one."""
         self.fallback = random.Random(f"server/{row.code}/{row.seed}/fallback")
         self.wake = asyncio.Event()
@@ -226,6 +254,47 @@ class Room:
     def connected(self, seat: int) -> bool:
         return seat in self.elsewhere or any(c.seat == seat for c in self.connections)
 
+    def derive_clocks(self, row: RoomRow) -> None:
+        """The clocks, who played each move and the stand-ins, derived from the stored
+        room: when it is loaded, taken over by another worker, or reloaded."""
+        try:
+            self.clock_settings = ClockSettings.from_json(row.clock, bot_levels(row.game))
+        except ClockError as exc:  # e.g. a stand-in level this server cannot run: its default
+            log.warning("room %s: stored clock %r: %s; the default stand-in plays", self.code, row.clock, exc)
+            clock = {k: v for k, v in (row.clock or {}).items() if k != "stand_in"}
+            self.clock_settings = ClockSettings.from_json(clock, bot_levels(row.game))
+        self.clocks = None
+        times = list(row.times) if len(row.times) == len(row.actions) else [None] * len(row.actions)
+        if self.clock_settings is not None and row.status == "playing" and self.archived is None:
+            first = self.game.new_state(row.players, row.seed, dict(row.options))
+            started = row.started if row.started is not None else row.created
+            try:
+                self.clocks, _ = Clocks.replay(self.clock_settings, first, started, row.actions, times)
+            except RulesError as exc:  # a log this engine does not replay: no clock to run
+                log.warning("room %s: no clocks, the stored log does not replay: %s", self.code, exc)
+        elif self.clock_settings is not None and row.status == "waiting":
+            self.clocks = Clocks(self.clock_settings, row.players)  # they start when the game does
+        self.by = list(row.by) if len(row.by) == len(row.actions) else [None] * len(row.actions)
+        self.stand_in = {}
+        for s in row.seats:
+            if s.kind == "bot":
+                continue
+            if s.left:
+                self.stand_in[s.seat] = self.stand_in_level
+                continue
+            mine = [b for (who, _t), b in zip(row.actions, self.by, strict=True) if who == s.seat]
+            level = stand_in_level(mine[-1]) if mine else None
+            if level is not None:  # the stand-in played last: it goes on until the player is back
+                self.stand_in[s.seat] = level
+
+    @property
+    def stand_in_level(self) -> str:
+        """The level of the bot that plays for a person's seat when it must."""
+        if self.clock_settings is not None:
+            return self.clock_settings.stand_in
+        levels = bot_levels(self.game.name)
+        return DEFAULT_STAND_IN if DEFAULT_STAND_IN in levels else levels[0]
+
     def info(self) -> dict[str, Any]:
         row = self.row
         seats: list[dict[str, Any]] = []
@@ -242,15 +311,18 @@ class Room:
                     }
                 )
             else:
-                seats.append(
-                    {
-                        "seat": s.seat,
-                        "kind": s.kind,  # "human" or "remote" (a program with a bot token)
-                        "name": s.name if s.taken else None,
-                        "taken": s.taken,
-                        "connected": self.connected(s.seat),
-                    }
-                )
+                seat = {
+                    "seat": s.seat,
+                    "kind": s.kind,  # "human" or "remote" (a program with a bot token)
+                    "name": s.name if s.taken else None,
+                    "taken": s.taken,
+                    "connected": self.connected(s.seat),
+                }
+                if s.seat in self.stand_in:  # a bot plays for the seat now
+                    seat["stand_in"] = self.stand_in[s.seat]
+                if s.left:
+                    seat["left"] = True
+                seats.append(seat)
         outcome = self.state.outcome()
         return {
             "room": self.code,
@@ -265,6 +337,11 @@ class Room:
             "rematch": row.rematch,
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
+            "rules_version": row.rules_version or self.game.rules_version,
+            "archived": self.archived is not None,
+            "archived_reason": self.archived,
+            "clock": self.clock_settings.to_json() if self.clock_settings is not None else None,
+            "ended": row.ended,
         }
 
     def check_seat(self, seat: int, secret: str | None) -> bool:
@@ -275,7 +352,7 @@ class Room:
 
     # -- messages --------------------------------------------------------------
     def legal_ids(self, seat: int) -> list[int]:
-        if self.row.status != "playing" or seat not in self.state.to_move():
+        if self.row.status != "playing" or self.archived is not None or seat not in self.state.to_move():
             return []
         cached = self._cache.legal.get(seat)
         if cached is not None and cached[0] == self.version:
@@ -286,7 +363,7 @@ class Room:
 
     def log_for(self, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
-        over = self.state.is_over()
+        over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
@@ -296,7 +373,8 @@ class Room:
                     hidden, text = True, "decided"
                 elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{_verb(text)} ?"
-            out.append({"n": n, "seat": who, "text": text, "hidden": hidden})
+            by = self.by[n - 1] if n <= len(self.by) else None
+            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
         return out
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
@@ -342,11 +420,21 @@ class Room:
             cache.texts[key] = text
         return text
 
-    def send_state(self, conn: Connection, ack: str | None = None, full: bool = True) -> None:
+    def clocks_text(self) -> str:
+        """The ``clocks`` field of a state message, as of now (``null``: no clock)."""
+        if self.clocks is None:
+            return "null"
+        return orjson.dumps(self.clocks.snapshot(time.monotonic())).decode()
+
+    def send_state(
+        self, conn: Connection, ack: str | None = None, full: bool = True, clocks: str | None = None
+    ) -> None:
         text = self.state_text(conn.seat, full)
+        # The clocks change with time, not with the state: added outside the cache.
+        text = text[:-1] + ',"clocks":' + (clocks if clocks is not None else self.clocks_text())
         if ack is not None:
-            text = text[:-1] + ',"ack":' + json.dumps(ack) + "}"
-        conn.send(text)
+            text += ',"ack":' + json.dumps(ack)
+        conn.send(text + "}")
 
     def broadcast(
         self, acting: Connection | None = None, ack: str | None = None, new: Connection | None = None
@@ -354,15 +442,19 @@ class Room:
         """Every connection gets its own fresh state (the actor's carries ``ack``;
         a ``new`` connection, which has no log yet, gets the whole log)."""
         self.rev += 1
+        clocks = self.clocks_text()
         for conn in list(self.connections):
-            self.send_state(conn, ack if conn is acting else None, full=conn is new)
+            self.send_state(conn, ack if conn is acting else None, full=conn is new, clocks=clocks)
         self._log_mark = len(self.actions)
+        self.clock_wake.set()  # a deadline may have changed
 
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
         if conn.seat is None:
             self.send_state(conn)
         else:
+            self.away.pop(conn.seat, None)
+            self._take_back(conn.seat)  # the player is back: the stand-in bot lets go
             self.broadcast(new=conn)  # "connected" changed for everybody
             if self.hooks is not None:
                 self.hooks.presence(self)
@@ -372,6 +464,8 @@ class Room:
         if conn in self.connections:
             self.connections.discard(conn)
             if conn.seat is not None:
+                if not self.connected(conn.seat):
+                    self.away[conn.seat] = time.monotonic()
                 self.broadcast()
                 if self.hooks is not None:
                     self.hooks.presence(self)
@@ -383,22 +477,25 @@ class Room:
         status: str,
         acting: Connection | None = None,
         ack: str | None = None,
+        by: str | None = None,
     ) -> None:
         """Apply actions another worker has stored (the next ones of this log) and
         broadcast, as :meth:`act` does after its own commit."""
         new = self.state.clone()
         for s, text in added:
             new.apply(s, text)
-        self._commit(added[0][0], new, added, status)
+        if by is None:
+            self._take_back(added[0][0])
+        self._commit(added[0][0], new, added, status, by)
         self.broadcast(acting, ack)
 
     def reload(self, row: RoomRow) -> None:
         """Start again from the stored room (another worker changed it), and send every
         connection its whole state."""
-        record = GameRecord(row.game, row.players, row.seed, dict(row.options), list(row.actions))
-        self.state = record.replay()
+        self.state, self.archived = _load_state(row)
         self.row = row
         self.actions = list(row.actions)
+        self.derive_clocks(row)
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
         bots = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
@@ -411,6 +508,15 @@ class Room:
             self.send_state(conn)
         self._log_mark = len(self.actions)
 
+    def _take_back(self, seat: int) -> bool:
+        """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
+        if seat in self.stand_in and not self.row.seats[seat].left:
+            del self.stand_in[seat]
+            if self.clocks is not None:  # the decision's own time afresh (docs/web.md)
+                self.clocks.restart(seat, time.monotonic())
+            return True
+        return False
+
     # -- the command path --------------------------------------------------------
     async def act(
         self,
@@ -420,13 +526,22 @@ class Room:
         action_id: int | None = None,
         conn: Connection | None = None,
         ref: str | None = None,
+        by: str | None = None,
+        time_out: bool = False,
     ) -> None:
-        """Check and apply one action; raise :class:`CommandError` when refused."""
+        """Check and apply one action; raise :class:`CommandError` when refused.
+
+        ``by``: None for the seat's own player, ``bot:LEVEL`` for the stand-in
+        bot (refused once the player has taken the seat back). ``time_out``: not
+        an action but the clock's command that the seat's time is up (or its
+        player away longer than the grace period): a bot stands in from now on."""
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
             if self.hooks is not None:
                 self.hooks.check_write(self)
+            if self.archived is not None:
+                raise CommandError("archived", f"room {self.code} is an archived record: {self.archived}")
             status = self.row.status
             if status == "waiting":
                 raise CommandError("not_your_turn", "the game starts when every seat is taken")
@@ -445,6 +560,23 @@ class Room:
                 raise CommandError(
                     "not_your_turn", f"it is not seat {seat}'s decision (waiting for {waiting})"
                 )
+            if time_out:
+                due = self.deadline(seat)
+                if seat in self.stand_in or due is None or due > time.monotonic():
+                    raise CommandError("stale", f"seat {seat}'s time is not up")
+                self.stand_in[seat] = self.stand_in_level
+                self.bot_memory[seat] = None  # the stand-in starts from the position it finds
+                log.info(
+                    "room %s: seat %d timed out; a %s bot plays for it", self.code, seat, self.stand_in_level
+                )
+                self.broadcast()
+                self.wake.set()
+                return
+            left = self.row.seats[seat].left
+            if by is not None and seat not in self.stand_in:
+                raise CommandError("stale", f"seat {seat}'s player has taken the seat back")
+            if by is None and left:
+                raise CommandError("forbidden", f"seat {seat} left the game; a bot plays for it now")
             new = state.clone()
             try:
                 if action_id is not None:
@@ -464,7 +596,9 @@ class Room:
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
             try:  # durable before it is applied, acknowledged or broadcast
-                await self.store.append_actions_async(self.code, self.version, added, changed)
+                await self.store.append_actions_async(
+                    self.code, self.version, added, changed, at=time.time(), by=by
+                )
             except Exception as exc:  # nothing was applied: the sender may retry
                 if unreachable(exc):
                     log.warning("room %s: the database is unreachable: %s", self.code, exc)
@@ -481,18 +615,26 @@ class Room:
                 raise CommandError(
                     "internal", f"the move could not be stored, nothing changed: {exc}"
                 ) from exc
+            if by is None:
+                self._take_back(seat)  # a move of the player's own: the seat is theirs again
             start = self.version
-            self._commit(seat, new, added, new_status)
+            self._commit(seat, new, added, new_status, by)
             self.broadcast(conn, ref)
             if self.hooks is not None:
-                self.hooks.committed(self, start, added, new_status)
+                self.hooks.committed(self, start, added, new_status, by)
         self.wake.set()
 
-    def _commit(self, seat: int, new: State, added: list[tuple[int, str]], status: str) -> None:
+    def _commit(
+        self, seat: int, new: State, added: list[tuple[int, str]], status: str, by: str | None = None
+    ) -> None:
         old = self.state
         before = set(old.to_move())
+        if self.clocks is not None:
+            after = new.to_move() if status == "playing" else ()
+            self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
         self.state = new
         self.actions.extend(added)
+        self.by.extend([by] * len(added))
         self.version += len(added)
         self.row.status = status
         for s in new.to_move():
@@ -503,7 +645,9 @@ class Room:
 
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
-        if self.bots and self.bot_task is None and self.row.status != "over":
+        stand_ins = self.clock_settings is not None or bool(self.stand_in)
+        active = self.row.status != "over" and self.archived is None
+        if (self.bots or stand_ins) and self.bot_task is None and active:
             self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
             self.bot_task.add_done_callback(self._bot_loop_ended)
             self.wake.set()
@@ -519,10 +663,130 @@ class Room:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
+    # -- clocks (spieltisch.server.clocks) ------------------------------------------
+    def deadline(self, seat: int) -> float | None:
+        """When (monotonic) a bot stands in for the seat's running decision: its
+        clock runs out, or its player has been away longer than the grace period.
+        None: no deadline (not to move, a bot seat, stood in already, no clock)."""
+        settings = self.clock_settings
+        if (
+            settings is None
+            or self.row.status != "playing"
+            or self.archived is not None
+            or seat in self.bots
+            or seat in self.stand_in
+            or seat not in self.state.to_move()
+        ):
+            return None
+        due = self.clocks.deadline(seat) if self.clocks is not None else None
+        away = self.away.get(seat)
+        if settings.grace is not None and away is not None:
+            gone = away + settings.grace
+            due = gone if due is None else min(due, gone)
+        return due
+
+    def start_clocks(self) -> None:
+        """Start the room's clock timer (a task; next to :meth:`start_bots`)."""
+        active = self.row.status != "over" and self.archived is None
+        if self.clock_settings is not None and self.clock_task is None and active:
+            self.clock_task = asyncio.create_task(self._clock_loop(), name=f"clocks-{self.code}")
+            self.clock_task.add_done_callback(self._clock_loop_ended)
+            self.clock_wake.set()
+
+    def _clock_loop_ended(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("room %s: the clocks stopped", self.code, exc_info=task.exception())
+
+    async def stop_clocks(self) -> None:
+        task, self.clock_task = self.clock_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def clock_pending(self) -> bool:
+        """Whether a deadline is running (the room must stay in memory for it)."""
+        return any(self.deadline(s) is not None for s in range(self.row.players))
+
+    async def _clock_loop(self) -> None:
+        """Sleep until the next deadline; then the time-out goes through :meth:`act`."""
+        while self.row.status != "over":
+            self.clock_wake.clear()
+            deadlines = [(d, s) for s in range(self.row.players) if (d := self.deadline(s)) is not None]
+            if not deadlines:
+                await self.clock_wake.wait()
+                continue
+            due, seat = min(deadlines)
+            wait = due - time.monotonic()
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.clock_wake.wait(), wait)
+                continue
+            try:
+                await self.act(seat, self.turn_version[seat], time_out=True)
+            except CommandError as exc:  # a move came first (stale), or the store failed
+                await asyncio.sleep(1.0 if exc.code == "internal" else 0.01)
+
+    # -- leaving, ending, taking a seat back --------------------------------------------
+    async def take_back(self, seat: int) -> None:
+        """The player takes their seat back from the stand-in bot (after a time-out)."""
+        async with self.lock:
+            if self.row.seats[seat].left:
+                raise CommandError("forbidden", f"seat {seat} left the game; a bot plays for it now")
+            if self._take_back(seat):
+                self.broadcast()
+
+    async def leave(self, seat: int) -> None:
+        """The player resigns and leaves: a bot of the room's stand-in level plays the
+        seat from now on. The others may go on with it or end the game (:meth:`end`);
+        when no person is left at the table, the game ends."""
+        async with self.lock:
+            if self.row.status != "playing":
+                raise CommandError("illegal", "only a game that is being played can be left")
+            target = self.row.seats[seat]
+            if target.left:
+                return
+            updated = copy.copy(target)
+            updated.left = True
+            people = [s for s in self.row.seats if s.kind == "human" and not s.left and s.seat != seat]
+            try:
+                await self.store.update_seat_async(self.code, updated, None)
+                if not people:
+                    await self.store.end_room_async(self.code, "left")
+            except Exception as exc:
+                raise CommandError(
+                    "internal", f"leaving could not be stored, nothing changed: {exc}"
+                ) from exc
+            self.row.seats[seat] = updated
+            self.stand_in[seat] = self.stand_in_level
+            self.bot_memory[seat] = None
+            if not people:
+                self.row.status, self.row.ended = "over", "left"
+            self.broadcast()
+        self.start_bots()
+        self.wake.set()
+
+    async def end(self, seat: int) -> None:
+        """After a player left, one of the others ends the game (instead of going on with the bot)."""
+        async with self.lock:
+            if self.row.status != "playing":
+                raise CommandError("illegal", "the game is not being played")
+            if self.row.seats[seat].left:
+                raise CommandError("forbidden", f"seat {seat} left the game")
+            if not any(s.left for s in self.row.seats):
+                raise CommandError("forbidden", "a game can be ended only after a player left it")
+            try:
+                await self.store.end_room_async(self.code, "ended")
+            except Exception as exc:
+                raise CommandError("internal", f"ending could not be stored, nothing changed: {exc}") from exc
+            self.row.status, self.row.ended = "over", "ended"
+            self.broadcast()
+        self.wake.set()
+
     def _bot_movers(self) -> list[int]:
-        if self.row.status != "playing":
+        if self.row.status != "playing" or self.archived is not None:
             return []
-        return [s for s in self.state.to_move() if s in self.bots]
+        return [s for s in self.state.to_move() if s in self.bots or s in self.stand_in]
 
     async def _bot_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -540,8 +804,12 @@ class Room:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 for seat, (choice, memory) in zip(movers, decisions, strict=True):
+                    level = self.stand_in.get(seat) if seat not in self.bots else None
+                    by = stand_in_by(level) if level is not None else None
+                    if seat not in self.bots and level is None:
+                        continue  # the player took the seat back while the bot thought
                     try:
-                        await self.act(seat, version, action_id=choice)
+                        await self.act(seat, version, action_id=choice, by=by)
                     except CommandError as exc:
                         if exc.code in ("internal", "unavailable"):
                             await asyncio.sleep(1.0)
@@ -553,10 +821,11 @@ class Room:
     async def _choose(self, seat: int, view: dict[str, Any], legal: list[int]) -> tuple[int, bytes | None]:
         """The bot's choice and memory after it; a random legal action (and the
         old memory) when the bot failed or chose what is not legal."""
-        memory = self.bot_memory[seat]
+        memory = self.bot_memory.get(seat)
+        spec = self.bots.get(seat) or self.stand_in.get(seat) or self.stand_in_level
         try:
             choice, after = await self.pool.choose(
-                self.game.name, self.bots[seat], seat, self.row.seed, memory, view, legal
+                self.game.name, spec, seat, self.row.seed, memory, view, legal
             )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
@@ -592,8 +861,17 @@ class Tables:
         """A room was loaded or created: its bots play here, or its owner is found."""
         if self.cluster is None:
             room.start_bots()
+            room.start_clocks()
         else:
             await self.cluster.loaded(room)
+
+    async def seat_command(self, room: Room, op: str, seat: int) -> None:
+        """``take_back``, ``leave`` or ``end`` for ``seat`` (:meth:`Room.take_back`, ...), on the
+        room's owner; raises :class:`CommandError` when refused."""
+        if self.cluster is not None:
+            await self.cluster.seat_command(room, op, seat)
+        else:
+            await seat_command(room, op, seat)
 
     async def act(
         self,
@@ -629,6 +907,7 @@ class Tables:
             await self.cluster.stop()
         for room in list(self.rooms.values()):
             await room.stop_bots()
+            await room.stop_clocks()
         self.rooms.clear()
 
     async def room(self, code: str) -> Room:
@@ -642,7 +921,12 @@ class Tables:
                 row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
                 if row is None:
                     raise RoomError(404, f"no room {code}")
-                room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
+                try:
+                    room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
+                except RulesError as exc:  # e.g. a game this engine no longer has
+                    raise RoomError(
+                        409, f"room {code} is an archived record this engine cannot open: {exc}"
+                    ) from exc
                 self.rooms[code] = room
                 await self._started(room)
         room.used = time.monotonic()
@@ -657,10 +941,12 @@ class Tables:
         gone: list[str] = []
         async with self._load_lock:  # nobody loads a room while it is let go
             for code, room in list(self.rooms.items()):
-                if room.connections or room.elsewhere or room._bot_movers() or now - room.used < idle:
+                busy = room.connections or room.elsewhere or room._bot_movers() or room.clock_pending()
+                if busy or now - room.used < idle:
                     continue
                 del self.rooms[code]
                 await room.stop_bots()
+                await room.stop_clocks()
                 if self.cluster is not None:
                     await self.cluster.forgotten(room)
                 gone.append(code)
@@ -675,10 +961,16 @@ class Tables:
         name: str | None,
         bot_delay: float | None,
         seed: int | None,
+        clock: Mapping[str, Any] | None = None,
     ) -> tuple[Room, int, str]:
+        """``clock``: the room's clock settings (:class:`~spieltisch.server.clocks.ClockSettings`)."""
         try:
             g = get_game(game)
         except RulesError as exc:
+            raise RoomError(422, str(exc)) from exc
+        try:
+            settings = ClockSettings.from_json(clock, bot_levels(g.name))
+        except ClockError as exc:
             raise RoomError(422, str(exc)) from exc
         if not g.min_players <= players <= g.max_players:
             raise RoomError(
@@ -717,7 +1009,10 @@ class Tables:
         rows[first].secret_hash = hash_secret(secret)
         status = "playing" if len(humans) == 1 else "waiting"
         delay = self.bot_delay if bot_delay is None else bot_delay
-        room = await self._insert(g.name, players, dict(options or {}), seed, delay, status, rows)
+        clock_json = settings.to_json() if settings is not None else None
+        room = await self._insert(
+            g.name, players, dict(options or {}), seed, delay, status, rows, clock=clock_json
+        )
         return room, first, secret
 
     async def _insert(
@@ -730,8 +1025,10 @@ class Tables:
         status: str,
         seats: list[SeatRow],
         rematch_of: str | None = None,
+        clock: dict[str, Any] | None = None,
     ) -> Room:
         for _ in range(20):
+            now = time.time()
             row = RoomRow(
                 code=new_code(),
                 game=game,
@@ -742,6 +1039,10 @@ class Tables:
                 status=status,
                 seats=seats,
                 rematch_of=rematch_of,
+                rules_version=get_game(game).rules_version,  # a rematch too: today's rules
+                created=now,
+                clock=clock,
+                started=now if status == "playing" else None,
             )
             try:
                 await self.store.create_room_async(row, rematch_of)
@@ -759,6 +1060,7 @@ class Tables:
                 await self.cluster.created(room)
             else:
                 room.start_bots()
+                room.start_clocks()
             return room
         raise RoomError(503, "could not find a free room code")
 
@@ -771,6 +1073,8 @@ class Tables:
     async def join_here(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
         """:meth:`join` on the room's owner."""
         room = await self.room(code)
+        if room.archived is not None:
+            raise RoomError(409, f"room {room.code} is an archived record, nobody can join: {room.archived}")
         async with room.lock:
             seats = room.row.seats
             if seat is None:
@@ -795,14 +1099,21 @@ class Tables:
             )
             all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
             status = "playing" if all_taken and room.row.status == "waiting" else None
+            started = time.time() if status == "playing" else None
             try:
-                await room.store.update_seat_async(room.code, updated, status)
+                await room.store.update_seat_async(
+                    room.code, updated, status, {"started": started} if started is not None else None
+                )
             except Exception as exc:
                 raise RoomError(503, f"the database refused the seat: {exc}") from exc
             seats[seat] = updated
+            room.away.setdefault(seat, time.monotonic())
             if status is not None:
                 room.row.status = status
+                room.row.started = started
                 room.turn_version = [room.version] * room.row.players
+                if room.clocks is not None:  # the first decisions' clocks start now
+                    room.clocks.start(room.state.to_move(), time.monotonic())
             room.broadcast()
         room.wake.set()
         return seat, secret
@@ -843,6 +1154,7 @@ class Tables:
                 "playing",
                 seats,
                 rematch_of=room.code,
+                clock=row.clock,
             )
             row.rematch = new.code
             room.broadcast()
@@ -876,23 +1188,90 @@ class Tables:
         if seat is not None and not room.check_seat(seat, secret):
             raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
         if room.row.status != "over":
+            if room.archived is not None:
+                raise RoomError(
+                    409,
+                    f"room {room.code} is an archived record of a game that was not finished, so it has "
+                    f"no replay: {room.archived}",
+                )
             raise RoomError(409, f"the game in room {room.code} is not over yet")
-        record = room.state.record()
-        frames = await anyio.to_thread.run_sync(_frames, record, seat)
-        return {"room": room.code, "seat": seat, "record": record.to_json(), "frames": frames}
+        row = room.row
+        rules_version = row.rules_version or room.game.rules_version
+        if room.archived is None:
+            record = room.state.record()
+            record.rules_version = rules_version
+        else:  # the stored log as it is; the frames go as far as it replays
+            record = GameRecord(
+                row.game, row.players, row.seed, dict(row.options), list(row.actions), rules_version
+            )
+        by = list(room.by)
+        frames = await anyio.to_thread.run_sync(_frames, record, seat, by)
+        # Who played each move: None for the seat's own player, "bot:LEVEL" for a stand-in.
+        return {
+            "room": room.code,
+            "seat": seat,
+            "record": {**record.to_json(), "by": by},
+            "frames": frames,
+            "rules_version": rules_version,
+            "archived": room.archived is not None,
+            "archived_reason": room.archived,
+        }
 
 
-def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
+def _load_state(row: RoomRow) -> tuple[State, str | None]:
+    """The stored game replayed under this engine, and why it is archived (``None``:
+    it replays and ends, or goes on, as stored). An archived game's state is as far
+    as its log replays."""
+    record = GameRecord(
+        row.game, row.players, row.seed, dict(row.options), list(row.actions), row.rules_version
+    )
+    try:
+        state = record.replay()
+    except RecordError as exc:
+        reason = str(exc)
+    else:
+        if state.is_over() == (row.status == "over") or (row.status == "over" and row.ended is not None):
+            return state, None  # (a game the players ended early, after somebody left, is over too)
+        reason = (
+            f"the stored game {'ended' if row.status == 'over' else 'goes on'} after {len(row.actions)} "
+            f"actions, but under this engine it {'ends' if state.is_over() else 'does not end'} there"
+            f"{record.version_note(get_game(row.game))}"
+        )
+    game = get_game(row.game)
+    try:
+        state = game.new_state(row.players, row.seed, row.options)
+    except RulesError:
+        try:  # rule options this engine no longer takes: the deal with today's defaults
+            state = game.new_state(row.players, row.seed, None)
+        except RulesError as exc:
+            raise RoomError(
+                409, f"room {row.code} is an archived record this engine cannot set up: {reason}; {exc}"
+            ) from exc
+    for seat, text in row.actions:
+        try:
+            state.apply(seat, text)
+        except RulesError:
+            break
+    return state, reason
+
+
+def _frames(record: GameRecord, seat: int | None, by: list[str | None]) -> list[dict[str, Any]]:
     """The game step by step as seen by ``seat``; the game is over, so hands are public."""
-    state = get_game(record.game).new_state(record.players, record.seed, record.options)
+    game = get_game(record.game)
+    try:
+        state = game.new_state(record.players, record.seed, record.options)
+    except RulesError:  # an archived record whose options this engine no longer takes
+        state = game.new_state(record.players, record.seed, None)
 
     def frame(index: int, who: int | None, text: str | None) -> dict[str, Any]:
+        played_by = by[index - 1] if 0 < index <= len(by) else None
         # Only the hands and the sealed plays: the game is over, nothing is secret now.
         full = state.to_json()
         return {
             "index": index,
             "action": text,
             "seat": who,
+            "by": played_by,
             # A copy: a view may share lists with the state (round results),
             # which the next actions would change under the earlier frames.
             "view": copy.deepcopy(state.view(seat)),
@@ -902,9 +1281,24 @@ def _frames(record: GameRecord, seat: int | None) -> list[dict[str, Any]]:
 
     frames = [frame(0, None, None)]
     for i, (who, text) in enumerate(record.actions, 1):
-        state.apply(who, text)
+        try:
+            state.apply(who, text)
+        except RulesError:  # an archived record: as far as it replays
+            break
         frames.append(frame(i, who, text))
     return frames
+
+
+async def seat_command(room: Room, op: str, seat: int) -> None:
+    """Run ``take_back``, ``leave`` or ``end`` on this worker's room."""
+    if op == "take_back":
+        await room.take_back(seat)
+    elif op == "leave":
+        await room.leave(seat)
+    elif op == "end":
+        await room.end(seat)
+    else:
+        raise CommandError("bad_message", f"unknown seat command {op!r}")
 
 
 def _plausible(code: str) -> bool:

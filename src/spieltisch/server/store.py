@@ -1,8 +1,14 @@
 """Rooms, seats and action logs in SQL (SQLAlchemy 2), written by one group-commit writer.
 
 A game is stored as its seed, rule options and action log: ``rooms``,
-``seats`` and ``actions(room, idx, seat, text)``. SQLite (an embedded file) is
-the default; PostgreSQL works through ``postgresql+psycopg://...``.
+``seats`` and ``actions(room, idx, seat, text, at, by)`` (``at``: the server's wall
+time of the move, from which the clocks are derived; ``by``: NULL for the seat's
+own player, ``bot:LEVEL`` for a bot standing in, see :mod:`spieltisch.server.clocks`);
+each room also keeps the rules version of the engine that plays it. SQLite (an
+embedded file) is the default; PostgreSQL works through ``postgresql+psycopg://...``.
+The schema is made and changed by the Alembic migrations in ``server/migrations/``,
+which opening a store runs (:func:`spieltisch.server.migrate.upgrade`); the tables
+below must match their head (docs/storage.md; a test compares them).
 
 Every write goes through the store's :class:`GroupWriter`: one thread that
 takes all the writes queued while its previous commit was on its way to the
@@ -23,7 +29,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,12 +47,16 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    false,
     func,
     select,
     update,
 )
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
+
+from spieltisch.engine import get_game
+from spieltisch.server import migrate
 
 log = logging.getLogger("spieltisch.server.store")
 
@@ -72,6 +82,8 @@ class SeatRow:
     taken: bool = False
     claim_from: str | None = None
     """For a rematch seat: the room whose secret for this seat may claim it."""
+    left: bool = False
+    """The seat's player resigned or left the game (a bot of the room's stand-in level plays on)."""
 
 
 @dataclass
@@ -88,6 +100,20 @@ class RoomRow:
     rematch_of: str | None = None
     created: float = field(default_factory=time.time)
     actions: list[tuple[int, str]] = field(default_factory=list)
+    rules_version: str | None = None
+    """The rules version of the engine that plays the game (``None``: the game's current one)."""
+    clock: dict[str, Any] | None = None
+    """The room's clock settings (:class:`spieltisch.server.clocks.ClockSettings` as JSON); None: no clock."""
+    started: float | None = None
+    """Wall time the game began (every seat taken): the first decision's clock starts there."""
+    active: float | None = None
+    """Wall time of the last join or seat change (moves count through ``actions.at``)."""
+    ended: str | None = None
+    """Why a game is over without an outcome: ``"ended"`` after a player left and the others ended it."""
+    times: list[float | None] = field(default_factory=list)
+    """Per action: its server wall time (None for actions stored before clocks existed)."""
+    by: list[str | None] = field(default_factory=list)
+    """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
 
 
 class Store:
@@ -123,6 +149,12 @@ class Store:
             Column("rematch", String(16), nullable=True),
             Column("rematch_of", String(16), nullable=True),
             Column("created", Float, nullable=False),
+            Column("rules_version", String(32), nullable=False, server_default="1"),  # 0002_rules_version
+            # 0003_clocks
+            Column("clock", Text, nullable=True),
+            Column("started", Float, nullable=True),
+            Column("active", Float, nullable=True, index=True),
+            Column("ended", String(16), nullable=True),
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -135,6 +167,7 @@ class Store:
             Column("secret_hash", String(128), nullable=True),
             Column("taken", Boolean, nullable=False),
             Column("claim_from", String(16), nullable=True),
+            Column("left", Boolean, nullable=False, server_default=false()),  # 0003_clocks
         )
         self.actions = Table(
             f"{prefix}actions",
@@ -143,11 +176,17 @@ class Store:
             Column("idx", Integer, primary_key=True),
             Column("seat", Integer, nullable=False),
             Column("text", String(256), nullable=False),
+            Column("at", Float, nullable=True),  # 0003_clocks
+            Column("by", String(72), nullable=True),  # 0003_clocks
         )
         try:
-            md.create_all(self.engine)
+            migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
+            self.engine.dispose()
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
+        self.version_table = Table(
+            migrate.version_table(prefix), MetaData(), Column("version_num", String(32), primary_key=True)
+        )
         self.writer = GroupWriter(self.engine, self._write_lock)
 
     # -- writes ----------------------------------------------------------------
@@ -165,29 +204,57 @@ class Store:
     async def create_room_async(self, room: RoomRow, rematch_of: str | None = None) -> None:
         await _durable(self.writer.submit(self._create_room(room, rematch_of)))
 
-    def update_seat(self, code: str, seat: SeatRow, status: str | None = None) -> None:
-        """Store a seat (and the room's new status, when it changed)."""
-        self.writer.submit(self._update_seat(code, seat, status)).result()
+    def update_seat(
+        self, code: str, seat: SeatRow, status: str | None = None, room: Mapping[str, Any] | None = None
+    ) -> None:
+        """Store a seat (and the room's new status, when it changed, and the room
+        columns in ``room``: ``started``, ``ended``). Counts as the room's activity."""
+        self.writer.submit(self._update_seat(code, seat, status, room)).result()
 
-    async def update_seat_async(self, code: str, seat: SeatRow, status: str | None = None) -> None:
-        await _durable(self.writer.submit(self._update_seat(code, seat, status)))
+    async def update_seat_async(
+        self, code: str, seat: SeatRow, status: str | None = None, room: Mapping[str, Any] | None = None
+    ) -> None:
+        await _durable(self.writer.submit(self._update_seat(code, seat, status, room)))
+
+    async def end_room_async(self, code: str, ended: str) -> None:
+        """Mark an unfinished game as over without an outcome (``ended`` says why)."""
+        values = {"status": "over", "ended": ended, "active": time.time()}
+
+        def write(conn: Connection) -> None:
+            conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(**values))
+
+        await _durable(self.writer.submit(write))
 
     def append_actions(
-        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
+        self,
+        code: str,
+        start: int,
+        actions: Sequence[tuple[int, str]],
+        status: str | None = None,
+        at: float | None = None,
+        by: str | None = None,
     ) -> None:
         """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
         status, atomically.
 
         The primary key ``(room, idx)`` makes a second writer of the same
-        index fail instead of forking the log.
+        index fail instead of forking the log. ``at`` is the moves' server wall
+        time, ``by`` who played them (None: the seat's own player; ``bot:LEVEL``:
+        a stand-in bot).
         """
-        self.writer.submit(_Append(self, code, start, actions, status)).result()
+        self.writer.submit(_Append(self, code, start, actions, status, at, by)).result()
 
     async def append_actions_async(
-        self, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None = None
+        self,
+        code: str,
+        start: int,
+        actions: Sequence[tuple[int, str]],
+        status: str | None = None,
+        at: float | None = None,
+        by: str | None = None,
     ) -> None:
         """:meth:`append_actions` for the event loop: returns once the actions are durable."""
-        await _durable(self.writer.submit(_Append(self, code, start, actions, status)))
+        await _durable(self.writer.submit(_Append(self, code, start, actions, status, at, by)))
 
     def _create_room(self, room: RoomRow, rematch_of: str | None) -> Write:
         def write(conn: Connection) -> None:
@@ -204,6 +271,10 @@ class Store:
                         rematch=room.rematch,
                         rematch_of=room.rematch_of,
                         created=room.created,
+                        rules_version=room.rules_version or get_game(room.game).rules_version,
+                        clock=json.dumps(room.clock) if room.clock is not None else None,
+                        started=room.started,
+                        active=room.created,
                     )
                 )
             except IntegrityError as exc:
@@ -216,9 +287,14 @@ class Store:
 
         return write
 
-    def _update_seat(self, code: str, seat: SeatRow, status: str | None) -> Write:
+    def _update_seat(
+        self, code: str, seat: SeatRow, status: str | None, room: Mapping[str, Any] | None
+    ) -> Write:
         values = _seat_values(code, seat)
         del values["room"], values["seat"]
+        room_values: dict[str, Any] = {**(room or {}), "active": time.time()}
+        if status is not None:
+            room_values["status"] = status
 
         def write(conn: Connection) -> None:
             conn.execute(
@@ -226,8 +302,7 @@ class Store:
                 .where(self.seats.c.room == code, self.seats.c.seat == seat.seat)
                 .values(**values)
             )
-            if status is not None:
-                conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(status=status))
+            conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(**room_values))
 
         return write
 
@@ -247,10 +322,10 @@ class Store:
                 select(self.seats).where(self.seats.c.room == code).order_by(self.seats.c.seat)
             ).mappings()
             actions = conn.execute(
-                select(self.actions.c.seat, self.actions.c.text)
+                select(self.actions.c.seat, self.actions.c.text, self.actions.c.at, self.actions.c.by)
                 .where(self.actions.c.room == code)
                 .order_by(self.actions.c.idx)
-            )
+            ).all()
             return RoomRow(
                 code=r["code"],
                 game=r["game"],
@@ -262,6 +337,11 @@ class Store:
                 rematch=r["rematch"],
                 rematch_of=r["rematch_of"],
                 created=r["created"],
+                rules_version=r["rules_version"],
+                clock=json.loads(r["clock"]) if r["clock"] else None,
+                started=r["started"],
+                active=r["active"],
+                ended=r["ended"],
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -271,10 +351,13 @@ class Store:
                         secret_hash=s["secret_hash"],
                         taken=s["taken"],
                         claim_from=s["claim_from"],
+                        left=bool(s["left"]),
                     )
                     for s in seats
                 ],
-                actions=[(int(seat), str(text)) for seat, text in actions],
+                actions=[(int(seat), str(text)) for seat, text, _at, _by in actions],
+                times=[None if at is None else float(at) for _seat, _text, at, _by in actions],
+                by=[None if by is None else str(by) for _seat, _text, _at, by in actions],
             )
 
     def unfinished(self) -> list[str]:
@@ -299,6 +382,7 @@ class Store:
         """Drop this store's tables (tests with a per-run table prefix)."""
         self.writer.close()
         self.metadata.drop_all(self.engine)
+        self.version_table.drop(self.engine, checkfirst=True)
         self.engine.dispose()
 
     # -- expiry (docs/protocol.md, "Limits": keep_finished_days, keep_abandoned_days) --
@@ -306,15 +390,21 @@ class Store:
         self, finished_before: float, abandoned_before: float, keep: frozenset[str] | set[str] = frozenset()
     ) -> list[str]:
         """Delete the rooms whose game is over and that were opened before
-        ``finished_before``, and the unfinished ones opened before
-        ``abandoned_before`` (epoch seconds; 0 deletes none), except those in
-        ``keep``; with their seats and actions, in one transaction. Returns their codes."""
-        from sqlalchemy import and_, delete, or_
+        ``finished_before``, and the unfinished ones with no activity (a move, a
+        join, a seat change; or the opening) since ``abandoned_before`` (epoch
+        seconds; 0 deletes none), except those in ``keep``; with their seats and
+        actions, in one transaction. Returns their codes."""
+        from sqlalchemy import and_, delete, exists, or_
 
-        r = self.rooms
+        r, a = self.rooms, self.actions
+        moved_since = exists().where(a.c.room == r.c.code, a.c.at >= abandoned_before)
         old = or_(
             and_(r.c.status == "over", r.c.created < finished_before),
-            and_(r.c.status != "over", r.c.created < abandoned_before),
+            and_(
+                r.c.status != "over",
+                func.coalesce(r.c.active, r.c.created) < abandoned_before,
+                ~moved_since,
+            ),
         )
         with self._write(), self.engine.begin() as conn:
             codes = [str(c) for c in conn.execute(select(r.c.code).where(old)).scalars() if c not in keep]
@@ -335,12 +425,20 @@ class _Append:
     Consecutive appends of a group are sent to the database as one statement."""
 
     def __init__(
-        self, store: Store, code: str, start: int, actions: Sequence[tuple[int, str]], status: str | None
+        self,
+        store: Store,
+        code: str,
+        start: int,
+        actions: Sequence[tuple[int, str]],
+        status: str | None,
+        at: float | None = None,
+        by: str | None = None,
     ) -> None:
         self.store = store
         self.code = code
         self.rows = [
-            {"room": code, "idx": start + i, "seat": s, "text": t} for i, (s, t) in enumerate(actions)
+            {"room": code, "idx": start + i, "seat": s, "text": t, "at": at, "by": by}
+            for i, (s, t) in enumerate(actions)
         ]
         self.status = status
 
@@ -482,6 +580,7 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
         "secret_hash": s.secret_hash,
         "taken": s.taken,
         "claim_from": s.claim_from,
+        "left": s.left,
     }
 
 

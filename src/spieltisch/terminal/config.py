@@ -30,6 +30,12 @@ class PlayConfig:
     options: dict[str, Any] = field(default_factory=dict)
     bot_timeout: float = 10.0
     lang: str = "en"
+    clock: float | None = None
+    """Seconds per decision for the people at the keyboard (None: no clock)."""
+    bank: float | None = None
+    """Seconds of time bank per person for the game, spent after ``clock`` (None: none)."""
+    stand_in: str = DEFAULT_BOT
+    """The bot that plays for a person whose time ran out."""
 
     @property
     def humans(self) -> list[int]:
@@ -78,6 +84,9 @@ def make_config(
     bot_timeout: float = 10.0,
     lang: str | None = None,
     env: Mapping[str, str] | None = None,
+    clock: float | None = None,
+    bank: float | None = None,
+    stand_in: str = DEFAULT_BOT,
 ) -> PlayConfig:
     """Check every option and build the configuration; raises :class:`PlayError`."""
     from spieltisch.engine import RulesError
@@ -97,6 +106,9 @@ def make_config(
     chosen = lang if lang is not None else detect_lang(os.environ if env is None else env)
     if chosen not in LANGS:
         raise PlayError(f"--lang {chosen!r}: choose one of {', '.join(LANGS)}")
+    for flag, seconds in (("--clock", clock), ("--bank", bank)):
+        if seconds is not None and not 0 < seconds <= 86400:
+            raise PlayError(f"{flag} {seconds:g}: seconds must be more than 0 and at most 86400")
     rule_options = parse_options(options, options_file)
     try:
         descriptor.new_state(players, 0, rule_options)  # unknown options, impossible decks
@@ -110,4 +122,7 @@ def make_config(
         options=rule_options,
         bot_timeout=bot_timeout,
         lang=chosen,
+        clock=clock,
+        bank=bank,
+        stand_in=stand_in,
     )

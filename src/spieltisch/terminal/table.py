@@ -10,6 +10,8 @@ the engine validates.
 from __future__ import annotations
 
 import random
+import select
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -19,6 +21,7 @@ from rich.text import Text
 from spieltisch.bots import Bot, make_bot
 from spieltisch.engine import Action, OptionsError, RulesError, State, get_game
 from spieltisch.match import BotFault, decide
+from spieltisch.server.clocks import Clocks, ClockSettings
 from spieltisch.terminal import render
 from spieltisch.terminal.config import HUMAN, PlayConfig, PlayError
 from spieltisch.terminal.i18n import Names, Texts
@@ -110,6 +113,22 @@ class TerminalTable:
         self.log: list[str] = []
         self.fallback = random.Random(f"terminal/{config.seed}/fallback")
         self.results_shown = 0
+        self.clocks: Clocks | None = None
+        """The people's clocks (``--clock``, ``--bank``): time out, and a bot plays for them."""
+        if config.clock is not None or config.bank is not None:
+            settings = ClockSettings(move=config.clock, bank=config.bank, stand_in=config.stand_in)
+            self.clocks = Clocks(settings, config.players)
+        self.stood_in: set[int] = set()
+        """The people's seats a bot plays for, since their time ran out (Enter takes them back)."""
+        self.stand_ins: dict[int, Bot] = {}
+        if self.clocks is not None:  # a bad --stand-in stops the game now, not at the first time-out
+            for seat in self.humans:
+                try:
+                    self._stand_in(seat)
+                except (OptionsError, ImportError, RulesError, ValueError) as exc:
+                    for bot in self.bots.values():
+                        bot.close()
+                    raise PlayError(f"--stand-in {config.stand_in!r}: {exc}") from exc
         isatty = getattr(stdin, "isatty", None)
         self.echo = not (callable(isatty) and isatty())
         self.pause = (not self.echo if pause is None else pause) and bool(self.humans)
@@ -119,6 +138,8 @@ class TerminalTable:
         """Play to the end (0), or until the human quits (0) or input ends (1)."""
         try:
             self._header()
+            if self.clocks is not None:
+                self.clocks.start(self.state.to_move(), time.monotonic())
             while not self.state.is_over():
                 self._decision_round()
             self._finish()
@@ -129,7 +150,7 @@ class TerminalTable:
             self.console.print(self.texts("quit", seed=self.config.seed), style="bold")
             return 1 if exc.by_input_end else 0
         finally:
-            for bot in self.bots.values():
+            for bot in [*self.bots.values(), *self.stand_ins.values()]:
                 bot.close()
 
     def _key(self) -> tuple[Any, Any]:
@@ -146,17 +167,78 @@ class TerminalTable:
             if seat not in self.state.to_move() or self._key() != key:
                 break
             before = self.state.view(None)
+            movers_before = self.state.to_move()
             if seat in self.humans:
-                action = self._ask(seat)
-                self.state.apply(seat, action)
+                if seat in self.stood_in and self._input_waiting():
+                    self._take_back()
+                asked = self._ask(seat) if seat not in self.stood_in else None
+                if asked is None:  # the time ran out now or before: the stand-in bot decides
+                    if seat not in self.stood_in:
+                        self.stood_in.add(seat)
+                        self.console.print(
+                            Text(self.texts("time_up", level=self.config.stand_in), style="bold yellow")
+                        )
+                    else:
+                        self.console.print(
+                            Text(self.texts("bot_plays_for_you", level=self.config.stand_in), style="dim")
+                        )
+                    action = self._bot_move(seat, self._stand_in(seat))
+                else:
+                    action = asked
+                    self.state.apply(seat, action)
             else:
                 action = self._bot_move(seat)
+            if self.clocks is not None:
+                after = self.state.to_move() if not self.state.is_over() else ()
+                self.clocks.moved([seat], movers_before, after, time.monotonic())
             self._event(seat, action, before)
             self._show_results()
         self._show_reveal(key)
 
-    def _bot_move(self, seat: int) -> Action:
-        action_id, fault = decide(self.bots[seat], self.state, seat, self.fallback)
+    def _stand_in(self, seat: int) -> Bot:
+        bot = self.stand_ins.get(seat)
+        if bot is None:
+            bot = self.stand_ins[seat] = make_bot(
+                self.config.game, self.config.stand_in, seat, self.config.seed
+            )
+        return bot
+
+    def _take_back(self) -> None:
+        """Enter (or any line) while a bot plays for you: your seat is yours again."""
+        if self.stood_in:
+            self.stood_in.clear()
+            self.console.print(Text(self.texts("seat_back"), style="bold green"))
+
+    def _fileno(self) -> int | None:
+        """The input's file descriptor, to wait on with a deadline (None: scripted input,
+        not a terminal: nobody is timed out)."""
+        if self.echo:
+            return None
+        try:
+            fileno = getattr(self.stdin, "fileno", None)
+            return int(fileno()) if callable(fileno) else None
+        except (OSError, ValueError):
+            return None
+
+    def _readline(self, deadline: float | None) -> str | None:
+        """A line of input; None when the monotonic ``deadline`` passed first."""
+        fileno = self._fileno() if deadline is not None else None
+        if deadline is not None and fileno is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fileno], [], [], wait)[0]:
+                return None
+        return self.stdin.readline()
+
+    def _input_waiting(self) -> bool:
+        """Whether a line was typed (read and dropped: it only takes the seat back)."""
+        fileno = self._fileno()
+        if fileno is None or not select.select([fileno], [], [], 0)[0]:
+            return False
+        self.stdin.readline()
+        return True
+
+    def _bot_move(self, seat: int, bot: Bot | None = None) -> Action:
+        action_id, fault = decide(bot or self.bots[seat], self.state, seat, self.fallback)
         if fault is not None:
             self.faults[seat] += 1
             self.fault_messages.append(f"seat {seat}: {fault}")
@@ -198,6 +280,9 @@ class TerminalTable:
                 if not self.stdin.readline():
                     self.console.print()
                     raise Abandoned(by_input_end=True)
+                self._take_back()
+                if self.clocks is not None:  # reading the summary is not thinking time
+                    self.clocks.pause(time.monotonic())
             else:
                 self.console.print()
 
@@ -220,8 +305,9 @@ class TerminalTable:
                 game_over(data, self.state.view(seat))
 
     # -- the human ---------------------------------------------------------------
-    def _ask(self, seat: int) -> Action:
-        """Show the seat's view and the menu; read until a legal action comes."""
+    def _ask(self, seat: int) -> Action | None:
+        """Show the seat's view and the menu; read until a legal action comes
+        (None: the seat's clock ran out first)."""
         legal = self.state.legal_actions(seat)
         menu = build_menu(self.game.name, legal)
         width = self.console.width
@@ -231,7 +317,10 @@ class TerminalTable:
             pages = self._screen(seat, menu, page, message)
             message = None
             self.console.print(self.texts("prompt"), end="")
-            line = self.stdin.readline()
+            line = self._readline(self.clocks.deadline(seat) if self.clocks is not None else None)
+            if line is None:
+                self.console.print()
+                return None
             if not line:
                 self.console.print()
                 raise Abandoned(by_input_end=True)
@@ -302,6 +391,10 @@ class TerminalTable:
         self.console.print(shown)
         self.console.print(recent)
         self.console.print(heading)
+        if self.clocks is not None:
+            clock = self.texts("clock", time=self.clocks.text(seat, time.monotonic()))
+            then = self.texts("clock_bot", level=self.config.stand_in)
+            self.console.print(Text(f"{clock} — {then}", style="bold"))
         self.console.print(menu_view)
         if message:
             self._refuse(message)

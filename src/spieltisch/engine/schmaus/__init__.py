@@ -19,6 +19,7 @@ GAME: SchmausGame = BaseGame(
     state_class=SchmausState,
     codec=actions,
     normalize=normalize_options,
+    rules_version="1",  # raise it when a record of this version could replay differently
 )
 
 __all__ = [

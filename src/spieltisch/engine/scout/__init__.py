@@ -13,7 +13,12 @@ ScoutGame = BaseGame[ScoutState]
 """The type of :data:`GAME` (Scout has no rule options)."""
 
 GAME: ScoutGame = BaseGame(
-    name="scout", title="Scout", reasons=REASONS, state_class=ScoutState, codec=actions
+    name="scout",
+    title="Scout",
+    reasons=REASONS,
+    state_class=ScoutState,
+    codec=actions,
+    rules_version="1",  # raise it when a record of this version could replay differently
 )
 
 __all__ = [

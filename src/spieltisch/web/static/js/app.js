@@ -3,7 +3,8 @@
 
 import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat, seatHeaders } from "./api.js";
 import { art, schmausName } from "./cards.js";
-import { clear, h, rerender } from "./dom.js";
+import { seatClock, settingsText, tickClocks } from "./clocks.js";
+import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
@@ -110,7 +111,18 @@ function copyField(value, testid, label, copyLabel) {
 // -- start page ---------------------------------------------------------------------
 
 function startPage() {
-  const st = { games: null, error: null, game: "scout", players: 3, options: {}, seats: [], name: loadName(), busy: false, code: "" };
+  const st = {
+    games: null,
+    error: null,
+    game: "scout",
+    players: 3,
+    options: {},
+    seats: [],
+    name: loadName(),
+    busy: false,
+    code: "",
+    clock: { move: "", bank: "", grace: "", stand_in: "" },
+  };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
 
   function defaults() {
@@ -212,6 +224,47 @@ function startPage() {
     return null;
   }
 
+  function clockFields(g) {
+    const number = (key, min, max, step) =>
+      h(
+        "label.field",
+        { for: `clock-${key}` },
+        h("span", null, t(`start.clock.${key}`)),
+        h("input", {
+          id: `clock-${key}`,
+          type: "number",
+          min,
+          max,
+          step,
+          inputmode: "decimal",
+          placeholder: t("start.clock.none"),
+          value: st.clock[key],
+          "data-testid": `clock-${key}`,
+          oninput: (e) => { st.clock[key] = e.target.value; },
+        }),
+      );
+    const chosen = st.clock.stand_in || (g.bot_levels.includes("medium") ? "medium" : g.bot_levels[0]);
+    return h(
+      "details.field.clock-settings",
+      { "data-keep": "clock", "data-testid": "clock-settings" },
+      h("summary", null, t("start.clock.title")),
+      h("p.hint", null, t("start.clock.hint")),
+      number("move", 1, 86400, 1),
+      number("bank", 1, 604800, 1),
+      number("grace", 0, 86400, 1),
+      h(
+        "label.field",
+        { for: "clock-stand_in" },
+        h("span", null, t("start.clock.stand_in")),
+        h(
+          "select",
+          { id: "clock-stand_in", "data-testid": "clock-stand_in", onchange: (e) => { st.clock.stand_in = e.target.value; } },
+          g.bot_levels.map((level) => h("option", { value: level, selected: level === chosen }, t(`level.${level}`))),
+        ),
+      ),
+    );
+  }
+
   async function create() {
     const g = gameInfo();
     const name = st.name.trim();
@@ -229,9 +282,15 @@ function startPage() {
       const v = st.options[o.name];
       if (JSON.stringify(v) !== JSON.stringify(o.default)) options[o.name] = v;
     }
+    const clock = {};
+    for (const key of ["move", "bank", "grace"]) if (st.clock[key] !== "") clock[key] = Number(st.clock[key]);
+    if (Object.keys(clock).length && st.clock.stand_in) clock.stand_in = st.clock.stand_in;
+    const body = { game: st.game, players: st.players, options, seats: st.seats, name };
+    if (Object.keys(clock).length) body.clock = clock;
     try {
-      const res = await api("POST", "/api/rooms", { game: st.game, players: st.players, options, seats: st.seats, name });
+      const res = await api("POST", "/api/rooms", body);
       saveSeat(res.room, res.seat, res.secret);
+      if (res.remote.length) saveTokens(res.room, res.remote);
       navigate(`/r/${res.room}`);
     } catch (err) {
       st.busy = false;
@@ -286,7 +345,7 @@ function startPage() {
           seatList.append(h("div.seat-row", null, h("span.seat-no", null, t("seat.n", { n: i + 1 })), h("span", null, t("start.you"))));
           return;
         }
-        const value = seat.kind === "human" ? "human" : `bot:${seat.level}`;
+        const value = seat.kind === "bot" ? `bot:${seat.level}` : seat.kind;
         seatList.append(
           h(
             "label.seat-row",
@@ -299,16 +358,18 @@ function startPage() {
                 "data-testid": `seat-kind-${i}`,
                 onchange: (e) => {
                   const v = e.target.value;
-                  st.seats[i] = v === "human" ? { kind: "human" } : { kind: "bot", level: v.slice(4) };
+                  st.seats[i] = v === "human" || v === "remote" ? { kind: v } : { kind: "bot", level: v.slice(4) };
                 },
               },
               h("option", { value: "human", selected: value === "human" }, t("start.friend")),
               g.bot_levels.map((level) => h("option", { value: `bot:${level}`, selected: value === `bot:${level}` }, t("start.bot", { level: t(`level.${level}`) }))),
+              h("option", { value: "remote", selected: value === "remote" }, t("start.remote")),
             ),
           ),
         );
       });
       form.append(seatList);
+      form.append(clockFields(g));
       if (g.options.length) {
         form.append(h("fieldset.options", null, h("legend", null, t("start.options")), g.options.map(optionControl)));
       }
@@ -351,6 +412,27 @@ function startPage() {
 
 // -- room page -----------------------------------------------------------------------
 
+// The bot tokens of a new room's remote seats, for its creator's page only: in
+// sessionStorage (this tab), never in a URL (docs/protocol.md, "Secrets").
+const TOKENS_PREFIX = "spieltisch.tokens.";
+
+function saveTokens(room, tokens) {
+  try {
+    sessionStorage.setItem(TOKENS_PREFIX + room.toUpperCase(), JSON.stringify(tokens));
+  } catch {
+    /* private mode: the tokens are shown on this page only */
+  }
+}
+
+function loadTokens(room) {
+  try {
+    const tokens = JSON.parse(sessionStorage.getItem(TOKENS_PREFIX + room.toUpperCase()) || "[]");
+    return Array.isArray(tokens) ? tokens.filter((x) => Number.isInteger(x.seat) && typeof x.token === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 function roomPage(code) {
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.has("seat") && frag.has("secret")) {
@@ -383,7 +465,12 @@ function roomPage(code) {
     reveal: null,
     replay: null,
     busy: false,
+    arrived: performance.now(),
+    confirmLeave: false,
+    goneOn: new Set(),
+    tokens: loadTokens(code),
   };
+  const ticker = setInterval(() => tickClocks(root, st.msg, st.arrived), 200);
 
   function connect() {
     st.conn?.close();
@@ -411,7 +498,8 @@ function roomPage(code) {
   api("GET", `/api/rooms/${code}`)
     .then((info) => {
       st.info = info;
-      if (st.seat) connect();
+      if (info.archived && !st.seat) st.spectator = true; // a record to read: its log comes over the socket
+      if (st.seat || info.archived) connect();
       render();
     })
     .catch((err) => {
@@ -431,6 +519,7 @@ function roomPage(code) {
       msg.log = known.slice(0, msg.log_from).concat(msg.log);
     }
     st.msg = msg;
+    st.arrived = performance.now();
     st.info = msg.room;
     const v = msg.view;
     const sig = msg.legal.map((x) => x[0]).join(",");
@@ -630,6 +719,31 @@ function roomPage(code) {
     return panel;
   }
 
+  /** A stored game that no longer replays under this table's rules: the reason,
+   * its rules version and its stored moves as text; nothing to play (docs/storage.md). */
+  function archivedView() {
+    const info = st.info;
+    const log = st.msg ? st.msg.log : [];
+    return h(
+      "div.card-panel.archived",
+      { "data-testid": "archived" },
+      h("h1", null, t("archived.title", { game: info.title, code })),
+      h("p", { role: "status" }, t("archived.explain")),
+      // The server's reason and the stored notation are data, in English notation: not translated.
+      h("p.archived-reason", { "data-testid": "archived-reason" }, t("archived.reason"), " ", h("span", { translate: "no", lang: "en" }, info.archived_reason || "")),
+      h("p", { "data-testid": "archived-rules" }, t("archived.rules", { version: info.rules_version })),
+      h("h2", null, t("archived.log")),
+      st.msg
+        ? h(
+            "ol.log.archived-log",
+            { "data-testid": "archived-log", tabindex: "0", translate: "no", "aria-label": t("archived.log") },
+            log.map((e) => h("li", { value: e.n, key: `log-${e.n}` }, `${name(e.seat)}: ${e.text}`)),
+          )
+        : h("p", null, t("room.connecting")),
+      h("a", { href: "/" }, t("room.home")),
+    );
+  }
+
   function lobbyView() {
     const info = st.info;
     const invite = `${location.origin}/r/${code}`;
@@ -647,6 +761,77 @@ function roomPage(code) {
     panel.append(h("p.hint", null, t("lobby.waiting")));
     panel.append(deviceLink());
     return panel;
+  }
+
+  function send(message) {
+    st.notice = null;
+    st.conn?.send(message);
+  }
+
+  /** The table's own controls for clocks and leaving: taking the seat back from the
+   * stand-in bot, leaving (with a confirmation), and, after somebody left, going on
+   * with the bot or ending the game. */
+  function seatControls(msg) {
+    if (!st.seat || st.spectator || msg.room.status !== "playing") return null;
+    const me = msg.room.seats[st.seat.seat];
+    const out = [];
+    if (me?.stand_in && !me.left) {
+      out.push(
+        h(
+          "div.banner.stand-in-banner",
+          { role: "status", "data-testid": "stood-in" },
+          h("span", null, t("clock.standingIn", { level: t(`level.${me.stand_in}`) })),
+          h("button.primary", { type: "button", "data-testid": "take-back", onclick: () => send({ type: "take_back" }) }, t("clock.takeBack")),
+        ),
+      );
+    }
+    const left = msg.room.seats.filter((x) => x.left && !st.goneOn.has(x.seat));
+    if (left.length && me && !me.left) {
+      const names = left.map((x) => x.name || t("seat.n", { n: x.seat + 1 })).join(", ");
+      out.push(
+        h(
+          "section.card-panel.left-choice",
+          { "aria-label": t("leave.choiceTitle"), "data-testid": "left-choice" },
+          h("p", null, t("leave.someoneLeft", { names })),
+          h(
+            "div.inline",
+            null,
+            h("button.primary", { type: "button", "data-testid": "go-on", onclick: () => { for (const x of left) st.goneOn.add(x.seat); render(); } }, t("leave.goOn")),
+            h("button.danger", { type: "button", "data-testid": "end-game", onclick: () => send({ type: "end_game" }) }, t("leave.end")),
+          ),
+        ),
+      );
+    }
+    return out;
+  }
+
+  function leaveControl(msg) {
+    if (!st.seat || st.spectator || msg.room.status !== "playing" || msg.room.seats[st.seat.seat]?.left) return null;
+    if (!st.confirmLeave) {
+      return h("button.link.leave", { type: "button", "data-testid": "leave", onclick: () => { st.confirmLeave = true; render(); } }, t("leave.button"));
+    }
+    return h(
+      "div.card-panel.confirm-leave",
+      { role: "alertdialog", "aria-labelledby": "leave-q", "data-testid": "confirm-leave" },
+      h("p", { id: "leave-q" }, t("leave.confirm")),
+      h(
+        "div.inline",
+        null,
+        h("button.danger", { type: "button", "data-testid": "leave-yes", onclick: () => { st.confirmLeave = false; send({ type: "leave" }); } }, t("leave.yes")),
+        h("button", { type: "button", "data-testid": "leave-no", onclick: () => { st.confirmLeave = false; render(); } }, t("leave.no")),
+      ),
+    );
+  }
+
+  function tokensPanel() {
+    if (!st.tokens.length || st.spectator) return null;
+    return h(
+      "details.side-panel",
+      { "data-keep": "tokens", "data-testid": "tokens" },
+      h("summary", null, t("remote.title")),
+      h("p.hint", null, t("remote.hint")),
+      st.tokens.map((x) => copyField(x.token, `token-${x.seat}`, t("remote.token", { n: x.seat + 1 }), t("remote.copy"))),
+    );
   }
 
   function deviceLink() {
@@ -683,6 +868,10 @@ function roomPage(code) {
             h("b", null, name(s)),
             active ? h("span.turn", null, t("seat.turn")) : null,
           ),
+          seatInfo?.stand_in
+            ? h("div.stand-in", { "data-testid": `stand-in-${s}` }, t(seatInfo.left ? "seat.leftBot" : "seat.standIn", { level: t(`level.${seatInfo.stand_in}`), name: seatInfo.name || t("seat.n", { n: s + 1 }) }))
+            : null,
+          seatClock(st.msg, s, st.arrived),
           h("div.player-score", null, t("seat.score", { n: view.scores[s] })),
           h("div.facts", null, facts),
         ),
@@ -798,6 +987,7 @@ function roomPage(code) {
         h("span.replay-pos", { "data-testid": "replay-pos" }, t("replay.stepOf", { n: index, total: frames.length - 1 })),
       ),
       h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
+      h("p.replay-rules", { "data-testid": "replay-rules" }, t("replay.rules", { version: data.rules_version })),
       ended ? h("section.summary-panel", { "aria-label": t("summary.title"), "data-testid": "replay-round" }, roundSummary(game, ended, view.players, name)) : null,
       h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
       playersStrip(view),
@@ -829,9 +1019,15 @@ function roomPage(code) {
         h("span.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
         h("span.status", { "data-testid": "status", class: ctx.mine() ? "yours" : "" }, statusText()),
         st.spectator ? h("span.badge", null, t("room.spectator")) : null,
+        msg.room.clock ? h("span.clock-settings", { "data-testid": "clock-info" }, settingsText(msg.room.clock)) : null,
+        leaveControl(msg),
       ),
     );
+    append(wrap, [seatControls(msg)]);
     wrap.append(playersStrip(view));
+    if (over && !view.outcome) {
+      wrap.append(h("section.final-panel", { "data-testid": "ended" }, h("p", null, t(msg.room.ended === "left" ? "leave.endedLeft" : "leave.ended"))));
+    }
     if (over && view.outcome) {
       const actions = h("div.final-actions");
       if (st.seat && !st.spectator) {
@@ -880,6 +1076,7 @@ function roomPage(code) {
         ),
       );
     }
+    append(side, [tokensPanel()]);
     if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")), deviceLink()));
     wrap.append(side);
     return wrap;
@@ -898,6 +1095,10 @@ function roomPage(code) {
       }
       if (!st.info) {
         frame.append(h("p", null, t("loading")));
+        return frame;
+      }
+      if (st.info.archived) {
+        frame.append(archivedView());
         return frame;
       }
       if (st.replay) {
@@ -931,7 +1132,10 @@ function roomPage(code) {
 
   return {
     render,
-    dispose: () => st.conn?.close(),
+    dispose: () => {
+      clearInterval(ticker);
+      st.conn?.close();
+    },
     game: () => st.info?.game || "scout",
   };
 }

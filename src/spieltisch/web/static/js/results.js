@@ -39,7 +39,9 @@ export function logText(game, entry, name) {
 export function logPanel(game, log, name, onscroll) {
   const list = h("ol.log", { "data-testid": "log", tabindex: "0", "aria-label": t("log.title"), onscroll });
   for (const entry of log) {
-    list.append(h("li", { value: entry.n, key: `log-${entry.n}` }, logText(game, entry, name)));
+    // A move a stand-in bot played for a person says so (docs/web.md, "Clocks and stand-in bots").
+    const by = entry.by?.startsWith("bot:") ? h("span.log-by", null, ` (${t("log.byBot", { level: t(`level.${entry.by.slice(4)}`) })})`) : null;
+    list.append(h("li", { value: entry.n, key: `log-${entry.n}` }, logText(game, entry, name), by));
   }
   return list;
 }

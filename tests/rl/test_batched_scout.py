@@ -1,0 +1,225 @@
+"""The batched Scout engine plays exactly like the reference engine (docs/rl.md).
+
+Thousands of seeded random trajectories at 2 to 5 players: flips (S-5), shows,
+scouts, scout & show as two decisions (S-9), round ends (S-10, S-15) and the
+scoring (S-11, S-16) are compared game by game, node by node, with the legal
+masks against :func:`spieltisch.rl.scout_actions.legal` of the engine's list.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from spieltisch.engine import get_game  # noqa: E402
+from spieltisch.engine.scout.cards import ALL_CARDS, TURNED  # noqa: E402
+from spieltisch.engine.scout.state import REMOVED  # noqa: E402
+from spieltisch.rl import batched_scout, scout_actions  # noqa: E402
+from spieltisch.rl.batched_scout import BatchedScout  # noqa: E402
+
+SCOUT = get_game("scout")
+PHASES = {batched_scout.FLIP: "flip", batched_scout.PLAY: "play", batched_scout.OVER: "over"}
+
+
+def engine_dealer(players: int, seeds: list[int]) -> batched_scout.Dealer:
+    """The reference engine's deal of game ``g``, round ``r`` (S-1: its seed string, its orientations)."""
+    cards = [c for c in ALL_CARDS if c not in REMOVED[players]]
+
+    def deal(g: int, round_index: int) -> list[int]:
+        rng = random.Random(f"scout/{seeds[g]}/round/{round_index}")
+        deck = list(cards)
+        rng.shuffle(deck)
+        return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
+
+    return deal
+
+
+def snapshot(state: Any) -> dict[str, Any]:
+    return {
+        "hands": [list(h) for h in state.hands],
+        "table": list(state.table),
+        "owner": state.owner,
+        "current": state.current,
+        "phase": state.phase,
+        "pending": list(state.pending) if state.phase == "flip" else None,
+        "chips": list(state.chips),
+        "collected": list(state.collected),
+        "tokens": list(state.tokens),
+        "totals": list(state.totals),
+        "round": state.round,
+    }
+
+
+def batched_snapshot(env: BatchedScout, g: int) -> dict[str, Any]:
+    phase = PHASES[int(env.phase[g])]
+    n = int(env.table_size[g])
+    return {
+        "hands": [
+            [
+                int(t) * 11 + int(b)
+                for t, b in zip(env.top[g, s, : env.size[g, s]], env.bottom[g, s], strict=False)
+            ]
+            for s in range(env.players)
+        ],
+        "table": [
+            int(t) * 11 + int(b) for t, b in zip(env.table_top[g, :n], env.table_bottom[g, :n], strict=True)
+        ],
+        "owner": None if env.owner[g] < 0 else int(env.owner[g]),
+        "current": int(env.current[g]),
+        "phase": phase,
+        "pending": env.pending[g].tolist() if phase == "flip" else None,
+        "chips": env.chips[g].tolist(),
+        "collected": env.collected[g].tolist(),
+        "tokens": env.tokens[g].tolist(),
+        "totals": env.totals[g].tolist(),
+        "round": int(env.round[g]),
+    }
+
+
+def public(state: Any) -> tuple[Any, ...]:
+    return (
+        state.phase,
+        state.current,
+        state.owner,
+        list(state.table),
+        state.totals,
+        [len(h) for h in state.hands],
+    )
+
+
+def batched_public(env: BatchedScout, g: int) -> tuple[Any, ...]:
+    snap = batched_snapshot(env, g)
+    return (
+        snap["phase"],
+        snap["current"],
+        snap["owner"],
+        snap["table"],
+        snap["totals"],
+        env.size[g].tolist(),
+    )
+
+
+def run_against_engine(players: int, games: int, seed: int, full_every: int = 4) -> tuple[int, set[str]]:
+    """Random legal play in both engines. Every ``full_every``-th game is compared in
+    full at every node (state and mask against the engine's legal list); the others
+    at every node on the public state, in full at every deal and at the end, and each
+    of their ids is applied through the engine's checked path (an illegal id raises).
+    Returns (decisions, kinds of decision and round end seen)."""
+    seeds = [seed * 100_000 + i for i in range(games)]
+    states = [SCOUT.new_state(players, s) for s in seeds]
+    env = BatchedScout(games, players, dealer=engine_dealer(players, seeds))
+    rng = random.Random(seed)
+    pending: list[int | None] = [None] * games
+    legal: list[scout_actions.ScoutLegal | None] = [None] * games
+    kinds: set[str] = set()
+    decisions = 0
+    while not all(s.is_over() for s in states):
+        mask = env.legal_mask()
+        to_move = env.to_move()
+        actions = np.full(games, -1)
+        for g, state in enumerate(states):
+            if state.is_over():
+                assert env.phase[g] == batched_scout.OVER and to_move[g] == -1
+                assert not mask[g].any()
+                continue
+            seat = int(to_move[g])
+            full = g % full_every == 0
+            if pending[g] is None:
+                if full or state.phase == "flip":
+                    assert batched_snapshot(env, g) == snapshot(state), f"game {g} differs after {decisions}"
+                else:
+                    assert batched_public(env, g) == public(state), f"game {g} differs after {decisions}"
+                assert seat in state.to_move()
+            ids = np.nonzero(mask[g])[0].tolist()
+            choice = rng.choice(ids)
+            actions[g] = choice
+            kinds.add(scout_actions.decode(choice).kind)
+            if full:
+                if pending[g] is None:
+                    legal[g] = scout_actions.legal(state.legal_action_ids(seat), len(state.table))
+                here = legal[g]
+                assert here is not None
+                assert ids == here.ids(pending[g]), f"game {g}: masks differ after {decisions} decisions"
+                engine_id = here.engine_id(choice, pending[g])
+                if engine_id is not None:
+                    state.apply_id(seat, engine_id)
+            elif choice < scout_actions.SCOUT_SHOW_BASE:
+                state.apply(seat, scout_actions.to_text(choice, pending[g]))
+            pending[g] = choice if choice >= scout_actions.SCOUT_SHOW_BASE else None
+        before = env.totals.copy()
+        change = env.step(actions)
+        assert (change == env.totals - before).all()
+        decisions += int((actions >= 0).sum())
+    for g, state in enumerate(states):
+        assert batched_snapshot(env, g) == snapshot(state)
+        kinds.update(f"ended_by {r['ended_by']}" for r in state.results)
+    return decisions, kinds
+
+
+@pytest.mark.slow  # about 10-25 s each: the reference engine's Python side dominates
+@pytest.mark.parametrize(("players", "games"), [(2, 1200), (3, 400), (4, 300), (5, 250)])
+def test_batched_scout_matches_the_reference_engine(players: int, games: int) -> None:
+    """2,150 seeded random games in all, every decision compared."""
+    decisions, kinds = run_against_engine(players, games, seed=players)
+    assert decisions > games * players * 10
+    assert {"keep", "flip", "show", "scout"} <= kinds
+    if players == 2:
+        assert "ended_by stuck" in kinds  # S-15 (c)
+    else:  # S-9, S-10 (a), S-10 (b)
+        assert {"scout_show", "ended_by all_scouted", "ended_by hand_empty"} <= kinds
+
+
+def assert_uniform(env: BatchedScout, rng: Any) -> set[int]:
+    """All games at one position: the sampled ids are exactly the legal ones, about equally often."""
+    mask = env.legal_mask()
+    assert (mask == mask[0]).all()
+    legal = set(np.nonzero(mask[0])[0].tolist())
+    counts = np.bincount(env.sample_legal(rng), minlength=scout_actions.NUM_ACTIONS)
+    assert set(np.nonzero(counts)[0].tolist()) == legal
+    expected = env.batch / len(legal)
+    assert counts[sorted(legal)].min() > expected / 3 and counts.max() < expected * 3
+    return legal
+
+
+def test_sampling_is_uniform_over_the_legal_ids() -> None:
+    """Many copies of one position, then of one scout half: shows, scouts, scout halves, show halves."""
+    deck = engine_dealer(4, [7])(0, 0)
+    games = 12_000
+    env = BatchedScout(games, 4, dealer=lambda g, r: deck)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        env.step(np.full(games, scout_actions.KEEP))  # S-5, one seat at a time
+    env.step(np.full(games, int(np.nonzero(env.legal_mask()[0])[0][0])))  # the same first show everywhere
+    legal = assert_uniform(env, rng)
+    halves = sorted(i for i in legal if i >= scout_actions.SCOUT_SHOW_BASE)
+    assert halves and any(scout_actions.SHOW_BASE <= i < scout_actions.SCOUT_BASE for i in legal)
+    env.step(np.full(games, halves[len(halves) // 2]))  # S-9: the same scout half everywhere
+    shows = assert_uniform(env, rng)
+    assert all(scout_actions.SHOW_BASE <= i < scout_actions.SCOUT_BASE for i in shows)
+
+
+def test_random_play_with_own_deals_and_reset() -> None:
+    env = BatchedScout(64, 4, seed=1)
+    rng = np.random.default_rng(2)
+    finished = 0
+    for _ in range(600):
+        mask = env.legal_mask()
+        actions = env.sample_legal(rng)
+        assert mask[np.arange(64), actions].all()
+        env.step(actions)
+        held = env.size.sum(1) + env.table_size + env.collected.sum(1)
+        assert (held == 4 * 11).all()  # every dealt card in a hand, on the table or captured (S-2, S-6)
+        finished += int((env.phase == batched_scout.OVER).sum())
+        env.reset_done()
+    assert finished > 0
+
+
+def test_bad_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        BatchedScout(4, 6)
+    with pytest.raises(ValueError, match="at least one game"):
+        BatchedScout(0, 3)
