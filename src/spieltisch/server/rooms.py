@@ -484,8 +484,11 @@ class Room:
         new = self.state.clone()
         for s, text in added:
             new.apply(s, text)
-        if by is None:
+        level = stand_in_level(by)
+        if level is None:
             self._take_back(added[0][0])
+        else:  # a bot stands in for the seat (it timed out on the owner)
+            self.stand_in.setdefault(added[0][0], level)
         self._commit(added[0][0], new, added, status, by)
         self.broadcast(acting, ack)
 
