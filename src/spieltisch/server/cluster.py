@@ -91,7 +91,7 @@ FORWARD_TIMEOUT = 5.0
 ROUTE_FOR = 3.0
 """Seconds a command looks for the room's owner (a takeover takes about ``LEASE_TTL``)."""
 
-REDIS_CONNECTIONS = 32
+REDIS_CONNECTIONS = 64
 """Most connections a worker opens to Redis (its subscription apart)."""
 MAX_BATCH = 256
 """Most messages a worker sends to Redis in one pipeline."""
@@ -311,7 +311,9 @@ class Cluster:
         except (RedisError, OSError) as exc:
             log.warning("room %s: Redis unreachable while loading: %s", room.code, exc)
             return
-        self._presence[room.code] = {w: set(orjson.loads(seats)) for w, seats in presence.items()}
+        known = self._presence.setdefault(room.code, {})
+        for worker, seats in presence.items():  # a message that came meanwhile is newer
+            known.setdefault(worker, set(orjson.loads(seats)))
         self._update_elsewhere(room, broadcast=False)
         self._resync_soon(room)  # what was appended between the load and now
 
@@ -632,10 +634,8 @@ class Cluster:
                 if self.reachable:
                     log.warning("worker %s: Redis unreachable: %s", self.id, exc)
                 self.reachable = False
-            now = time.monotonic()
-            for code, lease in list(self.leases.items()):
-                if now >= lease.valid_until:
-                    self._lost(code)
+            # A lease whose validity ran out here is not given up: writes wait (check_write
+            # refuses them) until a renewal finds it still ours, or lost (then _lost).
             await asyncio.sleep(max(0.0, self.tick - (time.monotonic() - started)))
 
     async def _renew(self) -> None:
