@@ -425,7 +425,11 @@ def run(
             for proc in procs:
                 proc.terminate()
             for proc in procs:
-                proc.wait(timeout=30)
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:  # a busy machine: do not leave it running
+                    proc.kill()
+                    proc.wait(timeout=30)
             if cluster is not None:
                 _clean(cluster)
     _report(console, stats, plans, games, think, cluster)
