@@ -246,6 +246,17 @@ def serve(
             help="Work per decision of a finished game's review: WORLDS or WORLDSxPLAYOUTS (docs/review.md)."
         ),
     ] = "8",
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            help="redis://HOST:PORT/DB: be one worker of several sharing the rooms (docs/deploy.md); "
+            "needs a PostgreSQL --database."
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(min=1, help="Worker processes on this machine, sharing the port (needs --redis)."),
+    ] = 1,
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
     max_message: Annotated[
         int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
@@ -300,6 +311,8 @@ def serve(
     require("spieltisch serve", "web")
     if database.startswith(("postgresql", "postgres:")):
         require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
+    if redis is not None:
+        require("spieltisch serve --redis", "cluster")
     from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
@@ -324,7 +337,7 @@ def serve(
         raise fail(str(exc)) from None
     run_server(
         host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
-        review_budget=budget,
+        review_budget=budget, redis=redis, workers=workers,
     )  # fmt: skip
 
 
@@ -340,14 +353,34 @@ def bench_server(
     bots: Annotated[
         str, typer.Option(help="Bots at every table, comma-separated levels (e.g. medium,hard; none).")
     ] = "random",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Measure a cluster of this many workers (docs/deploy.md) on --database and --redis "
+            "instead of one server on SQLite; each game's clients are spread over the workers.",
+        ),
+    ] = None,
+    database: Annotated[
+        str | None, typer.Option(help="With --workers: the PostgreSQL URL (postgresql+psycopg://...).")
+    ] = None,
+    redis: Annotated[str, typer.Option(help="With --workers: the Redis URL.")] = "redis://127.0.0.1:6379/0",
 ) -> None:
     """Moves/s, act-to-state latency (p50/p90/p99) and CPU of the web table under many games.
     Fails (exit 1) when a connection failed or a game loop died."""
     require("spieltisch bench server", "web")
-    from spieltisch.benchmarks.server import run
+    from spieltisch.benchmarks.server import ClusterSpec, run
 
+    cluster = None
+    if workers is not None:
+        require("spieltisch bench server --workers", "cluster")
+        if database is None or not database.startswith("postgresql"):
+            raise fail("--workers: the workers share a PostgreSQL --database postgresql+psycopg://...")
+        cluster = ClusterSpec(workers, database, redis)
     levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
-    stats = run(clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels)
+    stats = run(
+        clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster
+    )
     if not stats.ok:
         raise typer.Exit(1)
 

@@ -106,6 +106,9 @@ def create_app(
     bot_pool: BotPool | None = None,
     review_budget: str = DEFAULT_BUDGET,
     review_workers: int = 1,
+    redis: str | None = None,
+    cluster_prefix: str | None = None,
+    worker_name: str = "",
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
@@ -113,13 +116,23 @@ def create_app(
     Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
     or in ``bot_pool``. Reviews of finished games (docs/review.md) are computed at
     ``review_budget`` (sampled worlds per decision) in ``review_workers`` processes of
-    their own, at a lower priority than the bots'."""
+    their own, at a lower priority than the bots'.
+
+    ``redis`` (a ``redis://`` URL) makes this server one worker of several on one
+    database (:mod:`spieltisch.server.cluster`); ``cluster_prefix`` (default: the
+    table prefix) names its keys and channels, so that several sets of workers can
+    share one Redis; ``worker_name`` starts this worker's name there (logs)."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     tables = Tables(store, pool, bot_delay=bot_delay)
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
+    if redis is not None:
+        from spieltisch.server.cluster import Cluster
+
+        prefix = cluster_prefix if cluster_prefix is not None else table_prefix
+        tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -186,6 +199,7 @@ def create_app(
     app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.state.tables = tables
     app.state.reviewer = reviewer
+    app.state.cluster = tables.cluster
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
@@ -333,7 +347,7 @@ def create_app(
                 return
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
-                await _serve(websocket, room, greeted[0], address, addresses)
+                await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
             addresses.close_socket(address)
 
@@ -477,7 +491,7 @@ async def _greet(
 
 
 async def _serve(
-    websocket: WebSocket, room: Room, seat: int | None, address: str, addresses: Addresses
+    websocket: WebSocket, tables: Tables, room: Room, seat: int | None, address: str, addresses: Addresses
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
@@ -533,7 +547,7 @@ async def _serve(
                     f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
                 )
                 continue
-            await _handle(room, conn, raw)
+            await _handle(tables, room, conn, raw)
     except WebSocketDisconnect:
         pass
     finally:
@@ -546,7 +560,7 @@ async def _serve(
                 await websocket.close(code=1008, reason="too slow")
 
 
-async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
+async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes) -> None:
     try:
         msg = parse_client(raw)
     except MessageError as exc:
@@ -577,16 +591,12 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
         if isinstance(msg, TakeBack | Leave | EndGame):
             if conn.seat is None:
                 raise CommandError("forbidden", "spectators have no seat to take back, leave or end")
-            if isinstance(msg, TakeBack):
-                await room.take_back(conn.seat)
-            elif isinstance(msg, Leave):
-                await room.leave(conn.seat)
-            else:
-                await room.end(conn.seat)
+            op = "take_back" if isinstance(msg, TakeBack) else "leave" if isinstance(msg, Leave) else "end"
+            await tables.seat_command(room, op, conn.seat)
             room.send_state(conn, msg.ref)
             return
         assert isinstance(msg, Act)
-        await room.act(conn.seat, msg.version, action=msg.action, action_id=msg.id, conn=conn, ref=msg.ref)
+        await tables.act(room, conn.seat, msg.version, msg.action, msg.id, conn, msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)
         if exc.code == "stale":
@@ -594,10 +604,13 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """Factory for ``uvicorn --factory`` (used by ``spieltisch serve --reload``)."""
+    """Factory for ``uvicorn --factory`` (``spieltisch serve --reload`` and ``--workers``)."""
     return create_app(
         database=os.environ.get("SPIELTISCH_DATABASE", "sqlite:///spieltisch.db"),
         bot_delay=float(os.environ.get("SPIELTISCH_BOT_DELAY", "0.6")),
         limits=Limits.from_env(),
         review_budget=os.environ.get("SPIELTISCH_REVIEW_BUDGET", DEFAULT_BUDGET),
+        table_prefix=os.environ.get("SPIELTISCH_TABLE_PREFIX", ""),
+        redis=os.environ.get("SPIELTISCH_REDIS") or None,
+        worker_name=f"pid{os.getpid()}",
     )

@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "hints_off",
     "archived",
     "internal",
+    "unavailable",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
 
