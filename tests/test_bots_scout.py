@@ -375,4 +375,3 @@ def test_v3_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> No
     assert HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal) == first
     assert len(counted) == used
     assert HardBotV3.default_work == 300
-

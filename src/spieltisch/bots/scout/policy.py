@@ -291,10 +291,7 @@ def _prefix(vals: Sequence[int], f: list[float] | None = None, start: int = 0) -
     """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`);
     ``f[: start + 1]`` may be given (it depends on those cards only)."""
     h = len(vals)
-    if f is None:
-        f = [0.0] * (h + 1)
-    else:
-        f = f[: start + 1] + [0.0] * (h - start)
+    f = [0.0] * (h + 1) if f is None else f[: start + 1] + [0.0] * (h - start)
     for i in range(start, h):
         v = vals[i]
         best = f[i] - 1.0 + 0.03 * v
@@ -444,10 +441,7 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
     best_score = -1e9
     best = -1
     for s, n, k in beating_sets(vals, table_key):
-        if n < h:
-            score = m + value_without(vals, f, g, s, n) - EXPOSURE[k]
-        else:
-            score = m + EMPTY_BONUS
+        score = m + value_without(vals, f, g, s, n) - EXPOSURE[k] if n < h else m + EMPTY_BONUS
         if score > best_score:
             best_score, best = score, SHOW_BASE + s * H + n - 1
     if not table:
