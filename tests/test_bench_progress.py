@@ -8,7 +8,13 @@ from rich.console import Console
 from rich.progress import Progress
 
 from spieltisch.benchmarks import engine
-from spieltisch.benchmarks.bots import Speed, estimate_tournament, measure_speed
+from spieltisch.benchmarks.bots import (
+    Speed,
+    decision_points,
+    estimate_tournament,
+    measure_speed,
+    measure_work,
+)
 from spieltisch.benchmarks.progress import EtaColumn
 
 
@@ -63,3 +69,15 @@ def test_bench_engine_says_up_front_how_long_it_measures() -> None:
     assert f"Engine build: {build}" in text
     assert "Random playouts" in text and "enumeration" in text
     assert ("compiled ÷ pure" in text) == both
+
+
+def test_bench_work_times_every_version_on_the_same_decisions() -> None:
+    # The same seed gives the same decision points; every spec is timed on
+    # all of them, at its own budget (counted in playouts), in CPU seconds.
+    assert decision_points("scout", 4, 3, 7) == decision_points("scout", 4, 3, 7)
+    rates = measure_work("scout", ["hard@v1:playouts=8", "hard@v3:playouts=12"], positions=3, seed=7)
+    assert [(r.spec, r.work, r.decisions) for r in rates] == [
+        ("hard@v1:playouts=8", 8, 3),
+        ("hard@v3:playouts=12", 12, 3),
+    ]
+    assert all(r.cpu > 0 and r.cpu_per_decision == r.cpu / 3 for r in rates)

@@ -405,6 +405,30 @@ def bench_bots(
     run(seconds=seconds, seed=seed, games=games, workers=workers)
 
 
+@bench_app.command("work")
+def bench_work(
+    bots: Annotated[
+        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@v1,hard@v3.")
+    ] = "hard@v1,hard",
+    game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
+    players: Annotated[int, typer.Option(min=2, max=5, help="Players per game.")] = 4,
+    positions: Annotated[int, typer.Option(min=1, help="Decisions timed per bot (the same for each).")] = 30,
+    seed: Annotated[int, typer.Option(help="Seed of the medium games the decisions come from.")] = 1,
+) -> None:
+    """CPU s per decision of bot versions at their work budgets, timed on the same decisions."""
+    require("spieltisch bench work", "lab")
+    from spieltisch.benchmarks.bots import run_work
+    from spieltisch.bots import check_spec
+
+    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    for spec in specs:
+        try:
+            check_spec(game, spec)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    run_work(game, specs, players, positions, seed)
+
+
 @bench_app.command("rl")
 def bench_rl(
     seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
