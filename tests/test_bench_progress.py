@@ -8,7 +8,13 @@ from rich.console import Console
 from rich.progress import Progress
 
 from spieltisch.benchmarks import engine
-from spieltisch.benchmarks.bots import Speed, estimate_tournament, measure_speed
+from spieltisch.benchmarks.bots import (
+    Speed,
+    decision_points,
+    estimate_tournament,
+    measure_speed,
+    measure_work,
+)
 from spieltisch.benchmarks.progress import EtaColumn
 
 
@@ -55,7 +61,23 @@ def test_bot_speed_measurement_is_bounded_by_wall_time_too() -> None:
 
 def test_bench_engine_says_up_front_how_long_it_measures() -> None:
     out = io.StringIO()
-    engine.run(seconds=0.01, console=Console(file=out, width=100), progress=False)
+    engine.run(seconds=0.01, console=Console(file=out, width=160), progress=False)
     text = out.getvalue()
-    assert text.startswith("Measuring 12 × 0.01 CPU s (about 0 s on an idle core)")
+    build = engine.engine_build()
+    both = build == engine.COMPILED  # then pure Python is measured beside it
+    assert text.startswith(f"Measuring {20 if both else 12} × 0.01 CPU s (about 0 s on an idle core)")
+    assert f"Engine build: {build}" in text
     assert "Random playouts" in text and "enumeration" in text
+    assert ("compiled ÷ pure" in text) == both
+
+
+def test_bench_work_times_every_version_on_the_same_decisions() -> None:
+    # The same seed gives the same decision points; every spec is timed on
+    # all of them, at its own budget (counted in playouts), in CPU seconds.
+    assert decision_points("scout", 4, 3, 7) == decision_points("scout", 4, 3, 7)
+    rates = measure_work("scout", ["hard@v1:playouts=8", "hard@v3:playouts=12"], positions=3, seed=7)
+    assert [(r.spec, r.work, r.decisions) for r in rates] == [
+        ("hard@v1:playouts=8", 8, 3),
+        ("hard@v3:playouts=12", 12, 3),
+    ]
+    assert all(r.cpu > 0 and r.cpu_per_decision == r.cpu / 3 for r in rates)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, MediumBot, policy
+from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, HardBotV3, MediumBot, policy
 from spieltisch.bots.scout.bots import game_utility, round_utility, set_through
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
@@ -29,7 +29,7 @@ def cards(text: str) -> list[int]:
 
 
 def bot(level: str, seat: int, seed: int = 3) -> Bot:
-    budget = SMALL if level == "hard" else None
+    budget = SMALL if level.startswith("hard") else None
     return make_bot("scout", level, seat, seed, budget)
 
 
@@ -64,7 +64,7 @@ def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
     return a, b
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3"])
 @pytest.mark.parametrize("phase", ["play", "flip"])
 def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
     a, b = twin_positions(phase)
@@ -219,7 +219,7 @@ def test_easy_is_noisy_across_seeds() -> None:
 # -- judgement ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3"])
 def test_shows_the_run_that_ends_the_round(level: str) -> None:
     # Seat 0 holds 3-4-5 and can beat the pair on the table, emptying its hand
     # (S-7: more cards beat fewer; S-10 (a): the round ends at once). Scouting
@@ -293,3 +293,85 @@ def test_game_utility_values_the_lead_before_the_last_round() -> None:
     assert game_utility([5, 1, 0, -2], pos) > behind
     pos.round = 4
     assert game_utility(points, pos) == round_utility(points, pos)
+
+
+# -- hard v3: the incremental playout policy -------------------------------------------
+
+values = st.lists(st.integers(1, 10), min_size=1, max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(vals=values, at=st.integers(0, 12), v=st.integers(1, 10), cut=st.integers(0, 11), n=st.integers(1, 11))
+def test_incremental_hand_values_equal_the_whole_programme(
+    vals: list[int], at: int, v: int, cut: int, n: int
+) -> None:
+    # A scouted card (S-8) and a shown set (S-6) change the best split of the
+    # hand only next to them: the incremental value is the full one.
+    f, g = policy._prefix(vals), policy._suffix(vals)
+    h = len(vals)
+    assert policy.value_with(vals, f, g, min(at, h), v) == pytest.approx(
+        policy.hand_value([*vals[: min(at, h)], v, *vals[min(at, h) :]]), abs=1e-9
+    )
+    s = min(cut, h - 1)
+    n = min(n, h - s)
+    if n < h:
+        assert policy.value_without(vals, f, g, s, n) == pytest.approx(
+            policy.hand_value(vals[:s] + vals[s + n :]), abs=1e-9
+        )
+
+
+@settings(max_examples=60, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
+def test_v3_playouts_pick_a_best_scored_action(players: int, seed: int, steps: int) -> None:
+    # hard@v3 plays out with v1's medium policy: its action has the highest
+    # pruned score (of equal scores it may take another, by rounding).
+    state = ScoutState.new(players, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if state.is_over():
+            return
+        seat = state.to_move()[0]
+        legal = state.legal_action_ids(seat)
+        state.apply_id(seat, legal[rng.randrange(len(legal))])
+    if state.is_over() or state.phase != "play":
+        return
+    seat = state.current
+    args = (state.hands[seat], state.table, players, state.chips[seat])
+    scored = dict((a, score) for score, a in score_actions(*args, full=False))
+    if not scored:
+        return
+    chosen = policy.fast_best_action(*args)
+    assert chosen in state.legal_action_ids(seat)
+    assert scored[chosen] == pytest.approx(max(scored.values()), abs=1e-9)
+
+
+def test_v3_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The budget is work: at most that many playouts per decision, whatever
+    # the clock says (a clock that jumps an hour per reading changes nothing).
+    state = ScoutState.new(4, 5)
+    for seat in range(4):
+        state.apply_id(seat, 0)
+    seat = state.current
+    view, legal = state.view(seat), state.legal_action_ids(seat)
+    counted: list[int] = []
+    playout = HardBotV3._playout
+
+    def counting(self: HardBotV3, w: ScoutState, pos: Position) -> float:
+        counted.append(1)
+        return playout(self, w, pos)
+
+    monkeypatch.setattr(HardBotV3, "_playout", counting)
+    first = HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal)
+    assert 12 <= len(counted) <= 37
+    used = len(counted)
+    readings = [0.0]
+
+    def clock() -> float:
+        readings[0] += 3600.0
+        return readings[0]
+
+    monkeypatch.setattr(time, "perf_counter", clock)
+    counted.clear()
+    assert HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal) == first
+    assert len(counted) == used
+    assert HardBotV3.default_work == 300

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import tomllib
@@ -9,8 +10,11 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import spieltisch
+from spieltisch.engine.base import shuffle
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
@@ -60,3 +64,18 @@ def test_the_first_names_a_user_imports() -> None:
     assert [name for name in spieltisch.__all__ if not hasattr(spieltisch, name)] == []
     game = spieltisch.get_game("Waschbär-Schmaus")
     assert game.name == "schmaus" and isinstance(game.new_state(2, 1), spieltisch.State)
+
+
+@given(seed=st.integers(0, 2**64) | st.text(max_size=20), size=st.integers(0, 60))
+def test_the_engines_shuffle_is_exactly_pythons(seed: int | str, size: int) -> None:
+    """Every deal and reshuffle goes through ``base.shuffle``: the same order as
+    ``random.Random.shuffle``, so every seed deals what it always dealt."""
+    deck = list(range(size))
+    expected = deck[:]
+    random.Random(seed).shuffle(expected)
+    mine = random.Random(seed)
+    shuffle(deck, mine)
+    assert deck == expected
+    reference = random.Random(seed)
+    reference.shuffle(list(range(size)))
+    assert mine.random() == reference.random()  # and it drew the same random bits

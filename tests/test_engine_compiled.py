@@ -1,12 +1,15 @@
-"""The optional compiled engine (``scripts/build-fast``: Scout's move generation
-and Waschbär-Schmaus' cards and round resolution compiled with mypyc) gives
-exactly the results of the pure-Python modules."""
+"""The optional compiled engine (``scripts/build-fast``: the engine's protocol,
+shared frame, both games' cards and states and Scout's move generation compiled
+with mypyc) gives exactly the results of the pure-Python modules."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
+import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -15,25 +18,32 @@ from types import ModuleType
 
 import pytest
 
+from spieltisch.benchmarks.engine import COMPILED, ENGINE_MODULES, PURE, engine_build, measure_pure_playouts
 from spieltisch.engine import get_game
-from spieltisch.engine.schmaus import cards
 from spieltisch.engine.scout import movegen
 from spieltisch.engine.scout import state as scout_state
 from spieltisch.engine.scout.cards import BOTTOM, TOP
 
 SRC = Path(scout_state.__file__).resolve().parents[3]
-COMPILED = {module: not module.__file__.endswith(".py") for module in (movegen, cards)}  # type: ignore[union-attr]
+MODULES = [importlib.import_module(f"spieltisch.engine.{name}") for name in ENGINE_MODULES]
 needs_build = pytest.mark.skipif(
-    not all(COMPILED.values()), reason="the compiled engine is not built (scripts/build-fast)"
+    engine_build() != COMPILED, reason="the compiled engine is not built (scripts/build-fast)"
 )
+
+
+def test_the_build_script_compiles_the_modules_the_benchmark_names() -> None:
+    script = (SRC.parent / "scripts" / "build-fast").read_text()
+    listed = re.search(r"MODULES=\(([^)]*)\)", script)
+    assert listed is not None
+    names = [m.removeprefix("spieltisch/engine/").replace("/", ".") for m in listed[1].split()]
+    assert names == list(ENGINE_MODULES)
 
 # Plays seeded random games of both games with every player count and prints one
 # digest of every action, final state and spectator view.
 GAMES_SCRIPT = """
 import hashlib, json, random
+from spieltisch.benchmarks.engine import engine_build
 from spieltisch.engine import get_game
-from spieltisch.engine.schmaus import cards
-from spieltisch.engine.scout import movegen
 digest = hashlib.sha256()
 options = [{}, {"short_hand": "play-what-you-can"}, {"refill_to": 5, "hand_limit": 9}, {"rounds": "draw"}]
 for game in ("scout", "schmaus"):
@@ -47,7 +57,7 @@ for game in ("scout", "schmaus"):
                 ids = state.legal_action_ids(seat)
                 state.apply_id(seat, ids[rng.randrange(len(ids))])
             digest.update(json.dumps([state.history, state.to_json(), state.view(None)]).encode())
-print(movegen.__file__.endswith(".py"), cards.__file__.endswith(".py"), digest.hexdigest())
+print(json.dumps([engine_build(), digest.hexdigest()]))
 """
 
 
@@ -59,11 +69,12 @@ def run_games(src: Path) -> list[str]:
         text=True,
         check=True,
     )
-    return out.stdout.split()
+    build, digest = json.loads(out.stdout)
+    return [build, digest]
 
 
 @needs_build
-@pytest.mark.parametrize("module", [movegen, cards], ids=["movegen", "cards"])
+@pytest.mark.parametrize("module", MODULES, ids=ENGINE_MODULES)
 def test_the_compiled_module_is_built_from_the_current_source(module: ModuleType) -> None:
     name = module.__name__.rsplit(".", 1)[-1]
     source = Path(module.__file__).with_name(f"{name}.py")  # type: ignore[arg-type]
@@ -78,8 +89,14 @@ def test_whole_games_are_the_same_with_either_build(tmp_path: Path) -> None:
     shutil.copytree(SRC / "spieltisch", pure_src / "spieltisch", ignore=shutil.ignore_patterns("*.so"))
     compiled = run_games(SRC)
     pure = run_games(pure_src)
-    assert compiled[:2] == ["False", "False"] and pure[:2] == ["True", "True"]
-    assert compiled[2] == pure[2]
+    assert compiled[0] == COMPILED and pure[0] == PURE
+    assert compiled[1] == pure[1]
+
+
+@needs_build
+def test_the_benchmark_measures_pure_python_beside_the_compiled_build() -> None:
+    decisions, games, per_game = measure_pure_playouts("schmaus", 3, 0.01, seed=1)
+    assert decisions > 0 and games > 0 and per_game > 0
 
 
 def pure_movegen() -> ModuleType:

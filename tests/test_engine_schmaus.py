@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from spieltisch.engine import GameOverError, IllegalActionError, OptionsError, State, get_game
 from spieltisch.engine.schmaus import SchmausState, resolve
-from spieltisch.engine.schmaus.cards import DECK, KIND
+from spieltisch.engine.schmaus.cards import DECK, KIND, round_record
 
 SCHMAUS = get_game("schmaus")
 
@@ -339,11 +339,10 @@ def test_round_resolution_matches_a_plain_reference(
     x5: list[str | None] = [
         data.draw(st.sampled_from([c for c in p if c in FOOD_IDS])) if "X5" in p else None for p in plays
     ]
-    result = resolve(
-        [tuple(sorted(KIND[c] for c in p)) for p in plays],
-        targets,
-        [None if c is None else KIND[c] for c in x5],
-        hunter_draw,
-    ).to_json()
+    kinds = [tuple(sorted(KIND[c] for c in p)) for p in plays]
+    chosen = [None if c is None else KIND[c] for c in x5]
+    result = resolve(kinds, targets, chosen, hunter_draw).to_json()
     expected = reference_round(plays, targets, x5, hunter_draw)
     assert {key: result[key] for key in expected} == expected
+    # The state's round summary is made without the RoundResult, but is the same record.
+    assert round_record(kinds, targets, chosen, hunter_draw) == result

@@ -108,8 +108,10 @@ def test_cli_design_writes_json_and_html_in_both_languages(tmp_path: Path) -> No
     )
     for lang, headings in (
         ("en", ["The answer", "Goals and the printed rules", "Candidates", "The search", "Sensitivity"]),
-        ("de", ["Die Antwort", "Ziele und die gedruckten Regeln", "Kandidaten", "Die Suche",
-                "Empfindlichkeit"]),
+        (
+            "de",
+            ["Die Antwort", "Ziele und die gedruckten Regeln", "Kandidaten", "Die Suche", "Empfindlichkeit"],
+        ),
     ):
         out = CliRunner().invoke(
             app,

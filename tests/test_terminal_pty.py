@@ -4,6 +4,7 @@ and the prompt must be on screen; round summaries wait for Enter."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -18,6 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"en": "Number or notation (? help, q quit)> ", "de": "Nummer oder Notation (? Hilfe, q beenden)> "}
 CONTINUE = {"en": "Press Enter to continue", "de": "Weiter mit der Eingabetaste"}
+REVIEW = {"en": "Review the game? (y/N)>", "de": "Partie auswerten? (j/N)>"}
 
 
 class Terminal:
@@ -86,12 +88,13 @@ def _decisions(t: Terminal, answers: Iterator[str], limit: int) -> list[list[str
     """Answer ``limit`` prompts; the screens shown at each prompt."""
     prompt = re.escape(PROMPT[t.lang].rstrip())
     cont = re.escape(CONTINUE[t.lang])
+    offer = re.escape(REVIEW[t.lang])
     screens: list[list[str]] = []
     while len(screens) < limit:
-        got = t.wait_for(prompt, cont)
-        if got == 2:  # the game ended
+        got = t.wait_for(prompt, cont, offer)
+        if got == 3:  # the game ended
             break
-        if got == 1:
+        if got in (1, 2):  # Enter after a summary; no review at the end
             t.send("")
             continue
         screens.append(t.lines())
@@ -193,3 +196,41 @@ def test_a_bot_plays_for_you_when_your_clock_runs_out_and_enter_takes_the_seat_b
     t.send("1")  # and you decide again
     assert t.wait_for(prompt, re.escape(CONTINUE["en"])) in (0, 1)
     assert t.transcript().count("Time is up") == 1
+
+
+def test_the_end_of_a_game_offers_the_review_and_the_record_is_saved(
+    terminals: list[Terminal], tmp_path: Path
+) -> None:
+    """docs/review.md, "Terminal": ``--record`` saves the game; at the end the review is
+    offered, runs with a progress bar and shows the marks and the summary; ``hint`` works."""
+    record = tmp_path / "game.json"
+    t = Terminal(
+        "schmaus", "--players", "2", "--seed", "7", "--option", "rounds=2",
+        "--record", str(record), "--hints",
+    )  # fmt: skip
+    terminals.append(t)
+    prompt = re.escape(PROMPT["en"].rstrip())
+    offer = re.escape(REVIEW["en"])
+    assert t.wait_for(prompt) == 0
+    t.send("hint")
+    assert t.wait_for(re.escape(CONTINUE["en"])) == 0
+    said = " ".join(t.transcript().split())
+    assert re.search(r"Hint: play .+ — Lay .+: of your lays, it expects the most of this round's pot", said)
+    t.send("")
+    for _ in range(100):
+        got = t.wait_for(prompt, re.escape(CONTINUE["en"]), offer)
+        if got == 2:
+            break
+        t.send("" if got == 1 else "1")
+    else:
+        pytest.fail("the game did not end")
+    assert "Game record saved to" in t.transcript()
+    data = json.loads(record.read_text(encoding="utf-8"))
+    assert data["game"] == "schmaus" and data["seed"] == 7 and data["actions"]
+    t.send("y")
+    assert t.wait_for(r"\$ |^$", timeout=120) in (0, 1, 2)
+    t.child.expect(pexpect.EOF, timeout=120)
+    seen = " ".join(t.transcript().split())
+    assert "Summary per player" in seen and "Mean loss" in seen
+    assert re.search(r"Your mistakes and blunders|You made no mistakes and no blunders", seen)
+    assert "review" in seen  # the progress bar's label

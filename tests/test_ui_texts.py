@@ -66,3 +66,14 @@ def test_every_text_the_web_client_names_exists_in_both_languages() -> None:
             if key not in ui and not (key in counted and {f"{key}.one", f"{key}.other"} <= ui.keys())
         )
         assert not missing, f"{lang}: no text for {missing}"
+
+
+def test_every_hint_reason_can_be_said() -> None:
+    """The web table says each hint's reason from its key (``hint.KEY``), with the
+    parameters the server sends; the server's English sentence is the same text."""
+    from spieltisch.hints import TEXTS
+
+    de, en = texts("de"), texts("en")
+    for reason, sentence in TEXTS.items():
+        assert en[f"hint.{reason}"] == sentence, reason
+        assert placeholders(de[f"hint.{reason}"]) == placeholders(sentence), reason

@@ -147,8 +147,15 @@ def play(
     stand_in: Annotated[
         str, typer.Option(metavar="LEVEL", help="The bot that plays for you when your time runs out.")
     ] = "medium",
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="Save the game record here (for spieltisch review, docs/review.md)."
+        ),
+    ] = None,
+    hints: Annotated[bool, typer.Option(help="Offer the 'hint' command: the bot's move and why.")] = False,
 ) -> None:
-    """Play in the terminal against bots (you in seat 0 by default).
+    """Play in the terminal against bots (you in seat 0 by default); the review is offered at the end.
 
     With --clock and/or --bank a bot plays for you when your time runs out; press
     Enter to take your seat back."""
@@ -173,6 +180,8 @@ def play(
             clock=clock,
             bank=bank,
             stand_in=stand_in,
+            record=record,
+            hints=hints,
         )
         code = play_game(config, Console(), sys.stdin)
     except PlayError as exc:
@@ -231,6 +240,23 @@ def serve(
     ] = "sqlite:///spieltisch.db",
     bot_delay: Annotated[float, typer.Option(help="Seconds a bot waits before it moves.")] = 0.6,
     reload: Annotated[bool, typer.Option(help="Restart when the code changes (development).")] = False,
+    review_budget: Annotated[
+        str,
+        typer.Option(
+            help="Work per decision of a finished game's review: WORLDS or WORLDSxPLAYOUTS (docs/review.md)."
+        ),
+    ] = "8",
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            help="redis://HOST:PORT/DB: be one worker of several sharing the rooms (docs/deploy.md); "
+            "needs a PostgreSQL --database."
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(min=1, help="Worker processes on this machine, sharing the port (needs --redis)."),
+    ] = 1,
     # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
     max_message: Annotated[
         int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
@@ -285,6 +311,8 @@ def serve(
     require("spieltisch serve", "web")
     if database.startswith(("postgresql", "postgres:")):
         require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
+    if redis is not None:
+        require("spieltisch serve --redis", "cluster")
     from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
@@ -302,9 +330,15 @@ def serve(
             keep_finished_days=keep_finished_days,
             keep_abandoned_days=keep_abandoned_days,
         )
+        from spieltisch.review import Budget
+
+        budget = str(Budget.parse(review_budget))
     except ValueError as exc:
         raise fail(str(exc)) from None
-    run_server(host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits)
+    run_server(
+        host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
+        review_budget=budget, redis=redis, workers=workers,
+    )  # fmt: skip
 
 
 @bench_app.command("server")
@@ -319,14 +353,34 @@ def bench_server(
     bots: Annotated[
         str, typer.Option(help="Bots at every table, comma-separated levels (e.g. medium,hard; none).")
     ] = "random",
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Measure a cluster of this many workers (docs/deploy.md) on --database and --redis "
+            "instead of one server on SQLite; each game's clients are spread over the workers.",
+        ),
+    ] = None,
+    database: Annotated[
+        str | None, typer.Option(help="With --workers: the PostgreSQL URL (postgresql+psycopg://...).")
+    ] = None,
+    redis: Annotated[str, typer.Option(help="With --workers: the Redis URL.")] = "redis://127.0.0.1:6379/0",
 ) -> None:
     """Moves/s, act-to-state latency (p50/p90/p99) and CPU of the web table under many games.
     Fails (exit 1) when a connection failed or a game loop died."""
     require("spieltisch bench server", "web")
-    from spieltisch.benchmarks.server import run
+    from spieltisch.benchmarks.server import ClusterSpec, run
 
+    cluster = None
+    if workers is not None:
+        require("spieltisch bench server --workers", "cluster")
+        if database is None or not database.startswith("postgresql"):
+            raise fail("--workers: the workers share a PostgreSQL --database postgresql+psycopg://...")
+        cluster = ClusterSpec(workers, database, redis)
     levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
-    stats = run(clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels)
+    stats = run(
+        clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster
+    )
     if not stats.ok:
         raise typer.Exit(1)
 
@@ -349,6 +403,30 @@ def bench_bots(
     from spieltisch.benchmarks.bots import run
 
     run(seconds=seconds, seed=seed, games=games, workers=workers)
+
+
+@bench_app.command("work")
+def bench_work(
+    bots: Annotated[
+        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@v1,hard@v3.")
+    ] = "hard@v1,hard",
+    game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
+    players: Annotated[int, typer.Option(min=2, max=5, help="Players per game.")] = 4,
+    positions: Annotated[int, typer.Option(min=1, help="Decisions timed per bot (the same for each).")] = 30,
+    seed: Annotated[int, typer.Option(help="Seed of the medium games the decisions come from.")] = 1,
+) -> None:
+    """CPU s per decision of bot versions at their work budgets, timed on the same decisions."""
+    require("spieltisch bench work", "lab")
+    from spieltisch.benchmarks.bots import run_work
+    from spieltisch.bots import check_spec
+
+    specs = [b.strip() for b in bots.split(",") if b.strip()]
+    for spec in specs:
+        try:
+            check_spec(game, spec)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    run_work(game, specs, players, positions, seed)
 
 
 @bench_app.command("rl")

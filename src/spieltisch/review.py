@@ -533,7 +533,13 @@ def review(
                 for f in done:
                     results[pending.pop(f)] = f.result()
                     advance(1)
-    decisions = [d for d in results if d is not None]
+    return assemble(start, [d for d in results if d is not None], chosen, budget, seed)
+
+
+def assemble(
+    start: State, decisions: Sequence[Decision], seats: Sequence[int], budget: Budget, seed: int
+) -> Review:
+    """The review of ``seats`` from their rated decisions (in record order)."""
     limits = thresholds(start.game.name, start.players)
     return Review(
         game=start.game.name,
@@ -542,8 +548,8 @@ def review(
         budget=str(budget),
         utility=UTILITY[start.game.name],
         thresholds={"mistake": limits.mistake, "blunder": limits.blunder},
-        decisions=decisions,
-        summary=summarize(decisions, chosen),
+        decisions=list(decisions),
+        summary=summarize(decisions, seats),
     )
 
 

@@ -111,6 +111,27 @@ def schmaus_screens(browser: Browser, base: str, size: str) -> None:
     page.context.close()
 
 
+def review_screens(browser: Browser, base: str, size: str) -> None:
+    """A hint at a table that allows them, then the review of the finished game."""
+    width, height = SIZES[size]
+    page = browser.new_context(viewport={"width": width, "height": height}, locale="en-US").new_page()
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    body = {"game": "schmaus", "players": 2, "seats": seats, "name": "Alice", "seed": 20261202}
+    body.update(options={"rounds": 3}, hints=True)
+    data = page.request.post(base + "/api/rooms", data=body).json()
+    page.goto(f"{base}/r/{data['room']}#seat={data['seat']}&secret={data['secret']}")
+    wait_mine(page)
+    page.get_by_test_id("btn-hint").click()
+    page.get_by_test_id("hint").wait_for()
+    shot(page, "hint", size)
+    play_until_over([page], "schmaus", seed=20261202)
+    page.get_by_test_id("open-review").click()
+    page.get_by_test_id("review-summary").wait_for()
+    page.evaluate("document.querySelector('[data-testid=review]').scrollIntoView()")
+    shot(page, "review", size)
+    page.context.close()
+
+
 def start_screen(browser: Browser, base: str, size: str) -> None:
     width, height = SIZES[size]
     page = browser.new_context(viewport={"width": width, "height": height}, locale="en-US").new_page()
@@ -139,6 +160,7 @@ def main() -> None:
                     start_screen(browser, server.url, size)
                     scout_screens(browser, server.url, size)
                     schmaus_screens(browser, server.url, size)
+                    review_screens(browser, server.url, size)
                 browser.close()
         finally:
             server.stop()

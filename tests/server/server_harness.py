@@ -4,6 +4,7 @@ processes of its own (to kill), and WebSocket players."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -245,6 +246,158 @@ class ServerProcesses:
         return httpx.Client(base_url=self.http, timeout=10)
 
 
+class Workers:
+    """Several servers of one cluster (``redis``), each in a process of its own on a
+    port of its own, forked from one launcher like :class:`ServerProcesses`."""
+
+    def __init__(
+        self,
+        database: str,
+        redis: str,
+        prefix: str,
+        count: int,
+        bot_delay: float = 0.0,
+        log: Path | None = None,
+    ) -> None:
+        self.options = {
+            "database": database,
+            "redis": redis,
+            "prefix": prefix,
+            "bot_delay": bot_delay,
+            "bot_workers": 1,
+        }
+        here = str(Path(__file__).resolve().parent)
+        self._log = open(log, "a") if log is not None else None  # noqa: SIM115 - closed in close()
+        self.launcher = subprocess.Popen(
+            [sys.executable, "-c", "import server_harness; server_harness._launcher()"],
+            cwd=here,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._log if self._log is not None else subprocess.DEVNULL,
+            text=True,
+        )
+        self.pids: list[int | None] = [None] * count
+        self.ports: list[int] = [0] * count
+
+    def start(self, i: int, timeout: float = 30, **options: Any) -> None:
+        """Fork worker ``i`` (on a new free port) and wait until it answers; ``options``
+        override the workers' ``database``, ``redis``, ... for this one."""
+        assert self.launcher.stdin is not None and self.launcher.stdout is not None
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        spec = {**self.options, "name": f"w{i}", **options, "port": port}
+        self.launcher.stdin.write(json.dumps(spec) + "\n")
+        self.launcher.stdin.flush()
+        self.pids[i] = int(self.launcher.stdout.readline())
+        self.ports[i] = port
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if httpx.get(f"{self.http(i)}/api/games", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"worker {i} did not come up") from None
+                time.sleep(0.02)
+
+    def start_all(self) -> None:
+        for i in range(len(self.pids)):
+            self.start(i)
+
+    def http(self, i: int) -> str:
+        return f"http://127.0.0.1:{self.ports[i]}"
+
+    def ws(self, i: int) -> str:
+        return f"ws://127.0.0.1:{self.ports[i]}"
+
+    def url(self, i: int, room: str, seat: int | None = None, secret: str | None = None) -> SeatUrl:
+        return SeatUrl(f"{self.ws(i)}/ws/{room}", seat, secret)
+
+    def client(self, i: int) -> httpx.Client:
+        return httpx.Client(base_url=self.http(i), timeout=10)
+
+    def alive(self) -> list[int]:
+        return [i for i, pid in enumerate(self.pids) if pid is not None]
+
+    def kill(self, i: int) -> None:
+        """SIGKILL worker ``i``."""
+        pid = self.pids[i]
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            self.pids[i] = None
+
+    def close(self) -> None:
+        for i in range(len(self.pids)):
+            self.kill(i)
+        self.launcher.terminate()
+        self.launcher.wait(10)
+        if self._log is not None:
+            self._log.close()
+
+
+class Proxy:
+    """A TCP relay to ``host:port`` that a test can cut (every connection closed, new
+    ones closed at once) and restore: a network failure between a server and its
+    database or Redis."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open = True
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return  # closed
+            if not self.open:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._sockets |= {client, upstream}
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for sock in (a, b):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        self.open = False
+        with self._lock:
+            sockets, self._sockets = self._sockets, set()
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def restore(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
+
+
 def _launcher() -> None:
     """The launcher of :class:`ServerProcesses`: one JSON line in, one forked server (its pid) out."""
     # Pay for the lazy imports of building an app once, here, not in every server.
@@ -266,6 +419,9 @@ def _launcher() -> None:
                 bot_delay=spec["bot_delay"],
                 bot_workers=spec["bot_workers"],
                 limits=TEST_LIMITS,
+                table_prefix=spec.get("prefix", ""),
+                redis=spec.get("redis"),
+                worker_name=spec.get("name", ""),
             )
             options = uvicorn_options(TEST_LIMITS)
             uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **options)

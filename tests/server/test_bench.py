@@ -5,6 +5,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import sqlalchemy
+from conftest import ClusterEnv
 from rich.console import Console
 
 from spieltisch.benchmarks.server import plan_tables, run
@@ -48,3 +50,26 @@ def test_a_short_run_with_medium_and_hard_bots_measures_everything() -> None:
         "dead game loops: 0",
     ):
         assert figure in text
+
+
+def test_a_short_run_against_two_workers_spreads_the_clients_and_cleans_up(cluster_env: ClusterEnv) -> None:
+    import redis
+
+    from spieltisch.benchmarks.server import ClusterSpec
+
+    spec = ClusterSpec(2, cluster_env.database, cluster_env.redis, prefix=f"{cluster_env.prefix}bench_")
+    console = Console(record=True, width=200)
+    with ThreadPoolExecutor(1) as thread:
+        stats = thread.submit(
+            run, clients=8, games=2, seconds=4, game="scout", think=0.05, console=console, cluster=spec
+        ).result()
+    text = console.export_text()
+    assert stats.ok, text
+    assert stats.latencies and "cluster: 2 worker(s)" in text and "p99" in text
+    with redis.Redis.from_url(cluster_env.redis) as r:
+        assert not list(r.scan_iter(match=f"{spec.prefix}*"))  # the bench removed its keys
+    engine = sqlalchemy.create_engine(cluster_env.database)
+    try:
+        assert not sqlalchemy.inspect(engine).has_table(f"{spec.prefix}rooms")  # and its tables
+    finally:
+        engine.dispose()

@@ -23,7 +23,7 @@ from server_harness import Player, ServerThread, open_room, play, ws_url
 
 from spieltisch.bots import Bot, make_bot
 from spieltisch.engine import get_game
-from spieltisch.server.botpool import BotPool, Think, think
+from spieltisch.server.botpool import BotPool, Think, ThinkRequest, think
 from spieltisch.server.store import Store
 
 HUMAN = {"kind": "human"}
@@ -43,17 +43,10 @@ class CountingBot(Bot):
         return legal[(self.decisions * 7 + self.rng.randrange(3)) % len(legal)]
 
 
-def counting_think(
-    game: str,
-    spec: str,
-    seat: int,
-    seed: int,
-    memory: bytes | None,
-    view: dict[str, Any],
-    legal: Sequence[int],
-) -> tuple[int, bytes]:
-    bot = pickle.loads(memory) if memory is not None else CountingBot(game, seat, seed)
-    choice = bot.choose(view, legal)
+def counting_think(request: ThinkRequest) -> tuple[int, bytes]:
+    r = request
+    bot = pickle.loads(r.memory) if r.memory is not None else CountingBot(r.game, r.seat, r.seed)
+    choice = bot.choose(r.view, r.legal)
     return choice, pickle.dumps(bot)
 
 
@@ -118,22 +111,14 @@ def test_bots_in_workers_play_the_game_the_lab_plays(db_url: str, level: str, th
         assert played == reference[seat][: len(played)]
 
 
-def crashing_think(
-    game: str,
-    spec: str,
-    seat: int,
-    seed: int,
-    memory: bytes | None,
-    view: dict[str, Any],
-    legal: Sequence[int],
-) -> tuple[int, bytes]:
+def crashing_think(request: ThinkRequest) -> tuple[int, bytes]:
     """Raises on some decisions, kills its worker process on others."""
-    n = zlib.crc32(repr(sorted(view.items())).encode())
+    n = zlib.crc32(repr(sorted(request.view.items())).encode())
     if n % 5 == 1:
         raise ValueError("this bot has a bug")
     if n % 11 == 4:
         os._exit(3)  # the worker process dies mid-decision
-    return legal[n % len(legal)], b""
+    return request.legal[n % len(request.legal)], b""
 
 
 def test_a_crashing_bot_is_reported_and_its_table_plays_on(
@@ -159,21 +144,13 @@ def _release_file(seed: int) -> Path:
     return Path(tempfile.gettempdir()) / f"spieltisch-test-slow-bot-{seed}"
 
 
-def slow_think(
-    game: str,
-    spec: str,
-    seat: int,
-    seed: int,
-    memory: bytes | None,
-    view: dict[str, Any],
-    legal: Sequence[int],
-) -> tuple[int, bytes]:
+def slow_think(request: ThinkRequest) -> tuple[int, bytes]:
     """A "hard" bot that thinks until the test lets it go (at most a minute)."""
-    if spec == "hard":
+    if request.spec == "hard":
         deadline = time.monotonic() + 60
-        while not _release_file(seed).exists() and time.monotonic() < deadline:
+        while not _release_file(request.seed).exists() and time.monotonic() < deadline:
             time.sleep(0.05)
-    return legal[0], b""
+    return request.legal[0], b""
 
 
 def test_a_slow_bot_delays_only_its_own_table(db_url: str) -> None:
@@ -201,24 +178,17 @@ def test_a_slow_bot_delays_only_its_own_table(db_url: str) -> None:
         release.unlink()
 
 
-def pid_think(
-    game: str,
-    spec: str,
-    seat: int,
-    seed: int,
-    memory: bytes | None,
-    view: dict[str, Any],
-    legal: Sequence[int],
-) -> tuple[int, bytes]:
+def pid_think(request: ThinkRequest) -> tuple[int, bytes]:
     return os.getpid(), b""  # which worker thought
 
 
 def test_a_killed_server_leaves_no_bot_worker_behind() -> None:
     """SIGKILL gives the server no chance to stop its pool: the workers notice by themselves."""
     script = (
-        "import asyncio, time; from spieltisch.server.botpool import BotPool; import test_bot_workers as t\n"
+        "import asyncio, time; from spieltisch.server.botpool import BotPool, ThinkRequest\n"
+        "import test_bot_workers as t\n"
         "pool = BotPool(1, think=t.pid_think)\n"
-        "print(asyncio.run(pool.choose('scout', 'x', 0, 1, None, {}, [0])), flush=True)\n"
+        "print(asyncio.run(pool.choose(ThinkRequest('scout', 'x', 0, 1, None, {}, [0]))), flush=True)\n"
         "time.sleep(60)\n"
     )
     here = Path(__file__).resolve().parent

@@ -1,5 +1,5 @@
-"""Store.expire on SQLite and PostgreSQL: finished and abandoned rooms go with their seats
-and actions; newer rooms, rooms in use and everything else stay untouched."""
+"""Store.expire on SQLite and PostgreSQL: finished and abandoned rooms go with their seats,
+actions and reviews; newer rooms, rooms in use and everything else stay untouched."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spieltisch.server.store import RoomRow, SeatRow, Store
+from spieltisch.server.store import ReviewRow, RoomRow, SeatRow, Store
 
 DAY = 86400.0
 
@@ -39,11 +39,15 @@ def _exercise(store: Store) -> None:
     for code, (status, age) in rooms.items():
         store.create_room(_room(code, status, age))
         store.append_actions(code, 0, [(0, "keep"), (1, "flip")])
+    for code in ("OLDOVR", "NEWOVR"):  # a finished game's stored review goes with it (docs/review.md)
+        store.save_review(ReviewRow(code, 0, "8x1", {"decisions": [], "summary": []}))
     now = time.time()
     gone = store.expire(now - 30 * DAY, now - 7 * DAY, keep={"INUSE2"})
     assert sorted(gone) == ["OLDOVR", "OLDPLY", "OLDWAI"]
     for code in gone:
         assert store.load(code) is None and store.count_actions(code) == 0
+        assert store.load_reviews(code, "8x1") == []
+    assert [r.result for r in store.load_reviews("NEWOVR", "8x1")] == [{"decisions": [], "summary": []}]
     for code in ("NEWOVR", "NEWPLY", "INUSE2"):
         row = store.load(code)
         assert row is not None and len(row.seats) == 2 and row.actions == [(0, "keep"), (1, "flip")]

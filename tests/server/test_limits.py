@@ -370,7 +370,7 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
         tables = Tables(store, pool)
         room, _seat, _secret = await tables.create("scout", 2, None, None, "A", 0.0, 1)
         socket_ = _StuckSocket()
-        serving = asyncio.create_task(_serve(socket_, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
+        serving = asyncio.create_task(_serve(socket_, tables, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
         await asyncio.sleep(0.05)
         for _ in range(600):  # e.g. 600 moves of the others: the spectator's outbox overflows
             room.broadcast()

@@ -10,8 +10,10 @@ speeds and printed, with a shorter setting.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -213,3 +215,101 @@ def run(
             )
         console.print(st)
     return speeds
+
+
+# -- ``spieltisch bench work``: CPU time per decision of bot versions at their budgets --
+
+
+@dataclass(frozen=True)
+class WorkRate:
+    spec: str
+    decisions: int
+    cpu: float
+    """``time.process_time`` inside the bot's ``choose``, one core."""
+    work: int
+    """The spec's budget per decision in work units (playouts or samples; a
+    search may stop earlier once one candidate is left)."""
+
+    @property
+    def cpu_per_decision(self) -> float:
+        return self.cpu / self.decisions if self.decisions else 0.0
+
+
+Point = tuple[int, int, list[int]]
+
+
+def decision_points(game: str, players: int, positions: int, seed: int) -> list[Point]:
+    """``positions`` decisions from medium games, as (game seed, seat, actions
+    played before it): every version is timed on exactly the same views."""
+    g = get_game(game)
+    out: list[Point] = []
+    number = 0
+    while len(out) < positions:
+        game_seed = derive_seed("bench-work", seed, game, number)
+        state = g.new_state(players, game_seed)
+        bots = [make_bot(game, "medium", s, game_seed) for s in range(players)]
+        played: list[int] = []
+        turn = 0
+        while not state.is_over() and len(out) < positions:
+            seat = state.to_move()[0]
+            legal = state.legal_action_ids(seat)
+            if len(legal) > 2 and turn % 3 == 0:
+                out.append((game_seed, seat, list(played)))
+            action = bots[seat].choose(state.view(seat), legal)
+            state.apply_id(seat, action)
+            played.append(action)
+            turn += 1
+        number += 1
+    return out
+
+
+def time_spec(game: str, spec: str, players: int, points: list[Point], seed: int) -> WorkRate:
+    """CPU seconds of ``spec``'s decisions at ``points`` (a fresh bot for each)."""
+    g = get_game(game)
+    cpu = 0.0
+    work = 0
+    for number, (game_seed, seat, played) in enumerate(points):
+        state = g.new_state(players, game_seed)
+        for action in played:
+            state.apply_id(state.to_move()[0], action)
+        bot = make_bot(game, spec, seat, derive_seed("bench-work", seed, number))
+        work = bot.work
+        view, legal = state.view(seat), state.legal_action_ids(seat)
+        start = time.process_time()
+        bot.choose(view, legal)
+        cpu += time.process_time() - start
+    return WorkRate(spec, len(points), cpu, work)
+
+
+def measure_work(
+    game: str, specs: list[str], players: int = PLAYERS, positions: int = 30, seed: int = 1
+) -> list[WorkRate]:
+    """CPU seconds per decision of each spec on the same decision points, each
+    spec in a fresh process (so no spec finds another's memoised hand values)."""
+    points = decision_points(game, players, positions, seed)
+    context = multiprocessing.get_context("spawn")
+    rates = []
+    for spec in specs:
+        with ProcessPoolExecutor(1, mp_context=context) as pool:
+            rates.append(pool.submit(time_spec, game, spec, players, points, seed).result())
+    return rates
+
+
+def run_work(
+    game: str, specs: list[str], players: int = PLAYERS, positions: int = 30, seed: int = 1,
+    console: Console | None = None,
+) -> list[WorkRate]:  # fmt: skip
+    """Print :func:`measure_work`'s table; return the rates."""
+    console = console or Console()
+    rates = measure_work(game, specs, players, positions, seed)
+    table = Table(
+        title=f"{get_game(game).title}, {players} players: CPU time per decision on the same "
+        f"{positions} decisions (time.process_time, one core)"
+    )
+    for col in ("bot", "budget per decision", "CPU s per decision", "budget per CPU s"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for r in rates:
+        per = r.work / r.cpu_per_decision if r.cpu_per_decision else 0.0
+        table.add_row(r.spec, f"{r.work:,}", f"{r.cpu_per_decision:.4f}", f"{per:,.0f}")
+    console.print(table)
+    return rates

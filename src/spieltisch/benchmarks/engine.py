@@ -4,13 +4,20 @@ Workload: a random playout lists every legal action of every seat to move
 (``legal_action_ids``, Scout's scout & show combinations included) and picks
 one uniformly (``apply_id``), from a new game (seed 1, 2, ...) to its end.
 Scout's flip decisions are played but not counted as decisions. Figures are
-per CPU second of this process (``time.process_time``), so they hold on a
-shared, busy machine; the engine build (compiled or pure Python) is named.
+per CPU second of the measuring process (``time.process_time``), so they hold
+on a shared, busy machine. With the compiled engine built
+(``scripts/build-fast``) every playout figure is measured twice, side by side:
+here with the compiled modules and in a child process that imports the very
+same ``.py`` files instead (:data:`PURE_CHILD`); each table names its build.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 import time
 
 from rich.console import Console
@@ -21,9 +28,72 @@ from spieltisch.engine import get_game
 from spieltisch.engine.core import State
 
 GAMES = ("scout", "schmaus")
+ENGINE_MODULES = (
+    "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.state",
+)  # fmt: skip
+"""The modules ``scripts/build-fast`` compiles (under ``spieltisch.engine``)."""
+PURE, COMPILED = "pure Python", "compiled (mypyc)"
 PLAYERS = range(2, 6)
 TARGET = 200_000
 """Decisions per CPU second per core (issue #9)."""
+
+
+def engine_build() -> str:
+    """Which engine this process runs: :data:`COMPILED`, :data:`PURE` or a mix."""
+    import importlib
+
+    pure = [
+        importlib.import_module(f"spieltisch.engine.{name}").__file__.endswith(".py")  # type: ignore[union-attr]
+        for name in ENGINE_MODULES
+    ]
+    if all(pure):
+        return PURE
+    return COMPILED if not any(pure) else "partly compiled (rebuild: scripts/build-fast)"
+
+
+PURE_CHILD = """
+import importlib.util, json, sys
+from importlib.machinery import PathFinder
+
+
+class PureEngine:
+    # Finds the engine's modules as the normal path finder does, but takes the
+    # .py source where a compiled extension module lies beside it.
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if not name.startswith("spieltisch.engine."):
+            return None
+        spec = PathFinder.find_spec(name, path)
+        if spec is None or spec.origin is None or spec.origin.endswith(".py"):
+            return spec
+        source = spec.origin.rsplit("/", 1)[0] + "/" + name.rpartition(".")[2] + ".py"
+        return importlib.util.spec_from_file_location(name, source)
+
+
+sys.meta_path.insert(0, PureEngine)
+from spieltisch.benchmarks.engine import engine_build, measure_playouts
+
+game, players, seconds, seed = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+print(json.dumps([engine_build(), *measure_playouts(game, players, seconds, seed)]))
+"""
+"""A child process that measures :func:`measure_playouts` on the pure-Python
+engine although compiled modules lie beside the sources."""
+
+
+def measure_pure_playouts(game: str, players: int, seconds: float, seed: int) -> tuple[float, float, float]:
+    """:func:`measure_playouts` in a child process running the pure-Python engine."""
+    args = [sys.executable, "-c", PURE_CHILD, game, str(players), str(seconds), str(seed)]
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    build, dps, gps, per_game = json.loads(out.splitlines()[-1])
+    if build != PURE:
+        raise RuntimeError(f"the pure-Python child process ran the {build} engine")
+    return float(dps), float(gps), float(per_game)
+
+
+def cpu_with_children() -> float:
+    """CPU seconds of this process and its finished children (the progress bar's clock)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def random_playout(state: State, rng: random.Random, count_flips: bool = False) -> int:
@@ -121,45 +191,54 @@ def late_game_view_cost(players: int, seed: int, repeat: int = 200) -> tuple[flo
 
 def run(seconds: float = 2.0, seed: int = 1, console: Console | None = None, progress: bool = True) -> None:
     """Measure and print the tables, with a progress bar (rate, ETA) on stderr meanwhile."""
-    from spieltisch.engine.scout import movegen
-
-    build = "compiled (mypyc)" if not movegen.__file__.endswith(".py") else "pure Python"
+    build = engine_build()
+    both = build == COMPILED
     console = console or Console()
-    measurements = len(GAMES) * len(PLAYERS) + len(PLAYERS)
+    playouts = len(GAMES) * len(PLAYERS) * (2 if both else 1)
+    measurements = playouts + len(PLAYERS)
     shorter = "; shorter: --seconds 0.5" if seconds > 0.5 else ""
+    builds = (
+        f"{COMPILED} and, in a child process, {PURE}, side by side"
+        if both
+        else f"{build} (compiled as well after scripts/build-fast)"
+    )
     console.print(
         f"Measuring {measurements} × {seconds:g} CPU s (about {measurements * seconds:.0f} s on an idle "
-        f"core){shorter}. Engine build: {build}. Workload: random playouts from new games to the end; "
+        f"core){shorter}. Engine build: {builds}. Workload: random playouts from new games to the end; "
         "every decision lists all legal actions and picks one uniformly; Scout's flip decisions are "
         "not counted. Figures per CPU second of one process."
     )
-    table = Table(title=f"Random playouts, one core (target: {TARGET:,} decisions per CPU second)")
-    for col in ("game", "players", "decisions / CPU s", "games / CPU s", "decisions a game", "target"):
+    title = f"Random playouts, one core: decisions per CPU second (target: {TARGET:,})"
+    table = Table(title=title)
+    columns = ["game", "players", *([COMPILED, PURE, "compiled ÷ pure"] if both else [build])]
+    columns += ["games / CPU s", "decisions a game", "target"]
+    for col in columns:
         table.add_column(col, justify="right" if col != "game" else "left")
-    enum = Table(title="Scout legal-action enumeration on mid-game positions")
+    enum = Table(title=f"Scout legal-action enumeration on mid-game positions ({build})")
     for col in ("players", "enumerations / CPU s", "mean legal actions"):
         enum.add_column(col, justify="right")
-    cpu = time.process_time
-    with planned(measurements * seconds, "random playouts", enabled=progress, clock=cpu) as meter:
+    with planned(
+        measurements * seconds, "random playouts", enabled=progress, clock=cpu_with_children
+    ) as meter:
         for game in GAMES:
             for players in PLAYERS:
-                meter.label(f"playouts: {game}, {players} players")
+                meter.label(f"playouts: {game}, {players} players, {build}")
                 dps, gps, per_game = measure_playouts(game, players, seconds, seed, meter)
-                table.add_row(
-                    game,
-                    str(players),
-                    f"{dps:,.0f}",
-                    f"{gps:,.1f}",
-                    f"{per_game:,.0f}",
-                    "met" if dps >= TARGET else f"{dps / TARGET:.0%}",
-                )
+                row = [game, str(players), f"{dps:,.0f}"]
+                if both:
+                    meter.label(f"playouts: {game}, {players} players, {PURE}")
+                    pure, _, _ = measure_pure_playouts(game, players, seconds, seed)
+                    meter.lap()
+                    row += [f"{pure:,.0f}", f"{dps / pure:.2f}×"]
+                met = "met" if dps >= TARGET else f"{dps / TARGET:.0%}"
+                table.add_row(*row, f"{gps:,.1f}", f"{per_game:,.0f}", met)
         for players in PLAYERS:
             meter.label(f"enumeration: {players} players")
             eps, mean = measure_enumeration(players, seconds, seed, meter)
             enum.add_row(str(players), f"{eps:,.0f}", f"{mean:.1f}")
     console.print(table)
     console.print(enum)
-    views = Table(title="A Scout view at the last decision of a random game (CPU µs)")
+    views = Table(title=f"A Scout view at the last decision of a random game (CPU µs, {build})")
     for col in ("players", "log entries", "view(seat)", "view(seat, log=False)"):
         views.add_column(col, justify="right")
     for players in PLAYERS:

@@ -17,6 +17,13 @@ sends only once the move is durable. Every connection that fails (refused,
 handshake timeout, closed by the server before its game ended) and every game
 loop that dies is counted and printed, and makes the run fail. The server's
 CPU time (its own process, and its bot workers apart) is measured with psutil.
+
+With ``workers`` the server is a cluster (docs/deploy.md): that many worker
+processes, each on a port of its own, on one PostgreSQL ``database`` and one
+Redis; the clients of each game are spread over the workers (like a reverse
+proxy without room affinity, the worst case: most commands are forwarded to the
+room's owner and every state reaches the other workers through Redis). Its
+tables and keys get a prefix of their own and are removed afterwards.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,11 +92,30 @@ def _free_port() -> int:
         return port
 
 
-def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str]:
+@dataclass(frozen=True)
+class ClusterSpec:
+    """A cluster to measure: ``workers`` processes on ``database`` and ``redis``."""
+
+    workers: int
+    database: str
+    redis: str
+    prefix: str = field(default_factory=lambda: f"bench{uuid.uuid4().hex[:8]}_")
+
+
+def _start_server(folder: str, cluster: ClusterSpec | None = None) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
+    extra: dict[str, str] = {}
+    if cluster is not None:
+        extra = {
+            "SPIELTISCH_DATABASE": cluster.database,
+            "SPIELTISCH_REDIS": cluster.redis,
+            "SPIELTISCH_TABLE_PREFIX": cluster.prefix,
+            "SPIELTISCH_BOT_WORKERS": str(max(1, len(os.sched_getaffinity(0)) // cluster.workers)),
+        }
     env = {
         **os.environ,
         "SPIELTISCH_DATABASE": f"sqlite:///{folder}/bench.db",
+        **extra,
         "SPIELTISCH_BOT_DELAY": "0",
         # Every client comes from 127.0.0.1: lift the per-address limits (docs/protocol.md, "Limits").
         "SPIELTISCH_LIMIT_SOCKETS_PER_ADDRESS": "0",
@@ -158,7 +185,7 @@ async def _client(
                 if msg["type"] == "error":
                     stats.errors[msg["code"]] += 1
                     sent.pop(msg.get("ref", ""), None)
-                    if msg["code"] == "rate_limited":  # the act was dropped: wait, then ask again
+                    if msg["code"] in ("rate_limited", "unavailable"):  # nothing done: wait, ask again
                         await asyncio.sleep(0.1)
                         await ws.send(json.dumps({"type": "sync"}))
                     continue
@@ -230,8 +257,11 @@ def plan_tables(game: str, clients_per_game: int, bots: tuple[str, ...]) -> Tabl
 
 
 async def _game_loop(
-    base: str, ws_base: str, plan: Tables, index: int, stats: Stats, deadline: float, think: float
+    bases: list[str], plan: Tables, index: int, stats: Stats, deadline: float, think: float
 ) -> None:
+    """Games one after the other, each made on a worker and its clients spread over all of them."""
+    base = bases[index % len(bases)]
+    ws_bases = [b.replace("http://", "ws://") for b in bases]
     seats = [{"kind": "human"}] * plan.people + [{"kind": "bot", "level": lv} for lv in plan.bots]
     refs = itertools.count()
     rng = random.Random(index)
@@ -255,13 +285,15 @@ async def _game_loop(
                 continue
             stats.games_started += 1
             game = _Game(room["room"])
-            url = f"{ws_base}/ws/{game.room}"
+            # The first client on the worker after the one that made the room (its owner), and so on.
+            start = (index + 1) % len(ws_bases)
+            urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
             clients = [
-                _client(url, hello(s, sec), game, rng, stats, deadline, refs, think, True)
+                _client(next(urls), hello(s, sec), game, rng, stats, deadline, refs, think, True)
                 for s, sec in secrets.items()
             ]
             clients += [
-                _client(url, hello(), game, rng, stats, deadline, refs, think, False)
+                _client(next(urls), hello(), game, rng, stats, deadline, refs, think, False)
                 for _ in range(plan.spectators)
             ]
             await asyncio.gather(*clients)
@@ -301,20 +333,19 @@ class _CpuMeter:
 
 
 async def _drive(
-    base: str,
+    bases: list[str],
     plans: list[Tables],
     games: int,
     seconds: float,
     console: Console,
     think: float,
-    meter: _CpuMeter | None,
+    meters: list[_CpuMeter],
 ) -> Stats:
     stats = Stats()
-    ws_base = base.replace("http://", "ws://")
     deadline = time.monotonic() + seconds
     tasks = [
         asyncio.create_task(
-            _game_loop(base, ws_base, plans[i % len(plans)], i, stats, deadline, think), name=f"game {i}"
+            _game_loop(bases, plans[i % len(plans)], i, stats, deadline, think), name=f"game {i}"
         )
         for i in range(games)
     ]
@@ -342,8 +373,10 @@ async def _drive(
                 break
     stats.elapsed = time.monotonic() - start
     stats.client_cpu = time.process_time() - cpu_start
-    if meter is not None:
-        stats.server_cpu, stats.bots_cpu = meter.sample()
+    for meter in meters:
+        own, bots = meter.sample()
+        stats.server_cpu += own
+        stats.bots_cpu += bots
     for t in tasks:
         if not t.done():
             t.cancel()
@@ -363,8 +396,10 @@ def run(
     think: float = 1.0,
     bots: tuple[str, ...] = ("random",),
     console: Console | None = None,
+    cluster: ClusterSpec | None = None,
 ) -> Stats:
-    """Start a server, drive it, print the figures; ``Stats.ok`` tells whether nothing failed."""
+    """Start a server (or a ``cluster`` of workers), drive it, print the figures;
+    ``Stats.ok`` tells whether nothing failed."""
     console = console or Console()
     if game not in (*GAMES, "mixed"):
         raise SystemExit(f"--game must be scout, schmaus or mixed, not {game!r}")
@@ -374,22 +409,62 @@ def run(
         plans = [plan_tables(g, clients // games, bots) for g in (GAMES if game == "mixed" else (game,))]
     except (ValueError, RulesError) as exc:
         raise SystemExit(str(exc)) from None
+    if cluster is not None and cluster.workers < 1:
+        raise SystemExit("--workers: at least 1")
     with tempfile.TemporaryDirectory() as folder:
-        proc, base = _start_server(folder)
+        procs: list[subprocess.Popen[bytes]] = []
+        bases: list[str] = []
         try:
-            meter = _CpuMeter(proc.pid)
-            stats = asyncio.run(_drive(base, plans, games, seconds, console, think, meter))
+            for _ in range(cluster.workers if cluster is not None else 1):
+                proc, base = _start_server(folder, cluster)
+                procs.append(proc)
+                bases.append(base)
+            meters = [_CpuMeter(p.pid) for p in procs]
+            stats = asyncio.run(_drive(bases, plans, games, seconds, console, think, meters))
         finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-    _report(console, stats, plans, games, think)
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:  # a busy machine: do not leave it running
+                    proc.kill()
+                    proc.wait(timeout=30)
+            if cluster is not None:
+                _clean(cluster)
+    _report(console, stats, plans, games, think, cluster)
     return stats
 
 
-def _report(console: Console, stats: Stats, plans: list[Tables], games: int, think: float) -> None:
+def _clean(cluster: ClusterSpec) -> None:
+    """Drop the cluster's tables and delete its Redis keys."""
+    import redis
+
+    from spieltisch.server.store import Store
+
+    Store(cluster.database, prefix=cluster.prefix).drop()
+    with redis.Redis.from_url(cluster.redis) as r:
+        keys = list(r.scan_iter(match=f"{cluster.prefix}*", count=1000))
+        if keys:
+            r.delete(*keys)
+
+
+def _report(
+    console: Console,
+    stats: Stats,
+    plans: list[Tables],
+    games: int,
+    think: float,
+    cluster: ClusterSpec | None = None,
+) -> None:
     p = plans[0]
     bots = ", ".join(p.bots) if p.bots else "none"
     connected = games * (p.people + p.spectators)
+    if cluster is not None:
+        console.print(
+            f"cluster: {cluster.workers} worker(s) on PostgreSQL and Redis, every game's clients "
+            "spread over the workers"
+        )
     console.print(
         f"{games} games at a time ({'/'.join(pl.game for pl in plans)}), {connected} clients: "
         f"{p.people} person(s) and {p.spectators} spectator(s) per game; bots per game: {bots} "
@@ -411,8 +486,9 @@ def _report(console: Console, stats: Stats, plans: list[Tables], games: int, thi
     else:
         console.print("[red]no moves measured")
     per_cpu = stats.moves_total / stats.server_cpu if stats.server_cpu > 0 else 0.0
+    servers = "workers (together)" if cluster is not None else "server"
     console.print(
-        f"CPU: server {stats.server_cpu:.1f} s ({100 * stats.server_cpu / max(stats.elapsed, 1e-9):.0f}% "
+        f"CPU: {servers} {stats.server_cpu:.1f} s ({100 * stats.server_cpu / max(stats.elapsed, 1e-9):.0f}% "
         f"of one core; {per_cpu:.0f} moves per server CPU second), bot workers {stats.bots_cpu:.1f} s, "
         f"clients {stats.client_cpu:.1f} s"
     )

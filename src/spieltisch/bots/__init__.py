@@ -38,7 +38,11 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
     "scout": {
         "easy": {"v1": "spieltisch.bots.scout:EasyBot"},
         "medium": {"v1": "spieltisch.bots.scout:MediumBot"},
-        "hard": {"v1": "spieltisch.bots.scout:HardBot", "v2": "spieltisch.bots.scout:HardBotV2"},
+        "hard": {
+            "v1": "spieltisch.bots.scout:HardBot",
+            "v2": "spieltisch.bots.scout:HardBotV2",
+            "v3": "spieltisch.bots.scout:HardBotV3",
+        },
     },
     "schmaus": {
         "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},

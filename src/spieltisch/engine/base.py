@@ -8,23 +8,44 @@ this module is the implementation the games build on:
   :class:`ActionCodec`);
 * :class:`BaseState` — the frame of a state: the end of the game and its
   outcome, action ids, JSON reading and writing with the checks every game
-  makes, cloning, the one-line description and the scaffolding of per-seat
-  views. A game fills in the hooks (``_load_json``, ``_state_json``,
-  ``_broken_rules``, ``_view_body`` …) and its rules (``legal_action_ids``,
-  ``check``, ``_apply``).
+  makes, the one-line description and the scaffolding of per-seat views. A
+  game fills in the hooks (``_load_json``, ``_state_json``, ``_broken_rules``,
+  ``_view_body`` …), its rules (``legal_action_ids``, ``check``, ``_apply``)
+  and ``clone`` (which copies each of its attributes as deep as it is mutable).
+
+The engine's hot modules, this one included, are plain typed classes and
+functions that mypyc can compile (``scripts/build-fast``): no ``__dict__``
+tricks, no method aliases, no attributes added after ``__init__``.
 """
 
 from __future__ import annotations
 
+import random
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
 from spieltisch.engine import core
+from spieltisch.engine._mypyc import mypyc_attr
 from spieltisch.engine.core import JSON, Action, Reasons, State
 
 A = TypeVar("A", bound=Action)
 S = TypeVar("S", bound="BaseState")
+
+
+def shuffle(deck: list[int], rng: random.Random) -> None:
+    """Exactly ``rng.shuffle(deck)`` (CPython's Fisher-Yates over ``getrandbits``,
+    as in :meth:`random.Random.shuffle` since Python 3.11), in code the compiled
+    build turns into a C loop: every deal and reshuffle goes through it.
+    ``tests/test_engine_api.py`` checks that both give the same order."""
+    getrandbits = rng.getrandbits
+    for i in range(len(deck) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        deck[i], deck[j] = deck[j], deck[i]
 
 
 def parse_action(
@@ -115,6 +136,7 @@ class BaseGame(Generic[S]):
         return {}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BaseState(State):
     """The frame every game's state shares (see the module docstring)."""
 
@@ -124,11 +146,6 @@ class BaseState(State):
     PHASES: ClassVar[tuple[str, ...]]
     PLAYERS_RULING: ClassVar[str]
     """The ruling that sets the player counts."""
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = ()
-    """Attributes holding lists that :meth:`clone` copies."""
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ()
-    """Attributes holding lists of lists that :meth:`clone` copies two levels deep."""
-
     phase: str
     round: int
     rounds: int
@@ -224,7 +241,8 @@ class BaseState(State):
         problem = self._broken_rules()
         if problem:
             return problem
-        if not isinstance(data["results"], list) or not all(isinstance(r, dict) for r in self.results):
+        results = data["results"]  # (checked as read: the compiled attribute only holds dicts)
+        if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
             return "'results' must be a list of round summaries"
         total = self.game.num_actions(n)
         if any(not 0 <= seat < n or not 0 <= a < total for seat, a in self.history):
@@ -240,15 +258,16 @@ class BaseState(State):
         """What the game's rules make impossible in this state, or ``None``."""
 
     # -- copies and descriptions ---------------------------------------------
-    def clone(self) -> Self:
-        s = type(self).__new__(type(self))
-        d = dict(self.__dict__)
-        for name in self.FLAT_LISTS:
-            d[name] = d[name][:]
-        for name in self.NESTED_LISTS:
-            d[name] = [x[:] for x in d[name]]
-        s.__dict__ = d
-        return s
+    def _copy_extras(self, copy: BaseState) -> None:
+        """Give ``copy`` (a :meth:`clone`) the attributes an interpreted subclass
+        added (shallow copies, e.g. ``spieltisch.rl.chance``'s chance queue); the
+        game's own attributes are copied by its ``clone``."""
+        extras = getattr(self, "__dict__", None)  # none on the game's own class when compiled
+        if extras:
+            copied = copy.__dict__
+            for name, value in extras.items():
+                if name not in copied:  # (pure Python keeps the game's attributes here too)
+                    copied[name] = value
 
     def round_number(self) -> int:
         """The current round, 1-based."""

@@ -18,11 +18,13 @@ from :meth:`State.legal_action_ids`.
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, Protocol, Self
+
+from spieltisch.engine._mypyc import mypyc_attr
 
 JSON = Any
 """A value that :func:`json.dumps` accepts."""
@@ -67,6 +69,7 @@ class GameOverError(IllegalActionError):
     """An action was sent after the game ended."""
 
 
+@mypyc_attr(native_class=False)  # a compiled dict subclass mishandles the keyword call
 class Reasons(dict[str, str]):
     """A catalogue of why actions are refused: reason key -> English template.
 
@@ -104,8 +107,14 @@ class RecordError(RulesError):
     """A state or game record (JSON) is broken."""
 
 
-class Action(ABC):
-    """An action value: hashable, with a text notation that parses back."""
+@mypyc_attr(allow_interpreted_subclasses=True)  # the games' action dataclasses stay interpreted
+class Action:
+    """An action value: hashable, with a text notation that parses back.
+
+    Like :class:`State`, an abstract base without ``abc.ABC``: mypy checks the
+    abstract methods, and the compiled build (whose classes would share one
+    ``ABCMeta`` cache, mixing up ``isinstance``) works.
+    """
 
     @abstractmethod
     def to_text(self) -> str:
@@ -143,8 +152,10 @@ def winners_of(scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(seat for seat, score in enumerate(scores) if score == best)
 
 
-class State(ABC):
-    """A position of one game. Mutable; use :meth:`clone` to branch."""
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
+class State:
+    """A position of one game. Mutable; use :meth:`clone` to branch. An
+    abstract base (see :class:`Action` on why it is no ``abc.ABC``)."""
 
     game: ClassVar[Game]
     players: int

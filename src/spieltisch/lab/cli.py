@@ -270,9 +270,7 @@ def design(
     budget: Annotated[
         int, typer.Option("--budget", help="Games the search may play (confirmation and sensitivity extra).")
     ] = 400,
-    seed: Annotated[
-        int | None, typer.Option(help="Search seed (default: the file's seed, else 1).")
-    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Search seed (default: the file's seed, else 1).")] = None,
     workers: WorkersOpt = None,
     ray: RayOpt = None,
     json_path: JsonOpt = None,

@@ -238,8 +238,9 @@ def parse_spec(data: Mapping[str, Any], source: str = "goals") -> DesignSpec:
     if isinstance(bots, str):
         bots = [b.strip() for b in bots.split(",")]
     if not isinstance(bots, list) or not bots or not all(isinstance(b, str) for b in bots):
-        raise fail('bots must be a list of bot specs, e.g. bots = ["hard", "easy"] (repeated round the '
-                   "table)")
+        raise fail(
+            'bots must be a list of bot specs, e.g. bots = ["hard", "easy"] (repeated round the table)'
+        )
     for spec in bots:
         check_bot_spec(game, spec)
     base = data.get("rules", {})
@@ -314,9 +315,7 @@ def parse_spec(data: Mapping[str, Any], source: str = "goals") -> DesignSpec:
     return spec
 
 
-def _parse_space(
-    table: Any, game: str, players: int, fail: Callable[[str], LabError]
-) -> list[Dimension]:
+def _parse_space(table: Any, game: str, players: int, fail: Callable[[str], LabError]) -> list[Dimension]:
     g = get_game(game)
     if not isinstance(table, dict):
         raise fail("[search] must be a table: option = [choices] or option = { min = .., max = .. }")
@@ -814,14 +813,21 @@ class DesignResult:
                 "rules": spec.base,
                 "goals": [{"measure": g.measure, "min": g.low, "max": g.high} for g in spec.goals],
                 "search": [
-                    {"option": d.key, "choices": list(d.choices)} if d.choices
+                    {"option": d.key, "choices": list(d.choices)}
+                    if d.choices
                     else {"option": d.key, "min": d.low, "max": d.high}
                     for d in spec.space
                 ],
                 "search_settings": {
                     k: getattr(spec, k)
-                    for k in ("games_per_trial", "max_games_per_candidate", "batch", "confirm",
-                              "confirm_games", "sensitivity_games")
+                    for k in (
+                        "games_per_trial",
+                        "max_games_per_candidate",
+                        "batch",
+                        "confirm",
+                        "confirm_games",
+                        "sensitivity_games",
+                    )
                 },
             },
             "feasible": self.feasible,
@@ -865,4 +871,3 @@ class DesignResult:
         console.print(table)
         for line in self.summary_lines():
             console.print(line)
-

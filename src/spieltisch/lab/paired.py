@@ -63,8 +63,9 @@ RULING_NAMES_DE = {
 }
 
 
-def measures(lineup: Sequence[str], players: int, strong: str | None = None, weak: str | None = None
-             ) -> dict[str, Measure]:
+def measures(
+    lineup: Sequence[str], players: int, strong: str | None = None, weak: str | None = None
+) -> dict[str, Measure]:
     """Every measure the lab knows for a line-up of ``players`` bots (by key)."""
     bots = list(dict.fromkeys(lineup))
     strong = strong or bots[0]
@@ -98,25 +99,43 @@ def measures(lineup: Sequence[str], players: int, strong: str | None = None, wea
             "größter Platzvorteil (Siegquote − fairer Anteil)",
         ),
         "seat0": Measure(
-            "seat0", "seat 0 win share", "%", ("seat_share:0",), lambda m: 100 * m["seat_share:0"],
+            "seat0",
+            "seat 0 win share",
+            "%",
+            ("seat_share:0",),
+            lambda m: 100 * m["seat_share:0"],
             "Siegquote Platz 0",
         ),
-        "rounds": Measure("rounds", "rounds per game", "rounds", ("rounds",), lambda m: m["rounds"],
-                          "Runden je Partie"),
+        "rounds": Measure(
+            "rounds", "rounds per game", "rounds", ("rounds",), lambda m: m["rounds"], "Runden je Partie"
+        ),
         "decisions": Measure(
-            "decisions", "decisions per game", "", ("decisions",), lambda m: m["decisions"],
+            "decisions",
+            "decisions per game",
+            "",
+            ("decisions",),
+            lambda m: m["decisions"],
             "Entscheidungen je Partie",
         ),
         "score_spread": Measure(
-            "score_spread", "score spread in a game (sd)", "", ("score_sd",), lambda m: m["score_sd"],
+            "score_spread",
+            "score spread in a game (sd)",
+            "",
+            ("score_sd",),
+            lambda m: m["score_sd"],
             "Punktestreuung in einer Partie (Std.-abw.)",
         ),
-        "margin": Measure("margin", "winning margin", "", ("margin",), lambda m: m["margin"],
-                          "Vorsprung des Siegers"),
+        "margin": Measure(
+            "margin", "winning margin", "", ("margin",), lambda m: m["margin"], "Vorsprung des Siegers"
+        ),
     }
     for bot in bots:
         out[f"win:{bot}"] = Measure(
-            f"win:{bot}", f"{bot} win rate", "%", (f"win:{bot}",), _share(f"win:{bot}"),
+            f"win:{bot}",
+            f"{bot} win rate",
+            "%",
+            (f"win:{bot}",),
+            _share(f"win:{bot}"),
             f"Siegquote {bot}",
         )
     for rule, meaning in RULINGS:
@@ -165,8 +184,9 @@ def game_features(game: GameResult, lineup: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def block_means(games: Sequence[GameResult], lineup: Sequence[str], players: int, duplicate: bool,
-                keys: Sequence[str]) -> dict[int, list[float]]:
+def block_means(
+    games: Sequence[GameResult], lineup: Sequence[str], players: int, duplicate: bool, keys: Sequence[str]
+) -> dict[int, list[float]]:
     """Block id -> the mean of each feature in ``keys`` over the block's games."""
     blocks: dict[int, list[dict[str, float]]] = {}
     for game in games:
@@ -272,10 +292,14 @@ def estimate(
         raise LabError(f"no games to measure {measure.label}")
     blocks = block_means(games, lineup, players, duplicate, measure.features)
     columns = list(zip(*blocks.values(), strict=True))
-    point = float(measure.value({k: statistics.fmean(c) for k, c in zip(measure.features, columns,
-                                                                          strict=True)}))
+    point = float(
+        measure.value({k: statistics.fmean(c) for k, c in zip(measure.features, columns, strict=True)})
+    )
     low, high = _interval(
-        columns, _statistic(measure, len(columns)), point, derive_seed("estimate", seed, measure.key),
+        columns,
+        _statistic(measure, len(columns)),
+        point,
+        derive_seed("estimate", seed, measure.key),
         confidence,
     )
     return Estimate(point, low, high, len(games), len(blocks), confidence)
@@ -333,7 +357,13 @@ def paired_difference(
     size = other_players or players
     games = sum(1 for g in other if (g.index // size if duplicate else g.index) in paired)
     return Estimate(
-        point, low, high, games, len(common), confidence, p,
+        point,
+        low,
+        high,
+        games,
+        len(common),
+        confidence,
+        p,
         {"base": point_of(measure, cols_a), "other": point_of(mb, cols_b)},
     )
 
@@ -375,5 +405,6 @@ def describe_diff(e: Estimate, unit: str, lang: str = "en") -> str:
 
 def estimate_from_json(d: Mapping[str, Any]) -> Estimate:
     low, high = d.get("ci95", d.get("ci"))
-    return Estimate(d["value"], low, high, d["games"], d["blocks"], d.get("confidence", CONFIDENCE),
-                    d.get("sign_test_p"))
+    return Estimate(
+        d["value"], low, high, d["games"], d["blocks"], d.get("confidence", CONFIDENCE), d.get("sign_test_p")
+    )

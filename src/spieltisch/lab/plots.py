@@ -171,9 +171,7 @@ def boxes(labels: Sequence[str], data: Sequence[Sequence[float]], ylabel: str, t
     return png(fig)
 
 
-def counts(
-    panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]], ylabel: str, title: str
-) -> str:
+def counts(panels: Sequence[tuple[str, Mapping[str, Sequence[float]]]], ylabel: str, title: str) -> str:
     """How many games had each length, one panel per measure: bars per value for
     a few whole values (rounds), outlined histograms otherwise (decisions);
     whole-number ticks on both axes; the legend above."""
@@ -208,9 +206,7 @@ def counts(
     return png(fig)
 
 
-def lines(
-    series: Mapping[str, Sequence[Mapping[str, Any]]], xlabel: str, ylabel: str, title: str
-) -> str:
+def lines(series: Mapping[str, Sequence[Mapping[str, Any]]], xlabel: str, ylabel: str, title: str) -> str:
     from matplotlib.ticker import MaxNLocator
 
     fig, (ax,) = figure(3.3)

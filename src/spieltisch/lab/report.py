@@ -119,8 +119,8 @@ TEXT: dict[str, dict[str, str]] = {
         "intro_paired": "Each variant against the first one, played on the very same deals with the same "
         "bot seeds, so luck cancels out deal by deal. A dot is the change (variant minus the first); "
         "the line through it is the 95% range the true change lies in (paired bootstrap over deals). "
-        "Where the range crosses the zero line the dot is hollow and the table says \"no measurable "
-        "difference\": more games might still find one, but these did not. p is an exact sign test "
+        'Where the range crosses the zero line the dot is hollow and the table says "no measurable '
+        'difference": more games might still find one, but these did not. p is an exact sign test '
         "over the deals.",
         "change": "change",
         "change_from": "change from",
@@ -791,8 +791,7 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 t["Card impact"],
                 t["intro_impact"],
                 [
-                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {shown} "
-                    f"{t['per_card']}",
+                    f"{t['bot']}: {entrant_name(study.lineup[0])} · {t['games']}: {shown} {t['per_card']}",
                 ],
                 images=[
                     plots.forest(
@@ -808,7 +807,12 @@ def variants_html(result: VariantsResult, lang: str = "en") -> str:
                 tables=[
                     table(
                         [
-                            t["variant"], t["card"], t["games"], t["with"], t["without"], t["delta"],
+                            t["variant"],
+                            t["card"],
+                            t["games"],
+                            t["with"],
+                            t["without"],
+                            t["delta"],
                             t["bites"],
                         ],
                         [
@@ -933,8 +937,8 @@ DESIGN_TEXT: dict[str, dict[str, str]] = {
         "intro_candidates": "Each panel is one goal: the shaded band is what you asked for, every row a "
         "candidate (the printed rules first), the dot its value in the confirmation games and the line "
         "its 95% range. Green dots meet the goal, red ones miss it. The table gives the same numbers and "
-        "the change from the printed rules with its own 95% range (paired, deal by deal); \"no measurable "
-        "difference\" means these games cannot tell the candidate from the printed rules on that goal.",
+        'the change from the printed rules with its own 95% range (paired, deal by deal); "no measurable '
+        'difference" means these games cannot tell the candidate from the printed rules on that goal.',
         "Search": "The search",
         "intro_search": "Every dot is one candidate the optimiser (Optuna's TPE sampler) tried: how far it "
         "missed the goals in total (0 = every goal met, 1 = missed by the width of a goal). The line is the "
@@ -1124,7 +1128,9 @@ def design_html(result: Any, lang: str = "en") -> str:
                             *(
                                 value_cell(gl)
                                 + (
-                                    "; " + t["change"] + ": "
+                                    "; "
+                                    + t["change"]
+                                    + ": "
                                     + describe_diff_text(
                                         estimate_from_json(gl["difference"]), gl["unit"], lang
                                     )
@@ -1143,10 +1149,7 @@ def design_html(result: Any, lang: str = "en") -> str:
     valid = [tr for tr in result.trials if tr.get("valid")]
     if valid:
         misses = [
-            sum(
-                next(g for g in spec.goals if g.measure == m).miss(v)
-                for m, v in tr["values"].items()
-            )
+            sum(next(g for g in spec.goals if g.measure == m).miss(v) for m, v in tr["values"].items())
             for tr in valid
         ]
         sections.append(

@@ -232,9 +232,7 @@ class VariantStudy:
         return Measure("entry0", "win rate of line-up entry 0", "%", ("entry_win:0",),
                        lambda m: 100 * m["entry_win:0"])  # fmt: skip
 
-    def run_impact(
-        self, runner: Runner, bar: Any, results: list[GameResult], played: int
-    ) -> dict[str, Any]:
+    def run_impact(self, runner: Runner, bar: Any, results: list[GameResult], played: int) -> dict[str, Any]:
         """The card-impact runs, look by look like the variants: a card whose paired
         difference is settled stops; the others go on to ``impact_games``."""
         total = min(self.impact_games, played)

@@ -39,6 +39,7 @@ from spieltisch.server.messages import (
     ErrorOut,
     GamesOut,
     Hello,
+    HintIn,
     JoinIn,
     JoinOut,
     Leave,
@@ -46,11 +47,13 @@ from spieltisch.server.messages import (
     RematchIn,
     RematchOut,
     ReplayOut,
+    ReviewOut,
     RoomInfo,
     Sync,
     TakeBack,
     parse_client,
 )
+from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
 from spieltisch.server.store import Store
 
@@ -86,7 +89,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         422: "an invalid body or parameter, or a rule option the engine refuses",
         413: "the request body is over max_body",
         429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
-        503: "the database refused the write",
+        503: "the database refused the write (or, for a review: too many reviews running)",
     }
     # 422 everywhere: a bad parameter is answered {"detail": "..."} too (validation_error below).
     return {c: {"model": ErrorOut, "description": texts[c]} for c in sorted({*codes, 422})}
@@ -101,16 +104,35 @@ def create_app(
     limits: Limits | None = None,
     bot_workers: int | None = None,
     bot_pool: BotPool | None = None,
+    review_budget: str = DEFAULT_BUDGET,
+    review_workers: int = 1,
+    redis: str | None = None,
+    cluster_prefix: str | None = None,
+    worker_name: str = "",
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
     them until they expire (``limits.keep_finished_days`` / ``keep_abandoned_days``).
     Bots think in ``bot_workers`` processes (default: :func:`~spieltisch.server.botpool.default_workers`),
-    or in ``bot_pool``."""
+    or in ``bot_pool``. Reviews of finished games (docs/review.md) are computed at
+    ``review_budget`` (sampled worlds per decision) in ``review_workers`` processes of
+    their own, at a lower priority than the bots'.
+
+    ``redis`` (a ``redis://`` URL) makes this server one worker of several on one
+    database (:mod:`spieltisch.server.cluster`); ``cluster_prefix`` (default: the
+    table prefix) names its keys and channels, so that several sets of workers can
+    share one Redis; ``worker_name`` starts this worker's name there (logs)."""
     limits = limits or Limits()
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     tables = Tables(store, pool, bot_delay=bot_delay)
+    review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
+    reviewer = Reviewer(store, review_pool, review_budget)
+    if redis is not None:
+        from spieltisch.server.cluster import Cluster
+
+        prefix = cluster_prefix if cluster_prefix is not None else table_prefix
+        tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
     addresses = Addresses(limits)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -161,6 +183,8 @@ def create_app(
             with contextlib.suppress(Exception):
                 await starting
             await tables.stop()
+            await reviewer.close()
+            await asyncio.to_thread(review_pool.close)
             await asyncio.to_thread(pool.close)
             await asyncio.to_thread(store.close)
 
@@ -174,6 +198,8 @@ def create_app(
     )
     app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.state.tables = tables
+    app.state.reviewer = reviewer
+    app.state.cluster = tables.cluster
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
@@ -223,7 +249,15 @@ def create_app(
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
         clock = body.clock.model_dump() if body.clock is not None else None
         room, seat, secret = await tables.create(
-            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed, clock
+            body.game,
+            body.players,
+            body.options,
+            seats,
+            body.name,
+            body.bot_delay,
+            body.seed,
+            clock,
+            allow_hints=body.hints,
         )
         return {
             "room": room.code,
@@ -273,6 +307,18 @@ def create_app(
         no_secret_in_url(request)
         return await tables.replay(code, seat, secret)
 
+    @app.get("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409))
+    async def review_status(code: str) -> dict[str, Any]:
+        """The review of a finished game (docs/review.md): ``done`` with every seat's
+        review when it is stored, ``running`` with the progress, or ``none``."""
+        return await reviewer.status((await tables.room(code)).code, await tables.record(code), start=False)
+
+    @app.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 503))
+    async def review_start(code: str) -> dict[str, Any]:
+        """Start the review of a finished game (or answer the stored one at once). The
+        game is over and every card public: any seat or spectator may ask."""
+        return await reviewer.status((await tables.room(code)).code, await tables.record(code), start=True)
+
     # -- the game socket ----------------------------------------------------------
     @app.websocket("/ws/{code}")
     async def game_socket(websocket: WebSocket, code: str) -> None:
@@ -301,7 +347,7 @@ def create_app(
                 return
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
-                await _serve(websocket, room, greeted[0], address, addresses)
+                await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
             addresses.close_socket(address)
 
@@ -445,7 +491,7 @@ async def _greet(
 
 
 async def _serve(
-    websocket: WebSocket, room: Room, seat: int | None, address: str, addresses: Addresses
+    websocket: WebSocket, tables: Tables, room: Room, seat: int | None, address: str, addresses: Addresses
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
@@ -501,7 +547,7 @@ async def _serve(
                     f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
                 )
                 continue
-            await _handle(room, conn, raw)
+            await _handle(tables, room, conn, raw)
     except WebSocketDisconnect:
         pass
     finally:
@@ -514,7 +560,7 @@ async def _serve(
                 await websocket.close(code=1008, reason="too slow")
 
 
-async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
+async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes) -> None:
     try:
         msg = parse_client(raw)
     except MessageError as exc:
@@ -526,6 +572,16 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
     if isinstance(msg, Sync):
         room.send_state(conn, msg.ref)
         return
+    if isinstance(msg, HintIn):
+        try:
+            answer = await room.hint(conn.seat)
+        except CommandError as exc:
+            conn.error(exc.code, exc.message, msg.ref)
+            return
+        if msg.ref is not None:
+            answer["ref"] = msg.ref
+        conn.send_json(answer)
+        return
     if isinstance(msg, Hello):
         conn.error(
             "bad_message", "this socket has said hello already; open a new socket for another seat", msg.ref
@@ -535,16 +591,12 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
         if isinstance(msg, TakeBack | Leave | EndGame):
             if conn.seat is None:
                 raise CommandError("forbidden", "spectators have no seat to take back, leave or end")
-            if isinstance(msg, TakeBack):
-                await room.take_back(conn.seat)
-            elif isinstance(msg, Leave):
-                await room.leave(conn.seat)
-            else:
-                await room.end(conn.seat)
+            op = "take_back" if isinstance(msg, TakeBack) else "leave" if isinstance(msg, Leave) else "end"
+            await tables.seat_command(room, op, conn.seat)
             room.send_state(conn, msg.ref)
             return
         assert isinstance(msg, Act)
-        await room.act(conn.seat, msg.version, action=msg.action, action_id=msg.id, conn=conn, ref=msg.ref)
+        await tables.act(room, conn.seat, msg.version, msg.action, msg.id, conn, msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)
         if exc.code == "stale":
@@ -552,9 +604,13 @@ async def _handle(room: Room, conn: Connection, raw: str | bytes) -> None:
 
 
 def create_app_from_env() -> FastAPI:
-    """Factory for ``uvicorn --factory`` (used by ``spieltisch serve --reload``)."""
+    """Factory for ``uvicorn --factory`` (``spieltisch serve --reload`` and ``--workers``)."""
     return create_app(
         database=os.environ.get("SPIELTISCH_DATABASE", "sqlite:///spieltisch.db"),
         bot_delay=float(os.environ.get("SPIELTISCH_BOT_DELAY", "0.6")),
         limits=Limits.from_env(),
+        review_budget=os.environ.get("SPIELTISCH_REVIEW_BUDGET", DEFAULT_BUDGET),
+        table_prefix=os.environ.get("SPIELTISCH_TABLE_PREFIX", ""),
+        redis=os.environ.get("SPIELTISCH_REDIS") or None,
+        worker_name=f"pid{os.getpid()}",
     )

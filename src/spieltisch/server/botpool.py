@@ -6,7 +6,7 @@ per CPU the server may use by default) whose workers run at a lower CPU
 priority than the server: a thinking bot never holds the event loop or its
 interpreter, and people's moves are served first when the machine is busy.
 
-A decision is :func:`think`: the worker builds the bot from its seat spec
+A decision is :func:`think` of a :class:`ThinkRequest`: the worker builds the bot from its seat spec
 (:func:`spieltisch.bots.make_bot`) - or restores it from its *memory*, the
 pickled bot after its previous decision at this seat - and asks it for one of
 the legal action ids given the seat's view. Only the view and the legal ids
@@ -30,15 +30,34 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 log = logging.getLogger("spieltisch.server.bots")
 
 NICENESS = 5
 """How much lower the workers' CPU priority is than the server's (``os.nice``)."""
 
-Think = Callable[[str, str, int, int, bytes | None, dict[str, Any], Sequence[int]], tuple[int, bytes]]
-"""``(game, spec, seat, seed, memory, view, legal) -> (action id, memory after)``."""
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ThinkRequest:
+    """One decision to take: what crosses to the worker (never the state)."""
+
+    game: str
+    spec: str
+    """The seat's bot spec (:func:`spieltisch.bots.make_bot`)."""
+    seat: int
+    seed: int
+    memory: bytes | None
+    """The pickled bot after its previous decision at this seat (``None``: a new bot)."""
+    view: dict[str, Any]
+    legal: Sequence[int]
+
+
+Think = Callable[[ThinkRequest], tuple[int, bytes]]
+"""``request -> (action id, memory after)``."""
 
 
 class BotCrashed(RuntimeError):
@@ -62,20 +81,13 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def think(
-    game: str,
-    spec: str,
-    seat: int,
-    seed: int,
-    memory: bytes | None,
-    view: dict[str, Any],
-    legal: Sequence[int],
-) -> tuple[int, bytes]:
-    """One decision of the bot at ``seat`` (runs in a worker process)."""
+def think(request: ThinkRequest) -> tuple[int, bytes]:
+    """One decision of the bot at ``request.seat`` (runs in a worker process)."""
     from spieltisch.bots import make_bot
 
-    bot = pickle.loads(memory) if memory is not None else make_bot(game, spec, seat, seed)
-    choice = bot.choose(view, legal)
+    r = request
+    bot = pickle.loads(r.memory) if r.memory is not None else make_bot(r.game, r.spec, r.seat, r.seed)
+    choice = bot.choose(r.view, r.legal)
     return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -111,7 +123,9 @@ def _warm() -> None:
 
 
 class BotPool:
-    """Worker processes that think for the bots of every table of a server.
+    """Worker processes that think for the bots of every table of a server
+    (and, in a pool of their own at a lower priority, compute reviews and hints:
+    :meth:`run`).
 
     ``think`` is the function a worker runs per decision (a module-level
     function, so that it can be sent to the worker); ``niceness`` how much
@@ -158,29 +172,30 @@ class BotPool:
                 self._started = pool
             return pool
 
-    async def choose(
-        self,
-        game: str,
-        spec: str,
-        seat: int,
-        seed: int,
-        memory: bytes | None,
-        view: dict[str, Any],
-        legal: Sequence[int],
-    ) -> tuple[int, bytes]:
+    async def choose(self, request: ThinkRequest) -> tuple[int, bytes]:
         """The bot's action id and its memory after the decision.
 
         Raises what the bot raised, or :class:`BotCrashed` when its worker
         died (then the pool is renewed for the next decisions)."""
+        try:
+            return await self.run(self._think, request)
+        except BotCrashed as exc:
+            raise BotCrashed(f"the worker process thinking for seat {request.seat} died") from exc.__cause__
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process (``fn`` a module-level function, so
+        that it can be sent there), without blocking the event loop. Raises what
+        ``fn`` raised, or :class:`BotCrashed` when the worker died (then the pool
+        is renewed)."""
         pool = self._started
         if pool is None or pool is not self._executor:
             pool = await asyncio.to_thread(self.start)
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(pool, self._think, game, spec, seat, seed, memory, view, legal)
+            return await loop.run_in_executor(pool, fn, *args)
         except BrokenProcessPool as exc:
             self._renew(pool)
-            raise BotCrashed(f"the worker process thinking for seat {seat} died") from exc
+            raise BotCrashed("a worker process died") from exc
 
     def _renew(self, broken: ProcessPoolExecutor) -> None:
         with self._lock:

@@ -45,8 +45,10 @@ ErrorCode = Literal[
     "too_many_sockets",
     "too_slow",
     "no_room",
+    "hints_off",
     "archived",
     "internal",
+    "unavailable",
 ]
 """Every ``error`` code (docs/protocol.md has the table)."""
 
@@ -101,6 +103,13 @@ class Sync(_In):
     ref: Ref | None = None
 
 
+class HintIn(_In):
+    """Ask for a hint: the bot's suggested move for this seat now (rooms with ``hints`` on)."""
+
+    type: Literal["hint"]
+    ref: Ref | None = None
+
+
 class TakeBack(_In):
     """Take the seat back from the bot that stands in after a time-out (any act does too)."""
 
@@ -122,7 +131,7 @@ class EndGame(_In):
     ref: Ref | None = None
 
 
-AnyClientMessage = Hello | Act | Ping | Sync | TakeBack | Leave | EndGame
+AnyClientMessage = Hello | Act | Ping | Sync | TakeBack | Leave | EndGame | HintIn
 
 ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 """A message a client sends on the game WebSocket."""
@@ -135,6 +144,7 @@ _CLIENT_TYPES: dict[str, type[AnyClientMessage]] = {
     "take_back": TakeBack,
     "leave": Leave,
     "end_game": EndGame,
+    "hint": HintIn,
 }
 
 
@@ -184,7 +194,8 @@ def parse_client(raw: str | bytes) -> AnyClientMessage:
     model = _CLIENT_TYPES.get(kind) if isinstance(kind, str) else None
     if model is None:
         raise MessageError(
-            f"unknown message type {kind!r}: use hello, act, ping, sync, take_back, leave or end_game", ref
+            f"unknown message type {kind!r}: use hello, act, ping, sync, take_back, leave, end_game or hint",
+            ref,
         )
     try:
         return model.model_validate(msg)
@@ -252,6 +263,7 @@ class RoomInfo(_Out):
     rematch: str | None
     rematch_of: str | None
     outcome: Outcome | None
+    hints: bool = Field(default=False, description="The room allows hints (shown to everybody).")
     rules_version: str = Field(description="The rules version of the engine that played the game.")
     archived: bool = Field(
         description="The stored game no longer replays under this engine: a record to read, not to play."
@@ -306,10 +318,23 @@ class Pong(_Out):
     type: Literal["pong"]
 
 
-ServerMessage = Annotated[State | Error | Pong, Field(discriminator="type")]
+class Hint(_Out):
+    """The answer to a ``hint``: the medium bot's choice from this seat's view, and why."""
+
+    type: Literal["hint"]
+    version: int = Field(description="The version the hint is for (a later state makes it stale).")
+    id: int = Field(description="The suggested action's id (one of ``legal``).")
+    action: str = Field(description="The suggested action in notation.")
+    reason: str = Field(description='The key of the reason (docs/review.md, "Hints").')
+    params: JSONObject = Field(description="The reason's parameters (seats, cards, counts).")
+    text: str = Field(description="The reason as an English sentence.")
+    ref: str | None = None
+
+
+ServerMessage = Annotated[State | Error | Pong | Hint, Field(discriminator="type")]
 """A message the server sends on the game WebSocket."""
 
-server_message: TypeAdapter[State | Error | Pong] = TypeAdapter(ServerMessage)
+server_message: TypeAdapter[State | Error | Pong | Hint] = TypeAdapter(ServerMessage)
 
 
 # -- HTTP API -----------------------------------------------------------------------
@@ -348,6 +373,7 @@ class CreateIn(BaseModel):
     bot_delay: float | None = Field(default=None, ge=0, le=10)
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     clock: ClockIn | None = Field(default=None, description="Turn clocks and stand-in bots; omit for none.")
+    hints: bool = Field(default=False, description="Allow hints at this table (everybody sees it is on).")
 
 
 class RemoteSeat(_Out):
@@ -419,6 +445,59 @@ class ReplayOut(_Out):
     rules_version: str = Field(description="The rules version of the engine that played the game.")
     archived: bool = Field(description="The record no longer replays under this engine (docs/storage.md).")
     archived_reason: str | None = Field(description="Why it is archived (null unless archived).")
+
+
+class ReviewedDecision(_Out):
+    seat: int
+    number: int = Field(description="The decision's action number in the record (1-based).")
+    round: int
+    played: str
+    played_estimate: float | None
+    best: str | None = Field(description="The best alternative (notation).")
+    best_estimate: float | None
+    difference: float | None = Field(description="Estimate of the move played minus the best's.")
+    loss: float | None = Field(description="What the move played gives away to the best (>= 0).")
+    error: float | None = Field(description="Standard error of the difference over the worlds.")
+    mark: Literal["mistake", "blunder"] | None
+    rated: bool
+    candidates: list[JSONObject]
+
+
+class ReviewSummary(_Out):
+    seat: int
+    decisions: int
+    rated: int
+    accuracy: float = Field(description="Mean loss per rated decision (lower is better).")
+    mistakes: int
+    blunders: int
+    biggest: list[int] = Field(description="Action numbers of the three biggest losses.")
+
+
+class SeatReview(_Out):
+    """One seat's review (docs/review.md), as stored."""
+
+    seat: int
+    created: float = Field(description="When it was computed and stored (epoch seconds).")
+    game: Literal["scout", "schmaus"]
+    players: int
+    seed: int
+    budget: str
+    utility: str
+    thresholds: dict[str, float]
+    decisions: list[ReviewedDecision]
+    summary: list[ReviewSummary]
+
+
+class ReviewOut(_Out):
+    """A finished game's review: stored (``done``), in progress, or not asked for yet."""
+
+    room: str
+    budget: str = Field(description="The server's review budget: sampled worlds x playouts.")
+    status: Literal["none", "running", "done", "failed"]
+    done: int = Field(description="Decisions rated so far.")
+    total: int | None = Field(description="Decisions to rate (null until counted).")
+    error: str | None = None
+    reviews: list[SeatReview] | None = Field(default=None, description="Every seat's review, once done.")
 
 
 class GameInfo(_Out):

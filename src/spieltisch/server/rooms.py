@@ -25,13 +25,15 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio.to_thread
 import orjson
+from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
+from spieltisch import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.server.botpool import BotPool
+from spieltisch.server.botpool import BotPool, ThinkRequest
 from spieltisch.server.clocks import (
     DEFAULT_STAND_IN,
     ClockError,
@@ -41,6 +43,9 @@ from spieltisch.server.clocks import (
     stand_in_level,
 )
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
+
+if TYPE_CHECKING:
+    from spieltisch.server.cluster import Cluster
 
 log = logging.getLogger("spieltisch.server")
 
@@ -112,6 +117,33 @@ def clean_name(name: str | None, seat: int) -> str:
     if any(not ch.isprintable() for ch in text):
         raise RoomError(422, "name: control characters are not allowed")
     return text
+
+
+class RoomHooks(Protocol):
+    """What a room of a worker among several (:mod:`spieltisch.server.cluster`) asks
+    its cluster; a single server has none (``Room.hooks is None``)."""
+
+    def check_write(self, room: Room) -> None:
+        """Raise :class:`CommandError` unless this worker may write the room now (it holds the lease)."""
+
+    def committed(
+        self, room: Room, start: int, added: list[tuple[int, str]], status: str, by: str | None
+    ) -> None:
+        """Actions ``start, ...`` (played ``by``, see :meth:`Room.act`) are durable and
+        applied here: tell the other workers."""
+
+    def conflict(self, room: Room) -> None:
+        """Another writer stored an index this room tried to append: it is behind."""
+
+    def presence(self, room: Room) -> None:
+        """The seats connected to this worker changed."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Did a database operation fail because the database cannot be reached (not a refusal)?"""
+    if isinstance(exc, OperationalError | InterfaceError):
+        return True
+    return isinstance(exc, DBAPIError) and exc.connection_invalidated
 
 
 class Connection:
@@ -210,6 +242,13 @@ class Room:
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see :meth:`Tables.forget_idle`)."""
+        self.hint_lock = asyncio.Lock()
+        self.hints: dict[int, tuple[int, dict[str, Any]]] = {}
+        """The last hint per seat and the decision it is for (its ``turn_version``)."""
+        self.hooks: RoomHooks | None = None
+        """Set when this server is one of several workers (:mod:`spieltisch.server.cluster`)."""
+        self.elsewhere: set[int] = set()
+        """Seats connected to other workers (kept by the cluster)."""
 
     # -- info ------------------------------------------------------------------
     @property
@@ -217,7 +256,7 @@ class Room:
         return self.row.status
 
     def connected(self, seat: int) -> bool:
-        return any(c.seat == seat for c in self.connections)
+        return seat in self.elsewhere or any(c.seat == seat for c in self.connections)
 
     def derive_clocks(self, row: RoomRow) -> None:
         """The clocks, who played each move and the stand-ins, derived from the stored
@@ -302,6 +341,7 @@ class Room:
             "rematch": row.rematch,
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
+            "hints": row.hints,
             "rules_version": row.rules_version or self.game.rules_version,
             "archived": self.archived is not None,
             "archived_reason": self.archived,
@@ -421,6 +461,8 @@ class Room:
             self.away.pop(conn.seat, None)
             self._take_back(conn.seat)  # the player is back: the stand-in bot lets go
             self.broadcast(new=conn)  # "connected" changed for everybody
+            if self.hooks is not None:
+                self.hooks.presence(self)
 
     def detach(self, conn: Connection) -> None:
         self.used = time.monotonic()
@@ -430,6 +472,49 @@ class Room:
                 if not self.connected(conn.seat):
                     self.away[conn.seat] = time.monotonic()
                 self.broadcast()
+                if self.hooks is not None:
+                    self.hooks.presence(self)
+
+    # -- a worker's copy of a room another worker owns (spieltisch.server.cluster) --------
+    def apply_stored(
+        self,
+        added: list[tuple[int, str]],
+        status: str,
+        acting: Connection | None = None,
+        ack: str | None = None,
+        by: str | None = None,
+    ) -> None:
+        """Apply actions another worker has stored (the next ones of this log) and
+        broadcast, as :meth:`act` does after its own commit."""
+        new = self.state.clone()
+        for s, text in added:
+            new.apply(s, text)
+        level = stand_in_level(by)
+        if level is None:
+            self._take_back(added[0][0])
+        else:  # a bot stands in for the seat (it timed out on the owner)
+            self.stand_in.setdefault(added[0][0], level)
+        self._commit(added[0][0], new, added, status, by)
+        self.broadcast(acting, ack)
+
+    def reload(self, row: RoomRow) -> None:
+        """Start again from the stored room (another worker changed it), and send every
+        connection its whole state."""
+        self.state, self.archived = _load_state(row)
+        self.row = row
+        self.actions = list(row.actions)
+        self.derive_clocks(row)
+        self.version = len(self.actions)
+        self.turn_version = [self.version] * row.players
+        bots = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
+        if bots != self.bots:
+            self.bots = bots
+            self.bot_memory = dict.fromkeys(bots)
+        self._cache = _Cache()
+        self.rev += 1
+        for conn in list(self.connections):
+            self.send_state(conn)
+        self._log_mark = len(self.actions)
 
     def _take_back(self, seat: int) -> bool:
         """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
@@ -461,6 +546,8 @@ class Room:
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
+            if self.hooks is not None:
+                self.hooks.check_write(self)
             if self.archived is not None:
                 raise CommandError("archived", f"room {self.code} is an archived record: {self.archived}")
             status = self.row.status
@@ -521,14 +608,28 @@ class Room:
                     self.code, self.version, added, changed, at=time.time(), by=by
                 )
             except Exception as exc:  # nothing was applied: the sender may retry
+                if unreachable(exc):
+                    log.warning("room %s: the database is unreachable: %s", self.code, exc)
+                    raise CommandError(
+                        "unavailable",
+                        "the server cannot reach its database right now; nothing changed, try again",
+                    ) from exc
+                if isinstance(exc, IntegrityError) and self.hooks is not None:
+                    self.hooks.conflict(self)
+                    raise CommandError(
+                        "unavailable", "another worker has taken this room over; nothing changed, try again"
+                    ) from exc
                 log.exception("room %s: storing %s failed", self.code, added)
                 raise CommandError(
                     "internal", f"the move could not be stored, nothing changed: {exc}"
                 ) from exc
             if by is None:
                 self._take_back(seat)  # a move of the player's own: the seat is theirs again
+            start = self.version
             self._commit(seat, new, added, new_status, by)
             self.broadcast(conn, ref)
+            if self.hooks is not None:
+                self.hooks.committed(self, start, added, new_status, by)
         self.wake.set()
 
     def _commit(
@@ -549,6 +650,47 @@ class Room:
             # keeps its opening version (docs/protocol.md: versions).
             if s == seat or s not in before or old.legal_action_ids(s) != new.legal_action_ids(s):
                 self.turn_version[s] = self.version
+
+    # -- hints (docs/review.md, "Hints") -------------------------------------------
+    async def hint(self, seat: int | None) -> dict[str, Any]:
+        """The ``hint`` message for ``seat``: the medium bot's suggestion from this
+        seat's view only, computed in a bot worker; :class:`CommandError` when
+        the room does not allow hints or it is not the seat's decision."""
+        if seat is None:
+            raise CommandError("forbidden", "spectators get no hints; join a seat to play")
+        if not self.row.hints:
+            raise CommandError(
+                "hints_off", f"room {self.code} does not allow hints (it was opened with hints off)"
+            )
+        if self.row.status != "playing" or seat not in self.state.to_move():
+            raise CommandError("not_your_turn", f"a hint is for your own decision: it is not seat {seat}'s")
+        async with self.hint_lock:  # one hint at a time per room; asked again, the same one
+            decision = self.turn_version[seat]
+            cached = self.hints.get(seat)
+            if cached is not None and cached[0] == decision and seat in self.state.to_move():
+                return {**cached[1], "version": self.version}
+            version = self.version
+            view = self.state.view(seat)
+            legal = self.legal_ids(seat)
+            key = f"hint/{self.row.seed}/{decision}/{seat}".encode()
+            seed = int.from_bytes(hashlib.sha256(key).digest()[:7])
+            try:
+                result = await self.pool.run(hints.hint, self.game.name, view, legal, seed)
+            except Exception as exc:
+                log.exception("room %s: the hint for seat %d failed", self.code, seat)
+                raise CommandError("internal", f"the hint could not be computed: {exc}") from exc
+            answer = {
+                "type": "hint",
+                "version": version,
+                "id": result.id,
+                "action": result.action,
+                "reason": result.reason,
+                "params": result.params,
+                "text": result.text,
+            }
+            if self.turn_version[seat] == decision:
+                self.hints[seat] = (decision, answer)
+            return answer
 
     # -- bots ---------------------------------------------------------------------
     def start_bots(self) -> None:
@@ -718,7 +860,7 @@ class Room:
                     try:
                         await self.act(seat, version, action_id=choice, by=by)
                     except CommandError as exc:
-                        if exc.code == "internal":
+                        if exc.code in ("internal", "unavailable"):
                             await asyncio.sleep(1.0)
                         elif exc.code != "stale":
                             log.warning("room %s: bot seat %d refused: %s", self.code, seat, exc.message)
@@ -732,7 +874,7 @@ class Room:
         spec = self.bots.get(seat) or self.stand_in.get(seat) or self.stand_in_level
         try:
             choice, after = await self.pool.choose(
-                self.game.name, spec, seat, self.row.seed, memory, view, legal
+                ThinkRequest(self.game.name, spec, seat, self.row.seed, memory, view, legal)
             )
         except Exception:
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
@@ -761,10 +903,47 @@ class Tables:
         self.bot_delay = bot_delay
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
+        self.cluster: Cluster | None = None
+        """Set when this server is one of several workers: rooms are owned by one of them."""
+
+    async def _started(self, room: Room) -> None:
+        """A room was loaded or created: its bots play here, or its owner is found."""
+        if self.cluster is None:
+            room.start_bots()
+            room.start_clocks()
+        else:
+            await self.cluster.loaded(room)
+
+    async def seat_command(self, room: Room, op: str, seat: int) -> None:
+        """``take_back``, ``leave`` or ``end`` for ``seat`` (:meth:`Room.take_back`, ...), on the
+        room's owner; raises :class:`CommandError` when refused."""
+        if self.cluster is not None:
+            await self.cluster.seat_command(room, op, seat)
+        else:
+            await seat_command(room, op, seat)
+
+    async def act(
+        self,
+        room: Room,
+        seat: int | None,
+        version: int,
+        action: str | Mapping[str, Any] | None = None,
+        action_id: int | None = None,
+        conn: Connection | None = None,
+        ref: str | None = None,
+    ) -> None:
+        """:meth:`Room.act` on the room's owner (here, or the worker that owns it)."""
+        if self.cluster is None:
+            await room.act(seat, version, action, action_id, conn, ref)
+        else:
+            await self.cluster.act(room, seat, version, action, action_id, conn, ref)
 
     async def start(self) -> None:
         """Resume every unfinished game (bots continue by themselves)."""
         codes = await anyio.to_thread.run_sync(self.store.unfinished)
+        if self.cluster is not None:  # the workers share them out
+            await self.cluster.start(codes)
+            return
         for code in codes:
             try:
                 await self.room(code)
@@ -773,6 +952,8 @@ class Tables:
         log.info("resumed %d unfinished game(s)", len(codes))
 
     async def stop(self) -> None:
+        if self.cluster is not None:
+            await self.cluster.stop()
         for room in list(self.rooms.values()):
             await room.stop_bots()
             await room.stop_clocks()
@@ -796,8 +977,7 @@ class Tables:
                         409, f"room {code} is an archived record this engine cannot open: {exc}"
                     ) from exc
                 self.rooms[code] = room
-                room.start_bots()
-                room.start_clocks()
+                await self._started(room)
         room.used = time.monotonic()
         return room
 
@@ -810,11 +990,14 @@ class Tables:
         gone: list[str] = []
         async with self._load_lock:  # nobody loads a room while it is let go
             for code, room in list(self.rooms.items()):
-                if room.connections or room._bot_movers() or room.clock_pending() or now - room.used < idle:
+                busy = room.connections or room.elsewhere or room._bot_movers() or room.clock_pending()
+                if busy or now - room.used < idle:
                     continue
                 del self.rooms[code]
                 await room.stop_bots()
                 await room.stop_clocks()
+                if self.cluster is not None:
+                    await self.cluster.forgotten(room)
                 gone.append(code)
         return gone
 
@@ -828,6 +1011,7 @@ class Tables:
         bot_delay: float | None,
         seed: int | None,
         clock: Mapping[str, Any] | None = None,
+        allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
         """``clock``: the room's clock settings (:class:`~spieltisch.server.clocks.ClockSettings`)."""
         try:
@@ -877,7 +1061,15 @@ class Tables:
         delay = self.bot_delay if bot_delay is None else bot_delay
         clock_json = settings.to_json() if settings is not None else None
         room = await self._insert(
-            g.name, players, dict(options or {}), seed, delay, status, rows, clock=clock_json
+            g.name,
+            players,
+            dict(options or {}),
+            seed,
+            delay,
+            status,
+            rows,
+            clock=clock_json,
+            allow_hints=allow_hints,
         )
         return room, first, secret
 
@@ -892,6 +1084,7 @@ class Tables:
         seats: list[SeatRow],
         rematch_of: str | None = None,
         clock: dict[str, Any] | None = None,
+        allow_hints: bool = False,
     ) -> Room:
         for _ in range(20):
             now = time.time()
@@ -905,6 +1098,7 @@ class Tables:
                 status=status,
                 seats=seats,
                 rematch_of=rematch_of,
+                hints=allow_hints,
                 rules_version=get_game(game).rules_version,  # a rematch too: today's rules
                 created=now,
                 clock=clock,
@@ -916,14 +1110,28 @@ class Tables:
                 continue
             except StoreError as exc:
                 raise RoomError(503, f"the database refused the new room: {exc}") from exc
+            except DBAPIError as exc:
+                if unreachable(exc):
+                    raise RoomError(503, "the database cannot be reached right now; try again") from exc
+                raise
             room = Room(row, self.store, self.pool)
             self.rooms[row.code] = room
-            room.start_bots()
-            room.start_clocks()
+            if self.cluster is not None:
+                await self.cluster.created(room)
+            else:
+                room.start_bots()
+                room.start_clocks()
             return room
         raise RoomError(503, "could not find a free room code")
 
     async def join(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
+        if self.cluster is not None:
+            got, secret = await self.cluster.call(code, "join", [name, seat])
+            return int(got), str(secret)
+        return await self.join_here(code, name, seat)
+
+    async def join_here(self, code: str, name: str | None, seat: int | None) -> tuple[int, str]:
+        """:meth:`join` on the room's owner."""
         room = await self.room(code)
         if room.archived is not None:
             raise RoomError(409, f"room {room.code} is an archived record, nobody can join: {room.archived}")
@@ -971,6 +1179,12 @@ class Tables:
         return seat, secret
 
     async def rematch(self, code: str, seat: int, secret: str) -> str:
+        if self.cluster is not None:
+            return str(await self.cluster.call(code, "rematch", [seat, secret]))
+        return await self.rematch_here(code, seat, secret)
+
+    async def rematch_here(self, code: str, seat: int, secret: str) -> str:
+        """:meth:`rematch` on the room's owner."""
         room = await self.room(code)
         if not room.check_seat(seat, secret):
             raise RoomError(403, f"seat {seat} of room {room.code}: wrong or missing secret")
@@ -1001,12 +1215,19 @@ class Tables:
                 seats,
                 rematch_of=room.code,
                 clock=row.clock,
+                allow_hints=row.hints,
             )
             row.rematch = new.code
             room.broadcast()
         return new.code
 
     async def claim(self, code: str, old: str, seat: int, secret: str) -> str:
+        if self.cluster is not None:
+            return str(await self.cluster.call(code, "claim", [old, seat, secret]))
+        return await self.claim_here(code, old, seat, secret)
+
+    async def claim_here(self, code: str, old: str, seat: int, secret: str) -> str:
+        """:meth:`claim` on the room's owner."""
         room = await self.room(code)
         old_room = await self.room(old)
         if not 0 <= seat < room.row.players or room.row.seats[seat].claim_from != old_room.code:
@@ -1022,6 +1243,17 @@ class Tables:
                 target.secret_hash = hash_secret(new_secret_)
                 await room.store.update_seat_async(room.code, target, None)
         return new_secret_
+
+    async def record(self, code: str) -> GameRecord:
+        """The record of a finished game (:class:`RoomError` 409 while it is played)."""
+        room = await self.room(code)
+        if room.archived is not None:
+            raise RoomError(
+                409, f"room {room.code} is an archived record (it no longer replays): it cannot be reviewed"
+            )
+        if room.row.status != "over":
+            raise RoomError(409, f"the game in room {room.code} is not over yet: reviews come after it")
+        return room.state.record()
 
     async def replay(self, code: str, seat: int | None, secret: str | None) -> dict[str, Any]:
         room = await self.room(code)
@@ -1127,6 +1359,18 @@ def _frames(record: GameRecord, seat: int | None, by: list[str | None]) -> list[
             break
         frames.append(frame(i, who, text))
     return frames
+
+
+async def seat_command(room: Room, op: str, seat: int) -> None:
+    """Run ``take_back``, ``leave`` or ``end`` on this worker's room."""
+    if op == "take_back":
+        await room.take_back(seat)
+    elif op == "leave":
+        await room.leave(seat)
+    elif op == "end":
+        await room.end(seat)
+    else:
+        raise CommandError("bad_message", f"unknown seat command {op!r}")
 
 
 def _plausible(code: str) -> bool:

@@ -4,18 +4,25 @@ The listening socket is bound here, before anything is printed, so a busy
 port or a bad address is refused with the reason, and the address printed
 is the one the server really listens on (``--port 0`` lets the system pick a
 free port). The address is printed once the server accepts connections.
+
+``--redis`` makes the server one worker of a cluster (:mod:`spieltisch.server.cluster`,
+docs/deploy.md); ``--workers N`` starts N of them on this machine, sharing the one
+listening socket (uvicorn's supervisor restarts a worker that dies).
 """
 
 from __future__ import annotations
 
+import inspect
 import os
 import socket
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import typer
 import uvicorn
 from sqlalchemy.engine import make_url
 
-from spieltisch.server.limits import Limits, uvicorn_options
+from spieltisch.server.limits import GuardedH11Protocol, Limits, uvicorn_options
 from spieltisch.server.store import Store, StoreError
 
 LOCAL_NAMES = ("127.0.0.1", "0.0.0.0", "::", "::1", "")
@@ -30,6 +37,44 @@ def describe_database(database: str) -> str:
     if url.get_backend_name() == "sqlite" and url.database:
         return f"SQLite file {os.path.abspath(url.database)}"
     return url.render_as_string(hide_password=True)
+
+
+def describe_redis(url: str) -> str:
+    """A Redis URL without its password (for the banner and the errors)."""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts)
+
+
+def check_cluster(database: str, redis: str | None, workers: int, reload: bool) -> None:
+    """Refuse, with the reason, a cluster that cannot work: raises :class:`ServeError`."""
+    if workers < 1:
+        raise ServeError(f"--workers {workers}: at least 1")
+    if redis is None:
+        if workers > 1:
+            raise ServeError(
+                "--workers: several workers share their rooms through Redis and a PostgreSQL "
+                "database: add --redis redis://HOST:6379/0 and --database postgresql+psycopg://..."
+            )
+        return
+    if make_url(database).get_backend_name() == "sqlite":
+        raise ServeError(
+            "--redis: the workers must share one PostgreSQL database "
+            "(--database postgresql+psycopg://USER@HOST/DB), not a SQLite file"
+        )
+    if reload:
+        raise ServeError("--reload runs one development server: leave out --redis and --workers")
+    if not redis.startswith(("redis://", "rediss://", "unix://")):
+        raise ServeError(f"--redis {describe_redis(redis)}: a redis://HOST:PORT/DB (or rediss://) URL")
+    import redis as redis_client
+
+    try:
+        with redis_client.Redis.from_url(redis, socket_connect_timeout=3, socket_timeout=3) as client:
+            client.ping()
+    except redis_client.RedisError as exc:
+        raise ServeError(f"cannot reach Redis at {describe_redis(redis)}: {exc}") from None
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -71,18 +116,29 @@ def address(host: str, sock: socket.socket) -> str:
 
 
 def run_server(
-    host: str, port: int, database: str, bot_delay: float, reload: bool = False, limits: Limits | None = None
+    host: str,
+    port: int,
+    database: str,
+    bot_delay: float,
+    reload: bool = False,
+    limits: Limits | None = None,
+    review_budget: str = "8",
+    redis: str | None = None,
+    workers: int = 1,
 ) -> None:
     limits = limits or Limits()
+    prefix = os.environ.get("SPIELTISCH_TABLE_PREFIX", "")
     try:
         if bot_delay < 0:
             raise ServeError(f"--bot-delay {bot_delay}: must be 0 or more seconds")
+        check_cluster(database, redis, workers, reload)
         sock = bind(host, port)
     except ServeError as exc:
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(2) from None
     try:
-        Store(database).close()  # fail early, with the reason, on a bad URL or unreachable server
+        # Fail early, with the reason, on a bad URL or unreachable server.
+        Store(database, prefix=prefix).close()
     except StoreError as exc:
         sock.close()
         typer.echo(f"Error: {exc}", err=True)
@@ -91,14 +147,22 @@ def run_server(
         f"Spieltisch web table: open {address(host, sock)}  (games stored in {describe_database(database)})\n"
         "Press Ctrl+C to stop; unfinished games resume on the next start."
     )
+    if redis is not None:
+        banner = (
+            f"Spieltisch web table: open {address(host, sock)}  ({workers} worker(s); games stored in "
+            f"{describe_database(database)}, rooms shared through Redis at {describe_redis(redis)})\n"
+            "Press Ctrl+C to stop; another worker takes over the rooms of one that stops."
+        )
+    if workers > 1:
+        _export_settings(database, bot_delay, limits, review_budget, redis)
+        _run_workers(sock, banner, limits, workers)
+        return
     if reload:
         # The reloader binds in its own process: free the port just before it does.
         port = sock.getsockname()[1]
         sock.close()
         typer.echo(banner)
-        os.environ["SPIELTISCH_DATABASE"] = database
-        os.environ["SPIELTISCH_BOT_DELAY"] = str(bot_delay)
-        os.environ.update(limits.to_env())
+        _export_settings(database, bot_delay, limits, review_budget, redis)
         uvicorn.run(
             "spieltisch.server.app:create_app_from_env",
             factory=True,
@@ -111,13 +175,64 @@ def run_server(
     from spieltisch.server.app import create_app
 
     # The limits the server enforces before the app reads anything (frame size, request head).
-    app = create_app(database, bot_delay=bot_delay, limits=limits)
+    app = create_app(
+        database, bot_delay=bot_delay, limits=limits, table_prefix=prefix, redis=redis,
+        review_budget=review_budget,
+    )  # fmt: skip
     config = uvicorn.Config(app, **uvicorn_options(limits))
     server = _AnnouncingServer(config, banner)
     with sock:
         server.run(sockets=[sock])
     if not server.started:
         raise typer.Exit(1)
+
+
+def _env_limits() -> Limits:
+    try:
+        return Limits.from_env()
+    except ValueError:  # refused with the reason by ``spieltisch serve`` before any worker starts
+        return Limits()
+
+
+class EnvGuardedH11Protocol(GuardedH11Protocol):
+    """:class:`GuardedH11Protocol` with the limits of the environment (``SPIELTISCH_LIMIT_*``),
+    for the workers of ``spieltisch serve --workers``."""
+
+    request_timeout = _env_limits().request_timeout
+    max_head = _env_limits().max_request_head
+
+
+def _export_settings(
+    database: str, bot_delay: float, limits: Limits, review_budget: str, redis: str | None
+) -> None:
+    """The settings of :func:`~spieltisch.server.app.create_app_from_env`, for the
+    processes that uvicorn's reloader or supervisor starts."""
+    os.environ["SPIELTISCH_DATABASE"] = database
+    os.environ["SPIELTISCH_BOT_DELAY"] = str(bot_delay)
+    os.environ["SPIELTISCH_REVIEW_BUDGET"] = review_budget
+    os.environ["SPIELTISCH_REDIS"] = redis or ""
+    os.environ.update(limits.to_env())
+
+
+def _run_workers(sock: socket.socket, banner: str, limits: Limits, workers: int) -> None:
+    """``workers`` processes of :func:`~spieltisch.server.app.create_app_from_env` accepting on
+    one socket, under uvicorn's supervisor (it restarts one that dies)."""
+    from uvicorn.supervisors import Multiprocess
+
+    if "SPIELTISCH_BOT_WORKERS" not in os.environ:  # the machine's CPUs, shared by the workers
+        os.environ["SPIELTISCH_BOT_WORKERS"] = str(max(1, len(os.sched_getaffinity(0)) // workers))
+    # The workers are spawned from pickled settings: the guarded protocol goes by name
+    # and reads its limits from the environment set above.
+    options = {**uvicorn_options(limits), "http": f"{__name__}:EnvGuardedH11Protocol"}
+    config = uvicorn.Config(
+        "spieltisch.server.app:create_app_from_env", factory=True, workers=workers, **options
+    )
+    typer.echo(banner)
+    extra: dict[str, Any] = {}
+    if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn versions want it
+        extra["target"] = uvicorn.Server(config).run
+    with sock:
+        Multiprocess(config, sockets=[sock], **extra).run()
 
 
 class _AnnouncingServer(uvicorn.Server):

@@ -4,7 +4,8 @@ A game is stored as its seed, rule options and action log: ``rooms``,
 ``seats`` and ``actions(room, idx, seat, text, at, by)`` (``at``: the server's wall
 time of the move, from which the clocks are derived; ``by``: NULL for the seat's
 own player, ``bot:LEVEL`` for a bot standing in, see :mod:`spieltisch.server.clocks`);
-each room also keeps the rules version of the engine that plays it. SQLite (an
+each room also keeps the rules version of the engine that plays it; the reviews
+of finished games are in ``reviews(room, seat, budget, result, created)`` (docs/review.md). SQLite (an
 embedded file) is the default; PostgreSQL works through ``postgresql+psycopg://...``.
 The schema is made and changed by the Alembic migrations in ``server/migrations/``,
 which opening a store runs (:func:`spieltisch.server.migrate.upgrade`); the tables
@@ -114,6 +115,20 @@ class RoomRow:
     """Per action: its server wall time (None for actions stored before clocks existed)."""
     by: list[str | None] = field(default_factory=list)
     """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
+    hints: bool = False
+    """The room allows hints (docs/review.md, "Hints")."""
+
+
+@dataclass
+class ReviewRow:
+    """A stored review of one seat of a finished game (docs/review.md, "Storage")."""
+
+    room: str
+    seat: int
+    budget: str
+    result: dict[str, Any]
+    """The review of this seat as :meth:`spieltisch.review.Review.to_json` gives it."""
+    created: float = field(default_factory=time.time)
 
 
 class Store:
@@ -155,6 +170,7 @@ class Store:
             Column("started", Float, nullable=True),
             Column("active", Float, nullable=True, index=True),
             Column("ended", String(16), nullable=True),
+            Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -178,6 +194,15 @@ class Store:
             Column("text", String(256), nullable=False),
             Column("at", Float, nullable=True),  # 0003_clocks
             Column("by", String(72), nullable=True),  # 0003_clocks
+        )
+        self.reviews = Table(
+            f"{prefix}reviews",
+            md,
+            Column("room", String(16), ForeignKey(f"{prefix}rooms.code"), primary_key=True),
+            Column("seat", Integer, primary_key=True),
+            Column("budget", String(32), primary_key=True),
+            Column("result", Text, nullable=False),
+            Column("created", Float, nullable=False),
         )
         try:
             migrate.upgrade(url, prefix, engine=self.engine)
@@ -256,6 +281,27 @@ class Store:
         """:meth:`append_actions` for the event loop: returns once the actions are durable."""
         await _durable(self.writer.submit(_Append(self, code, start, actions, status, at, by)))
 
+    def save_review(self, row: ReviewRow) -> None:
+        """Store a review (a second one of the same room, seat and budget is refused)."""
+        self.writer.submit(self._save_review(row)).result()
+
+    async def save_review_async(self, row: ReviewRow) -> None:
+        await _durable(self.writer.submit(self._save_review(row)))
+
+    def _save_review(self, row: ReviewRow) -> Write:
+        values = {
+            "room": row.room,
+            "seat": row.seat,
+            "budget": row.budget,
+            "result": json.dumps(row.result, separators=(",", ":")),
+            "created": row.created,
+        }
+
+        def write(conn: Connection) -> None:
+            conn.execute(self.reviews.insert().values(**values))
+
+        return write
+
     def _create_room(self, room: RoomRow, rematch_of: str | None) -> Write:
         def write(conn: Connection) -> None:
             try:
@@ -275,6 +321,7 @@ class Store:
                         clock=json.dumps(room.clock) if room.clock is not None else None,
                         started=room.started,
                         active=room.created,
+                        hints=room.hints,
                     )
                 )
             except IntegrityError as exc:
@@ -342,6 +389,7 @@ class Store:
                 started=r["started"],
                 active=r["active"],
                 ended=r["ended"],
+                hints=bool(r["hints"]),
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -359,6 +407,18 @@ class Store:
                 times=[None if at is None else float(at) for _seat, _text, at, _by in actions],
                 by=[None if by is None else str(by) for _seat, _text, _at, by in actions],
             )
+
+    def load_reviews(self, code: str, budget: str) -> list[ReviewRow]:
+        """The stored reviews of a room at ``budget``, by seat."""
+        t = self.reviews
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(t).where(t.c.room == code, t.c.budget == budget).order_by(t.c.seat)
+            ).mappings()
+            return [
+                ReviewRow(r["room"], r["seat"], r["budget"], json.loads(r["result"]), r["created"])
+                for r in rows
+            ]
 
     def unfinished(self) -> list[str]:
         """Codes of every room whose game is not over."""
@@ -410,6 +470,7 @@ class Store:
             codes = [str(c) for c in conn.execute(select(r.c.code).where(old)).scalars() if c not in keep]
             for i in range(0, len(codes), 500):
                 chunk = codes[i : i + 500]
+                conn.execute(delete(self.reviews).where(self.reviews.c.room.in_(chunk)))
                 conn.execute(delete(self.actions).where(self.actions.c.room.in_(chunk)))
                 conn.execute(delete(self.seats).where(self.seats.c.room.in_(chunk)))
                 conn.execute(delete(r).where(r.c.code.in_(chunk)))

@@ -36,6 +36,10 @@ class PlayConfig:
     """Seconds of time bank per person for the game, spent after ``clock`` (None: none)."""
     stand_in: str = DEFAULT_BOT
     """The bot that plays for a person whose time ran out."""
+    record: Path | None = None
+    """Where to save the game record when the game ends (``--record``)."""
+    hints: bool = False
+    """The ``hint`` command is offered (``--hints``)."""
 
     @property
     def humans(self) -> list[int]:
@@ -87,6 +91,8 @@ def make_config(
     clock: float | None = None,
     bank: float | None = None,
     stand_in: str = DEFAULT_BOT,
+    record: Path | None = None,
+    hints: bool = False,
 ) -> PlayConfig:
     """Check every option and build the configuration; raises :class:`PlayError`."""
     from spieltisch.engine import RulesError
@@ -125,4 +131,6 @@ def make_config(
         clock=clock,
         bank=bank,
         stand_in=stand_in,
+        record=record,
+        hints=hints,
     )

@@ -138,6 +138,38 @@ TEXT: dict[str, dict[str, str]] = {
         "choose_after_reveal": "Choose for your effect card.",
         "nothing": "nothing",
         "bot_start_failed": "Could not start the bot of seat {seat}: {message}",
+        "hint": "Hint: {move} — {reason}",
+        "hints_off": "Hints are off at this table (start it with --hints).",
+        "hints_on": "Hints are on: type 'hint' for the bot's suggestion.",
+        "record_saved": "Game record saved to {path} (review it with: spieltisch review {path}).",
+        "record_failed": "Could not save the game record to {path}: {error}",
+        "review_about": "The review rates every decision from what its player could see then.",
+        "review_offer": "Review the game? (y/N)> ",
+        "review_bar": "review",
+        "review_head": (
+            "Review (budget {budget}: sampled deals x playouts); "
+            "a mistake loses at least {mistake}, a blunder at least {blunder}"
+        ),
+        "review_marked": "Mistakes and blunders of {who}",
+        "review_marked@you": "Your mistakes and blunders",
+        "review_none": "{who} made no mistakes and no blunders.",
+        "review_none@you": "You made no mistakes and no blunders.",
+        "review_summary": "Summary per player",
+        "col_move": "#",
+        "col_round": "Round",
+        "col_played": "Played",
+        "col_estimate": "Estimate",
+        "col_best": "Best alternative",
+        "col_best_estimate": "Its estimate",
+        "col_loss": "Loss",
+        "col_mark": "Mark",
+        "col_decisions": "Decisions",
+        "col_mean_loss": "Mean loss",
+        "col_mistakes": "Mistakes",
+        "col_blunders": "Blunders",
+        "col_biggest": "Biggest losses",
+        "mark_mistake": "mistake",
+        "mark_blunder": "blunder",
     },
     "de": {
         "title": "{game} für {players} Spieler — Seed {seed} (dieselbe Verteilung mit --seed {seed})",
@@ -274,6 +306,38 @@ TEXT: dict[str, dict[str, str]] = {
         "choose_after_reveal": "Wähle für deine Effektkarte.",
         "nothing": "nichts",
         "bot_start_failed": "Der Bot auf Platz {seat} ließ sich nicht starten: {message}",
+        "hint": "Tipp: {move} — {reason}",
+        "hints_off": "An diesem Tisch gibt es keine Tipps (starte ihn mit --hints).",
+        "hints_on": "Tipps sind an: tippe 'tipp' für den Vorschlag des Bots.",
+        "record_saved": "Partieprotokoll gespeichert in {path} (auswerten mit: spieltisch review {path}).",
+        "record_failed": "Das Partieprotokoll ließ sich nicht in {path} speichern: {error}",
+        "review_about": "Die Auswertung bewertet jede Entscheidung nach dem, was ihr Spieler damals sah.",
+        "review_offer": "Partie auswerten? (j/N)> ",
+        "review_bar": "Auswertung",
+        "review_head": (
+            "Auswertung (Budget {budget}: ausgeloste Verteilungen x Durchläufe); "
+            "ein Fehler kostet mindestens {mistake}, ein grober Fehler mindestens {blunder}"
+        ),
+        "review_marked": "Fehler und grobe Fehler von {who}",
+        "review_marked@you": "Deine Fehler und groben Fehler",
+        "review_none": "{who} hat keine Fehler und keine groben Fehler gemacht.",
+        "review_none@you": "Du hast keine Fehler und keine groben Fehler gemacht.",
+        "review_summary": "Übersicht je Spieler",
+        "col_move": "#",
+        "col_round": "Runde",
+        "col_played": "Gespielt",
+        "col_estimate": "Schätzung",
+        "col_best": "Beste Alternative",
+        "col_best_estimate": "Deren Schätzung",
+        "col_loss": "Verlust",
+        "col_mark": "Urteil",
+        "col_decisions": "Entscheidungen",
+        "col_mean_loss": "Mittlerer Verlust",
+        "col_mistakes": "Fehler",
+        "col_blunders": "Grobe Fehler",
+        "col_biggest": "Größte Verluste",
+        "mark_mistake": "Fehler",
+        "mark_blunder": "grober Fehler",
     },
 }
 
@@ -283,6 +347,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "all": ("all", "alle", "list", "liste"),
     "next": ("+", "n", "next", "weiter"),
     "previous": ("-", "p", "prev", "previous", "zurück", "zurueck"),
+    "hint": ("hint", "tipp"),
 }
 
 SEAT_VALUES = ("who", "target")
@@ -370,6 +435,16 @@ class Texts:
                 filled[name] = value
         text = template.format(**filled)
         return text[:1].upper() + text[1:] if start else text
+
+    def hint_reason(self, reason: str, params: Mapping[str, object], names: Names) -> str:
+        """A hint's reason (:mod:`spieltisch.hints`) in this language: the web
+        client's ``hint.*`` texts, seats as names."""
+        template = _shared_texts(self.lang).get(f"hint.{reason}", reason)
+        values = {
+            k: names.cell(int(str(v))) if k in ("owner", "seat") and v is not None else v
+            for k, v in params.items()
+        }
+        return template.format(**values)
 
     def refusal_template(self, reason: str) -> str | None:
         """The template saying an engine refusal reason in this language, if any."""

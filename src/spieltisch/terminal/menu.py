@@ -38,6 +38,11 @@ class ListAll:
 
 
 @dataclass(frozen=True)
+class AskHint:
+    """``hint``: the bot's suggested move and why (``spieltisch play --hints``)."""
+
+
+@dataclass(frozen=True)
 class Page:
     """Turn the menu's page: ``+1`` next, ``-1`` previous."""
 
@@ -63,7 +68,7 @@ class Invalid:
     reason: str
 
 
-Command = Quit | Help | ListAll | Page | Choice | Notation | Invalid
+Command = Quit | Help | ListAll | AskHint | Page | Choice | Notation | Invalid
 
 
 def build_menu(game: str, legal: Sequence[Action]) -> Menu:
@@ -87,6 +92,8 @@ def parse_command(text: str, menu: Menu, texts: Texts) -> Command:
         return Help()
     if low in COMMANDS["all"]:
         return ListAll()
+    if low in COMMANDS["hint"]:
+        return AskHint()
     if low in COMMANDS["next"]:
         return Page(1)
     if low in COMMANDS["previous"]:

@@ -540,9 +540,7 @@ def help_text(game: str, texts: Texts) -> Group:
     )
 
 
-def final_table(
-    outcome: Mapping[str, Any], names: Names, faults: Sequence[int], texts: Texts
-) -> Table:
+def final_table(outcome: Mapping[str, Any], names: Names, faults: Sequence[int], texts: Texts) -> Table:
     table = Table(title=texts("final"), header_style="bold")
     table.add_column(texts("col_seat"), justify="right")
     table.add_column(texts("col_player"))
@@ -565,3 +563,51 @@ def recent_log(lines: Sequence[str], texts: Texts, limit: int = 8) -> Group:
         Text(texts("recent"), style="bold"),
         *(Text(f"  {line}", no_wrap=True, overflow="ellipsis") for line in shown),
     )
+
+
+# -- the review (docs/review.md, "Terminal") ------------------------------------------
+
+
+def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, texts: Texts) -> Group:
+    """A review (``Review.to_json()``): the marked decisions of the seats ``mine``
+    (the people at the keyboard), then the summary of every reviewed seat."""
+    limits = result["thresholds"]
+    parts: list[RenderableType] = [
+        Text(
+            texts("review_head", budget=result["budget"], mistake=f"{limits['mistake']:g}",
+                  blunder=f"{limits['blunder']:g}"),
+            style="bold",
+        )
+    ]  # fmt: skip
+    decisions = result["decisions"]
+    for seat in mine:
+        marked = [d for d in decisions if d["seat"] == seat and d["mark"]]
+        if not marked:
+            parts.append(Text(texts.say("review_none", names, who=seat)))
+            continue
+        table = Table(title=texts.say("review_marked", names, who=seat), header_style="bold")
+        for key in ("col_move", "col_round", "col_played", "col_estimate", "col_best", "col_best_estimate"):
+            table.add_column(texts(key), justify="right" if key in ("col_move", "col_round") else "left")
+        table.add_column(texts("col_loss"), justify="right")
+        table.add_column(texts("col_mark"))
+        for d in marked:
+            table.add_row(
+                str(d["number"]), str(d["round"]), d["played"], f"{d['played_estimate']:+.1f}",
+                d["best"] or "", f"{d['best_estimate']:+.1f}", f"{d['loss']:.1f}",
+                Text(texts(f"mark_{d['mark']}"), style="bold red" if d["mark"] == "blunder" else "yellow"),
+            )  # fmt: skip
+        parts.append(table)
+    summary = Table(title=texts("review_summary"), header_style="bold")
+    summary.add_column(texts("col_player"))
+    for key in ("col_decisions", "col_mean_loss", "col_mistakes", "col_blunders"):
+        summary.add_column(texts(key), justify="right")
+    summary.add_column(texts("col_biggest"))
+    loss = {(d["seat"], d["number"]): d["loss"] for d in decisions}
+    for s in result["summary"]:
+        biggest = ", ".join(f"#{n}: {loss[s['seat'], n]:.1f}" for n in s["biggest"]) or "-"
+        summary.add_row(
+            names.cell(s["seat"]), str(s["rated"]), f"{s['accuracy']:.1f}", str(s["mistakes"]),
+            str(s["blunders"]), biggest,
+        )  # fmt: skip
+    parts.append(summary)
+    return Group(*parts)

@@ -9,9 +9,11 @@ the engine validates.
 
 from __future__ import annotations
 
+import json
 import random
 import select
 import time
+import zlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -26,6 +28,7 @@ from spieltisch.terminal import render
 from spieltisch.terminal.config import HUMAN, PlayConfig, PlayError
 from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import (
+    AskHint,
     Choice,
     Help,
     Invalid,
@@ -40,6 +43,8 @@ from spieltisch.terminal.menu import (
 
 RECENT = 8
 """Log lines shown above a decision when the terminal is tall enough."""
+REVIEW_BUDGET = "8"
+"""Sampled worlds per decision of the review offered after a game."""
 
 
 class LineInput(Protocol):
@@ -96,9 +101,13 @@ class TerminalTable:
         stdin: LineInput,
         bots: Mapping[int, Bot] | None = None,
         pause: bool | None = None,
+        offer_review: bool | None = None,
+        review_budget: str = REVIEW_BUDGET,
     ) -> None:
         """``pause``: wait for Enter after each round summary (default: when the input
-        is a terminal and somebody plays at the keyboard)."""
+        is a terminal and somebody plays at the keyboard). ``offer_review``: ask at
+        the end whether to review the game (default: the same as ``pause``), at
+        ``review_budget`` (:class:`spieltisch.review.Budget`)."""
         self.config = config
         self.console = console
         self.stdin = stdin
@@ -132,6 +141,8 @@ class TerminalTable:
         isatty = getattr(stdin, "isatty", None)
         self.echo = not (callable(isatty) and isatty())
         self.pause = (not self.echo if pause is None else pause) and bool(self.humans)
+        self.offer_review = (not self.echo if offer_review is None else offer_review) and bool(self.humans)
+        self.review_budget = review_budget
 
     # -- the game loop -----------------------------------------------------------
     def run(self) -> int:
@@ -143,11 +154,15 @@ class TerminalTable:
             while not self.state.is_over():
                 self._decision_round()
             self._finish()
+            self._save_record()
+            if self.offer_review:
+                self._review()
             return 0
         except Abandoned as exc:
             if exc.by_input_end:
                 self.console.print(self.texts("input_ended"))
             self.console.print(self.texts("quit", seed=self.config.seed), style="bold")
+            self._save_record()
             return 1 if exc.by_input_end else 0
         finally:
             for bot in [*self.bots.values(), *self.stand_ins.values()]:
@@ -304,6 +319,78 @@ class TerminalTable:
             if callable(game_over):
                 game_over(data, self.state.view(seat))
 
+    # -- after the game: the record and the review -------------------------------------
+    def _save_record(self) -> None:
+        """``--record FILE``: the game record (docs/review.md), finished or not."""
+        path = self.config.record
+        if path is None:
+            return
+        text = json.dumps(self.state.record().to_json(), indent=1, ensure_ascii=False) + "\n"
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.console.print(
+                Text(self.texts("record_failed", path=path, error=exc.strerror or exc), style="red")
+            )
+            return
+        self.console.print(self.texts("record_saved", path=path))
+
+    def _review(self) -> None:
+        """Offer the review; on yes, rate every seat's decisions (a progress bar
+        meanwhile) and show the people's mistakes and everybody's summary."""
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        from spieltisch.review import Budget, review
+
+        self.console.print()
+        self.console.print(self.texts("review_about"))
+        self.console.print(Text(self.texts("review_offer"), style="bold"), end="")
+        answer = self.stdin.readline()
+        if self.echo:
+            self.console.print(answer.rstrip("\n"), markup=False, highlight=False)
+        if answer.strip().lower() not in ("y", "yes", "j", "ja"):
+            return
+        record = self.state.record()
+        start = self.game.new_state(record.players, record.seed, record.options)
+        bar = Progress(
+            TextColumn(f"[bold]{self.texts('review_bar')}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+        )
+        with bar:
+            task = bar.add_task("review", total=None)
+            result = review(
+                start, record.actions, record.seed, budget=Budget.parse(self.review_budget),
+                advance=lambda n: bar.advance(task, n), on_total=lambda n: bar.update(task, total=n),
+            )  # fmt: skip
+        self.console.print(
+            render.review_tables(result.to_json(), sorted(self.humans), self.names, self.texts)
+        )
+
+    def _hint(self, seat: int) -> None:
+        """``hint``: the medium bot's move for this seat and why, from its view only."""
+        from spieltisch.hints import hint
+
+        if not self.config.hints:
+            self._refuse(self.texts("hints_off"))
+            return
+        view = self.state.view(seat)
+        seed = zlib.crc32(f"hint/{self.config.seed}/{len(self.state.history)}/{seat}".encode())
+        h = hint(self.game.name, view, self.state.legal_action_ids(seat), seed)
+        params = dict(h.params)
+        if self.game.name == "schmaus":  # card names in the table's language
+            lang = self.texts.lang
+            if "card" in params:
+                params["card"] = render.card_name(str(params["card"]), lang)
+            if "cards" in params:
+                cards = str(params["cards"]).split()
+                params["cards"] = ", ".join(render.card_name(c, lang) for c in cards if c != "-") or "-"
+        reason = self.texts.hint_reason(h.reason, params, self.names)
+        self.console.print(Text(self.texts("hint", move=h.action, reason=reason), style="bold cyan"))
+
     # -- the human ---------------------------------------------------------------
     def _ask(self, seat: int) -> Action | None:
         """Show the seat's view and the menu; read until a legal action comes
@@ -336,6 +423,9 @@ class TerminalTable:
                 self._wait()
             elif isinstance(command, ListAll):
                 self.console.print(render.all_actions(legal, self.texts, width))
+                self._wait()
+            elif isinstance(command, AskHint):
+                self._hint(seat)
                 self._wait()
             elif isinstance(command, Invalid):
                 message = command.reason
@@ -423,6 +513,8 @@ class TerminalTable:
         self.console.rule(Text(title, style="bold"))
         seats = ", ".join(f"{s}: {self.names.cell(s)}" for s in range(len(self.names)))
         self.console.print(f"{self.texts('seats')}: {seats}")
+        if self.config.hints:
+            self.console.print(self.texts("hints_on"))
 
 
 def play(config: PlayConfig, console: Console, stdin: LineInput) -> int:

@@ -322,6 +322,39 @@ class HardBotV2(HardBot):
         return game_utility(points, pos)
 
 
+class HardBotV3(HardBot):
+    """Version 3 (``hard@v3``): v1's search with a faster playout policy and a
+    bigger budget for the same CPU time.
+
+    The playouts play exactly v1's medium policy (the pruned scores of
+    :func:`policy.score_actions`), but score each action incrementally
+    (:func:`policy.fast_best_action`) - a scouted card or a shown set only
+    changes the sets next to it - so a playout costs about half as much CPU,
+    and the default budget is :attr:`default_work` playouts instead of 200 (the
+    same CPU time per decision as v1 at 200, on one core).
+    """
+
+    version = "v3"
+    default_work = 300
+
+    def _playout(self, w: ScoutState, pos: Position) -> float:
+        turns = 0
+        best = policy.fast_best_action
+        while not w.is_over():
+            turns += 1
+            if turns > PLAYOUT_LIMIT:  # a show/scout cycle: score the hands as they are (S-11)
+                bonus = w.chips if w.players == 2 else w.tokens
+                points = [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
+                return self._utility(points, pos)
+            if w.phase == "flip":
+                for s in w.to_move():
+                    w.apply_id(s, FLIP_ID if policy.wants_flip(w.hands[s]) else KEEP_ID)
+                continue
+            s = w.current
+            w.apply_id(s, best(w.hands[s], w.table, w.players, w.chips[s]))
+        return self._utility(w.results[-1]["points"], pos)
+
+
 ROUND_SPREAD = 6.0
 """Spread (standard deviation) of the difference of two players' round points
 in Scout, for :func:`game_utility`."""

@@ -274,3 +274,217 @@ def flipped(hand: Sequence[int]) -> list[int]:
 def wants_flip(hand: Sequence[int]) -> bool:
     """S-5: turn the hand if that gives the better hand."""
     return hand_value([TOP[c] for c in flipped(hand)]) > hand_value([TOP[c] for c in hand])
+
+
+# -- the fast playout policy (hard@v3) ----------------------------------------
+# The same scores as :func:`score_actions` with ``full=False``, computed
+# incrementally: the best split of the hand into sets is found once from the
+# left (``f[i]``: the best value of the first ``i`` cards) and once from the
+# right (``g[i]``: of the cards from ``i`` on); a scouted card or a removed set
+# then only changes the sets that touch it, so every action costs a few
+# additions instead of a whole dynamic programme. The sums are associated
+# differently, so two actions that tie exactly may be ordered differently by
+# a rounding error; the choice is otherwise the same (a test checks it).
+
+
+def _prefix(vals: Sequence[int], f: list[float] | None = None, start: int = 0) -> list[float]:
+    """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`);
+    ``f[: start + 1]`` may be given (it depends on those cards only)."""
+    h = len(vals)
+    f = [0.0] * (h + 1) if f is None else f[: start + 1] + [0.0] * (h - start)
+    for i in range(start, h):
+        v = vals[i]
+        best = f[i] - 1.0 + 0.03 * v
+        if i:
+            d = v - vals[i - 1]
+            if -1 <= d <= 1:
+                table = SEG_MATCH if d == 0 else SEG_RUN
+                j = i - 1
+                lo = v if v < vals[j] else vals[j]
+                n = 2
+                while True:
+                    cand = f[j] + table[n] + 0.02 * lo
+                    if cand > best:
+                        best = cand
+                    if j == 0 or vals[j] - vals[j - 1] != d:
+                        break
+                    j -= 1
+                    n += 1
+                    if vals[j] < lo:
+                        lo = vals[j]
+        f[i + 1] = best
+    return f
+
+
+def _suffix(vals: Sequence[int], g: list[float] | None = None, stop: int | None = None) -> list[float]:
+    """``g[i]``: the best value of the cards from ``i`` on; ``g[stop:]`` may be
+    given (it depends on those cards only)."""
+    h = len(vals)
+    if g is None or stop is None:
+        g = [0.0] * (h + 1)
+        stop = h
+    else:
+        g = [0.0] * stop + g[stop:]
+    for i in range(stop - 1, -1, -1):
+        v = vals[i]
+        best = g[i + 1] - 1.0 + 0.03 * v
+        if i + 1 < h:
+            d = vals[i + 1] - v
+            if -1 <= d <= 1:
+                table = SEG_MATCH if d == 0 else SEG_RUN
+                j = i + 1
+                lo = v if v < vals[j] else vals[j]
+                n = 2
+                while True:
+                    cand = g[j + 1] + table[n] + 0.02 * lo
+                    if cand > best:
+                        best = cand
+                    if j + 1 >= h or vals[j + 1] - vals[j] != d:
+                        break
+                    j += 1
+                    n += 1
+                    if vals[j] < lo:
+                        lo = vals[j]
+        g[i] = best
+    return g
+
+
+def value_with(vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: int, v: int) -> float:
+    """:func:`hand_value` of ``vals`` with the number ``v`` inserted at ``at``
+    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals``)."""
+    h = len(vals)
+    best = f[at] + g[at] - 1.0 + 0.03 * v
+    left = vals[at - 1] if at else None
+    right = vals[at] if at < h else None
+    for d in (-1, 0, 1):
+        l_ok = left is not None and v - left == d
+        r_ok = right is not None and right - v == d
+        if not (l_ok or r_ok):
+            continue
+        table = SEG_MATCH if d == 0 else SEG_RUN
+        nl = 0
+        if l_ok:
+            nl = 1
+            while at - nl - 1 >= 0 and vals[at - nl] - vals[at - nl - 1] == d:
+                nl += 1
+        nr = 0
+        if r_ok:
+            nr = 1
+            while at + nr < h and vals[at + nr] - vals[at + nr - 1] == d:
+                nr += 1
+        for i in range(nl + 1):
+            first = vals[at - i] if i else v
+            fa = f[at - i]
+            for j in range(nr + 1):
+                if i + j == 0:
+                    continue
+                last = vals[at + j - 1] if j else v
+                lo = first if first < last else last
+                cand = fa + table[i + j + 1] + 0.02 * lo + g[at + j]
+                if cand > best:
+                    best = cand
+    return best - CARD * (h + 1)
+
+
+def value_without(vals: Sequence[int], f: Sequence[float], g: Sequence[float], s: int, n: int) -> float:
+    """:func:`hand_value` of ``vals`` without the ``n`` cards from ``s`` on
+    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals``)."""
+    h = len(vals)
+    e = s + n
+    best = f[s] + g[e]
+    if s and e < h:
+        d = vals[e] - vals[s - 1]
+        if -1 <= d <= 1:
+            table = SEG_MATCH if d == 0 else SEG_RUN
+            nl = 1
+            while s - nl - 1 >= 0 and vals[s - nl] - vals[s - nl - 1] == d:
+                nl += 1
+            nr = 1
+            while e + nr < h and vals[e + nr] - vals[e + nr - 1] == d:
+                nr += 1
+            for i in range(1, nl + 1):
+                first = vals[s - i]
+                fa = f[s - i]
+                for j in range(1, nr + 1):
+                    last = vals[e + j - 1]
+                    lo = first if first < last else last
+                    cand = fa + table[i + j] + 0.02 * lo + g[e + j]
+                    if cand > best:
+                        best = cand
+    return best - CARD * (h - n)
+
+
+_FAST: dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int] = {}
+EXPOSURE = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
+""":func:`exposure` by set key alone (a key holds the set's size, S-7)."""
+
+
+def fast_best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
+    """The best action of :func:`score_actions` with ``full=False`` (first on
+    ties, up to rounding), scored incrementally: hard@v3's playout policy."""
+    key = (tuple(hand), tuple(table), players, chips)
+    found = _FAST.get(key)
+    if found is None:
+        if len(_FAST) >= _CACHE_LIMIT:
+            _FAST.clear()
+        found = _FAST[key] = _fast_best(hand, table, players, chips)
+    return found
+
+
+def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
+    vals = [TOP[c] for c in hand]
+    h = len(vals)
+    m = len(table)
+    f = _prefix(vals)
+    g = _suffix(vals)
+    table_key = set_key([TOP[c] for c in table]) if table else -1
+    best_score = -1e9
+    best = -1
+    for s, n, k in beating_sets(vals, table_key):
+        score = m + value_without(vals, f, g, s, n) - EXPOSURE[k] if n < h else m + EMPTY_BONUS
+        if score > best_score:
+            best_score, best = score, SHOW_BASE + s * H + n - 1
+    if not table:
+        return best
+    two = players == 2
+    if two and chips == 0:
+        return best
+    cost = CHIP_2P if two else TOKEN
+    with_ss = not two and chips > 0 and h + 1 <= H
+    for end in (0, 1):
+        c = table[0] if end == 0 else table[-1]
+        if with_ss:
+            reduced = table[1:] if end == 0 else table[:-1]
+            rkey = set_key([TOP[x] for x in reduced]) if reduced else -1
+            rm = len(reduced)
+        for turn in (0, 1):
+            v = BOTTOM[c] if turn else TOP[c]
+            index0 = (end * 2 + turn) * (H + 1)
+            for at in fit_positions(vals, v):
+                score = value_with(vals, f, g, at, v) - cost
+                if score > best_score:
+                    best_score, best = score, SCOUT_BASE + index0 + at
+                if not with_ss:
+                    continue
+                nv = [*vals[:at], v, *vals[at:]]
+                sets = beating_sets(nv, rkey)
+                if not sets:
+                    continue
+                f2 = _prefix(nv, f, at)  # the cards before ``at`` are unchanged
+                g2 = _suffix(nv, [0.0, *g], at + 1)  # and those after it
+                base = SS_BASE + (index0 + at) * HH
+                last = h  # the last index of ``nv``
+                for s, n, k in sets:
+                    if n <= h:
+                        e = s + n
+                        if s == 0 or e > last or not -1 <= nv[e] - nv[s - 1] <= 1:
+                            # nothing joins across the gap (value_without's first line, inlined)
+                            rest = f2[s] + g2[e] - CARD * (last + 1 - n)
+                        else:
+                            rest = value_without(nv, f2, g2, s, n)
+                        score = rm + rest - EXPOSURE[k] - TOKEN - SS_CHIP
+                    else:
+                        score = rm + EMPTY_BONUS - TOKEN - SS_CHIP
+                    if score > best_score:
+                        best_score, best = score, base + s * H + n - 1
+    return best

@@ -8,18 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from spieltisch.engine.core import InvalidActionError, OptionsError
 from spieltisch.engine.schmaus.reasons import REASONS
 
-IDS = ("F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN")
+# Tables as variable-length tuples: mypyc boxes a fixed-length tuple at every index.
+IDS: Final[tuple[str, ...]] = (
+    "F1", "F2", "F3", "F4", "F5", "X3", "X2", "X5", "HUNTER", "GARBAGE", "GROCER", "GUARDIAN",
+)  # fmt: skip
 KIND = {name: i for i, name in enumerate(IDS)}
-F1, F2, F3, F4, F5, X3, X2, X5, HUNTER, GARBAGE, GROCER, GUARDIAN = range(12)
+# The kinds, as constants the compiled build inlines.
+F1: Final = 0
+F2: Final = 1
+F3: Final = 2
+F4: Final = 3
+F5: Final = 4
+X3: Final = 5
+X2: Final = 6
+X5: Final = 7
+HUNTER: Final = 8
+GARBAGE: Final = 9
+GROCER: Final = 10
+GUARDIAN: Final = 11
 FOOD = range(0, 5)
 EFFECTS = range(5, 12)
-VALUE = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
-BASE = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
+VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
+BASE: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
 DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
         "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
 
@@ -79,6 +94,8 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
     if options is not None and not isinstance(options, Mapping):
         raise OptionsError(f"rule options must be an object, not {options!r}")
+    if not options and (players is None or players * DEFAULTS["hand_size"] <= sum(DECK.values())):
+        return {**DEFAULTS, "deck": {}}  # every new game with the defaults: nothing to check
     opts = dict(options or {})
     unknown = sorted(set(opts) - set(DEFAULTS))
     if unknown:
@@ -184,9 +201,8 @@ class RoundResult:
 
 def choices_needed(plays: Sequence[Sequence[int]]) -> tuple[list[bool], list[bool]]:
     """Which seats pick a grocer target, and which a ×5 card, after the reveal."""
-    laid = [k for p in plays for k in p]
-    guardian = GUARDIAN in laid
-    hunter = HUNTER in laid and not guardian
+    guardian = any(GUARDIAN in p for p in plays)
+    hunter = not guardian and any(HUNTER in p for p in plays)
     grocer = [not guardian and not hunter and GROCER in p for p in plays]
     x5 = [not hunter and X5 in p for p in plays]
     return grocer, x5
@@ -199,73 +215,154 @@ def resolve(
     hunter_draw: str = "everybody",
 ) -> RoundResult:
     """Score one round from the cards laid and the choices made after the reveal."""
-    n = len(plays)
-    laid = [k for p in plays for k in p]
-    guardian = GUARDIAN in laid  # W-7
-    hunter = HUNTER in laid and not guardian  # W-8
-    effects: list[str] = []
-    if guardian:
-        effects.append("W-7 guardian: negative cards have no effect")
-    zeroed: set[int] = set()
-    garbage = 0
-    if hunter:
-        effects.append("W-8 hunter: the round is void")
-        individual = [0] * n
-    else:
-        if not guardian:
-            for seat, p in enumerate(plays):
-                if GROCER in p:  # W-9
-                    target = targets[seat]
-                    assert target is not None
-                    zeroed.add(target)
-                    effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
-            garbage = laid.count(GARBAGE)  # W-10
-            if garbage:
-                effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
-        doubling = laid.count(X2)  # W-11: global ×2 after the individual raccoons
-        individual = []
-        for seat, p in enumerate(plays):
-            food = [VALUE[k] for k in p if k < 5]
-            total = 0
-            if seat not in zeroed and food:
-                if X5 in p:
-                    chosen = x5[seat]
-                    assert chosen is not None
-                    total = sum(food) + 4 * VALUE[chosen]
-                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
-                elif X3 in p:
-                    total = 3 * sum(food)
-                    effects.append(f"W-11 ×3 of seat {seat}")
-                else:
-                    total = sum(food)
-                total <<= doubling
-            base = sum(BASE[k] for k in p)  # W-12
-            individual.append((total >> garbage) + base)  # W-13: rounded down once
-        if doubling:
-            effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
-    pot = sum(individual)  # W-14
-    best = max(individual)
-    winners = tuple(s for s in range(n) if individual[s] == best)
-    share = pot // len(winners)
-    awarded = tuple(share if s in winners else 0 for s in range(n))
-    low = min(individual)
-    lowest = tuple(s for s in range(n) if individual[s] == low)  # W-15
-    if hunter and hunter_draw == "nobody":
-        lowest = ()
+    r = _resolution(plays, targets, x5, hunter_draw)
     return RoundResult(
         plays=tuple(tuple(p) for p in plays),
         targets=tuple(targets),
         x5=tuple(x5),
-        guardian=guardian,
-        hunter=hunter,
-        zeroed=tuple(sorted(zeroed)),
-        effects=tuple(effects),
-        individual=tuple(individual),
-        pot=pot,
-        awarded=awarded,
-        winners=winners,
-        lowest=lowest,
+        guardian=r.guardian,
+        hunter=r.hunter,
+        zeroed=tuple(r.zeroed),
+        effects=tuple(r.effects),
+        individual=tuple(r.individual),
+        pot=r.pot,
+        awarded=tuple(r.awarded),
+        winners=tuple(r.winners),
+        lowest=tuple(r.lowest),
     )
+
+
+def round_record(
+    plays: Sequence[Sequence[int]],
+    targets: Sequence[int | None],
+    x5: Sequence[int | None],
+    hunter_draw: str = "everybody",
+) -> dict[str, Any]:
+    """``resolve(...).to_json()``, made directly (the state's round summary,
+    once a round of every playout: no frozen dataclass on the way)."""
+    r = _resolution(plays, targets, x5, hunter_draw)
+    return {
+        "plays": [texts(p) for p in plays],
+        "targets": list(targets),
+        "x5": [None if k is None else IDS[k] for k in x5],
+        "guardian": r.guardian,
+        "hunter": r.hunter,
+        "zeroed": r.zeroed,
+        "effects": r.effects,
+        "individual": r.individual,
+        "pot": r.pot,
+        "awarded": r.awarded,
+        "winners": r.winners,
+        "lowest": r.lowest,
+    }
+
+
+class _Resolution:
+    """What :func:`resolve` finds, in plain lists (see :class:`RoundResult`)."""
+
+    def __init__(
+        self,
+        guardian: bool,
+        hunter: bool,
+        zeroed: list[int],
+        effects: list[str],
+        individual: list[int],
+        pot: int,
+        awarded: list[int],
+        winners: list[int],
+        lowest: list[int],
+    ) -> None:
+        self.guardian, self.hunter, self.zeroed, self.effects = guardian, hunter, zeroed, effects
+        self.individual, self.pot, self.awarded = individual, pot, awarded
+        self.winners, self.lowest = winners, lowest
+
+
+def _resolution(
+    plays: Sequence[Sequence[int]],
+    targets: Sequence[int | None],
+    x5: Sequence[int | None],
+    hunter_draw: str,
+) -> _Resolution:
+    """The round's arithmetic (W-7 .. W-15). Once a round of every playout, so
+    it counts the cards in one pass and then works on small ints only (no
+    generators or sets: a C loop when compiled)."""
+    n = len(plays)
+    guardian = False
+    hunter_laid = False
+    garbage = 0
+    doubling = 0
+    for p in plays:
+        for k in p:
+            if k == GUARDIAN:
+                guardian = True
+            elif k == HUNTER:
+                hunter_laid = True
+            elif k == GARBAGE:
+                garbage += 1
+            elif k == X2:
+                doubling += 1
+    hunter = hunter_laid and not guardian  # W-7, W-8
+    effects: list[str] = []
+    if guardian:
+        effects.append("W-7 guardian: negative cards have no effect")
+    zeroed = [False] * n
+    individual = [0] * n
+    if hunter:
+        effects.append("W-8 hunter: the round is void")
+    else:
+        if guardian:
+            garbage = 0
+        else:
+            for seat in range(n):
+                if GROCER in plays[seat]:  # W-9
+                    target = targets[seat]
+                    assert target is not None
+                    zeroed[target] = True
+                    effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
+            if garbage:  # W-10
+                effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
+        for seat in range(n):  # W-11: the individual raccoons, then the global ×2
+            food = 0
+            base = 0
+            times5 = times3 = False
+            for k in plays[seat]:
+                food += VALUE[k]  # a food card is worth at least 1, an effect 0
+                base += BASE[k]  # W-12
+                times5 = times5 or k == X5
+                times3 = times3 or k == X3
+            total = 0
+            if food and not zeroed[seat]:
+                if times5:
+                    chosen = x5[seat]
+                    assert chosen is not None
+                    total = food + 4 * VALUE[chosen]
+                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
+                elif times3:
+                    total = 3 * food
+                    effects.append(f"W-11 ×3 of seat {seat}")
+                else:
+                    total = food
+                total <<= doubling
+            individual[seat] = (total >> garbage) + base  # W-13: rounded down once
+        if doubling:
+            effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
+    pot = 0  # W-14
+    best = individual[0]
+    low = individual[0]
+    for score in individual:
+        pot += score
+        if score > best:
+            best = score
+        if score < low:
+            low = score
+    winners = [s for s in range(n) if individual[s] == best]
+    share = pot // len(winners)
+    awarded = [share if individual[s] == best else 0 for s in range(n)]
+    lowest = [s for s in range(n) if individual[s] == low]  # W-15
+    if hunter and hunter_draw == "nobody":
+        lowest = []
+    hit = [s for s in range(n) if zeroed[s]]
+    return _Resolution(guardian, hunter, hit, effects, individual, pot, awarded, winners, lowest)
 
 
 def check_choices(

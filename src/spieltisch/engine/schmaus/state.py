@@ -6,9 +6,10 @@ import random
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Final, Self
 
-from spieltisch.engine.base import BaseState
+from spieltisch.engine._mypyc import mypyc_attr
+from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
@@ -24,48 +25,59 @@ from spieltisch.engine.schmaus.cards import (
     normalize_options,
     parse_card,
     play_error,
-    resolve,
+    round_record,
     texts,
 )
 from spieltisch.engine.schmaus.reasons import REASONS
 
-PLAY, TARGET, DISCARD, OVER = "play", "target", "discard", "game_over"
-EMPTY_HAND_DRAW = 2  # W-6
+PLAY: Final = "play"
+TARGET: Final = "target"
+DISCARD: Final = "discard"
+OVER: Final = "game_over"
+EMPTY_HAND_DRAW: Final = 2  # W-6
+# The numbering of the actions module, as constants the compiled build reads directly.
+PLAYS: Final = A.PLAYS
+PLAY_ID: Final = A.PLAY_ID
+TARGET_BASE: Final = A.TARGET_BASE
+X5_BASE: Final = A.X5_BASE
+DISCARD_BASE: Final = A.DISCARD_BASE
 
 
 @lru_cache(maxsize=1 << 16)
 def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
     if not can_play_full(counts):
-        return (A.PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
+        return (PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
     food = [k for k in FOOD if counts[k]]
     out = []
     for combo in combinations_with_replacement(food, 3):
         if all(combo.count(k) <= counts[k] for k in combo):
-            out.append(A.PLAY_ID[combo])
+            out.append(PLAY_ID[combo])
     pairs = [c for c in combinations_with_replacement(food, 2) if c[0] != c[1] or counts[c[0]] >= 2]
     for e in EFFECTS:
         if counts[e]:
-            out.extend(A.PLAY_ID[(*pair, e)] for pair in pairs)
+            out.extend(PLAY_ID[(*pair, e)] for pair in pairs)
     return tuple(out)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
 class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
 
     OVER: ClassVar[str] = OVER
     PHASES: ClassVar[tuple[str, ...]] = (PLAY, TARGET, DISCARD, OVER)
     PLAYERS_RULING: ClassVar[str] = "W-1"
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
-        "draw_pile", "discard", "scores", "plays", "targets", "x5", "choosing", "must_discard", "results",
-        "history", "short_draws", "empty_draws",
-    )  # fmt: skip
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "sealed_discards")
 
     def __init__(self) -> None:
         self.players = 0
         self.seed = 0
         self.options: dict[str, Any] = {}
+        # The options read every round, as typed attributes (see _use_options).
+        self.draw_until_playable = True
+        self.hand_limit = 12
+        self.loser_draws = 2
+        self.refill_to = 0
+        self.hunter_draw = "everybody"
         self.rounds = 0
         self.round = 1
         self.phase = PLAY
@@ -86,19 +98,35 @@ class SchmausState(BaseState):
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
 
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.players, s.seed = self.players, self.seed
+        s._use_options(self.options)  # options never change
+        s.rounds, s.round, s.phase = self.rounds, self.round, self.phase
+        s.hands = [h[:] for h in self.hands]
+        s.draw_pile, s.discard, s.scores = self.draw_pile[:], self.discard[:], self.scores[:]
+        s.plays, s.targets, s.x5 = self.plays[:], self.targets[:], self.x5[:]
+        s.choosing, s.must_discard = self.choosing[:], self.must_discard[:]
+        s.sealed_discards = [d[:] for d in self.sealed_discards]
+        s.discard_before_play, s.reshuffles = self.discard_before_play, self.reshuffles
+        s.short_draws, s.empty_draws = self.short_draws[:], self.empty_draws[:]
+        s.results, s.history = self.results[:], self.history[:]
+        self._copy_extras(s)
+        return s
+
     # -- construction --------------------------------------------------------
     @classmethod
     def new(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> Self:
         cls.check_players(players)
         s = cls()
         s.players, s.seed = players, seed
-        s.options = normalize_options(options, players)
+        s._use_options(normalize_options(options, players))
         deck = counts_to_list(deck_counts(s.options))
         rng = random.Random(f"schmaus/{seed}/deal")
-        rng.shuffle(deck)
+        shuffle(deck, rng)
         s.rounds = s._round_count(deck, rng)
         if s.options["rounds"] == "draw":  # W-2 variant: shuffle all 54 again
-            rng.shuffle(deck)
+            shuffle(deck, rng)
         k = s.options["hand_size"]
         s.hands = [[0] * 12 for _ in range(players)]
         for seat in range(players):  # W-3
@@ -135,7 +163,7 @@ class SchmausState(BaseState):
         cls.check_players(players, hands)
         s = cls()
         s.players, s.seed = players, 0
-        s.options = normalize_options(options)
+        s._use_options(normalize_options(options))
         if rounds is None and s.options["rounds"] == "draw":
             raise OptionsError(
                 "W-2: with the 'draw' round count the number of rounds is revealed from the "
@@ -164,6 +192,15 @@ class SchmausState(BaseState):
         s._start_round()
         return s
 
+    def _use_options(self, options: dict[str, Any]) -> None:
+        """Set the normalized rule options (and the typed copies the rounds read)."""
+        self.options = options
+        self.draw_until_playable = options["short_hand"] == "draw-until-playable"
+        self.hand_limit = int(options["hand_limit"])
+        self.loser_draws = int(options["loser_draws"])
+        self.refill_to = int(options["refill_to"])
+        self.hunter_draw = str(options["hunter_draw"])
+
     # -- flow ----------------------------------------------------------------
     def _draw(self, seat: int, count: int) -> int:
         """W-17: draw from the pile, reshuffling the discards when it runs out."""
@@ -176,7 +213,7 @@ class SchmausState(BaseState):
                 rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
                 self.draw_pile = self.discard
                 self.discard = []
-                rng.shuffle(self.draw_pile)
+                shuffle(self.draw_pile, rng)
             self.hands[seat][self.draw_pile.pop()] += 1
             drawn += 1
         return drawn
@@ -192,7 +229,7 @@ class SchmausState(BaseState):
         self.phase = PLAY
         self.short_draws = [0] * n
         self.empty_draws = [0] * n
-        if self.options["short_hand"] == "draw-until-playable":
+        if self.draw_until_playable:
             for seat in range(n):  # W-5, in seat order (W-17)
                 hand = self.hands[seat]
                 while not can_play_full(hand) and self._draw(seat, 1):
@@ -200,7 +237,7 @@ class SchmausState(BaseState):
             self._ask_discards(before_play=True)
 
     def _ask_discards(self, before_play: bool) -> None:
-        limit = self.options["hand_limit"]
+        limit = self.hand_limit
         self.must_discard = [max(0, sum(h) - limit) for h in self.hands]
         self.sealed_discards = [[] for _ in range(self.players)]
         self.discard_before_play = before_play
@@ -236,28 +273,28 @@ class SchmausState(BaseState):
             self._score()
 
     def _score(self) -> None:
+        n = self.players
         plays = [p or () for p in self.plays]
-        result = resolve(plays, self.targets, self.x5, self.options["hunter_draw"])
-        for seat in range(self.players):
-            self.scores[seat] += result.awarded[seat]
+        record = round_record(plays, self.targets, self.x5, self.hunter_draw)
+        awarded: list[int] = record["awarded"]
+        lowest: list[int] = record["lowest"]
+        for seat in range(n):
+            self.scores[seat] += awarded[seat]
         for p in plays:  # W-15
             self.discard.extend(p)
-        drawn = [0] * self.players
-        for seat in result.lowest:
-            drawn[seat] += self._draw(seat, self.options["loser_draws"])
-        refill = self.options["refill_to"]
+        drawn = [0] * n
+        for seat in lowest:
+            drawn[seat] += self._draw(seat, self.loser_draws)
+        refill = self.refill_to
         if refill:
-            for seat in range(self.players):
+            for seat in range(n):
                 drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
-        record = result.to_json()
-        record.update(
-            round=self.round,
-            short_hand_draws=list(self.short_draws),
-            empty_hand_draws=list(self.empty_draws),
-            drawn=drawn,
-            hand_limit_discards=[0] * self.players,
-            scores=list(self.scores),
-        )
+        record["round"] = self.round
+        record["short_hand_draws"] = self.short_draws[:]
+        record["empty_hand_draws"] = self.empty_draws[:]
+        record["drawn"] = drawn
+        record["hand_limit_discards"] = [0] * n
+        record["scores"] = self.scores[:]
         self.results.append(record)
         self.plays = [None] * self.players
         if self.round >= self.rounds:
@@ -290,15 +327,15 @@ class SchmausState(BaseState):
                 return []
             play = self.plays[seat] or ()
             if self.targets[seat] is None and 10 in play:
-                return [A.TARGET_BASE + t for t in range(self.players) if t != seat]
-            return sorted({A.X5_BASE + k for k in play if k < 5})
+                return [TARGET_BASE + t for t in range(self.players) if t != seat]
+            return sorted({X5_BASE + k for k in play if k < 5})
         if phase == DISCARD:
             if not self.must_discard[seat]:
                 return []
             hand = self.hands[seat]
             keep = self._must_keep_play(seat)
             return [
-                A.DISCARD_BASE + k
+                DISCARD_BASE + k
                 for k in range(12)
                 if hand[k] and (not keep or self._keeps_play(hand, (k,)))
             ]
@@ -364,7 +401,7 @@ class SchmausState(BaseState):
         if error:
             raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
-        if A.PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
+        if PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
             if can_play_full(self.hands[seat]):
                 raise REASONS("W-4", "lay_three")
             raise REASONS("W-5", "short_hand")
@@ -373,27 +410,27 @@ class SchmausState(BaseState):
         act = A.parse(action)
         if type(act) is A.Discard:
             # Several cards at once = the single discards one after another.
-            return [A.DISCARD_BASE + k for k in act.cards]
+            return [DISCARD_BASE + k for k in act.cards]
         return [A.action_id(act)]
 
     def _apply(self, seat: int, action_id: int) -> None:
-        if action_id >= A.DISCARD_BASE:
-            self._discard(seat, action_id - A.DISCARD_BASE)
+        if action_id >= DISCARD_BASE:
+            self._discard(seat, action_id - DISCARD_BASE)
             return
         self.history.append((seat, action_id))
-        if action_id < A.TARGET_BASE:
-            cards = A.PLAYS[action_id]
+        if action_id < TARGET_BASE:
+            cards = PLAYS[action_id]
             hand = self.hands[seat]
             for k in cards:
                 hand[k] -= 1
             self.plays[seat] = cards
-            if all(p is not None for p in self.plays):
+            if None not in self.plays:
                 self._reveal()
             return
-        if action_id < A.X5_BASE:
-            self.targets[seat] = action_id - A.TARGET_BASE
+        if action_id < X5_BASE:
+            self.targets[seat] = action_id - TARGET_BASE
         else:
-            self.x5[seat] = action_id - A.X5_BASE
+            self.x5[seat] = action_id - X5_BASE
         play = self.plays[seat] or ()
         self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
             7 in play and self.x5[seat] is None
@@ -403,7 +440,7 @@ class SchmausState(BaseState):
             self._score()
 
     def _discard(self, seat: int, card: int) -> None:
-        self.history.append((seat, A.DISCARD_BASE + card))
+        self.history.append((seat, DISCARD_BASE + card))
         self.hands[seat][card] -= 1
         self.sealed_discards[seat].append(card)
         self.must_discard[seat] -= 1
@@ -476,7 +513,7 @@ class SchmausState(BaseState):
         }
 
     def _load_json(self, data: Mapping[str, JSON]) -> None:
-        self.options = normalize_options(data["options"])
+        self._use_options(normalize_options(data["options"]))
         self.rounds = int(data["rounds"])
         self.round = int(data["round"])
         self.phase = str(data["phase"])
@@ -518,7 +555,7 @@ class SchmausState(BaseState):
         n = self.players
         if not 1 <= self.round <= self.rounds:
             return f"round {self.round} of {self.rounds} is impossible"
-        if any(p is not None and p not in A.PLAY_ID for p in self.plays):
+        if any(p is not None and p not in PLAY_ID for p in self.plays):
             return "a lay breaks W-4"
         if any(t is not None and not 0 <= t < n for t in self.targets):
             return "a grocer's target is not a seat"

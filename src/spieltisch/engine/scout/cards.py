@@ -8,6 +8,7 @@ other way up. Tables are built once at import; hot loops use ints only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from spieltisch.engine.core import InvalidActionError
 
@@ -15,9 +16,9 @@ NUMBERS = range(1, 11)
 ALL_CARDS: tuple[int, ...] = tuple(a * 11 + b for a in NUMBERS for b in NUMBERS if a < b)
 """S-1: the 45 cards, one per pair of different numbers, smaller number on top."""
 
-TOP = [c // 11 for c in range(121)]
-BOTTOM = [c % 11 for c in range(121)]
-TURNED = [(c % 11) * 11 + c // 11 for c in range(121)]
+TOP: Final[list[int]] = [c // 11 for c in range(121)]
+BOTTOM: Final[list[int]] = [c % 11 for c in range(121)]
+TURNED: Final[list[int]] = [(c % 11) * 11 + c // 11 for c in range(121)]
 
 
 def card(top: int, bottom: int) -> int:
@@ -29,7 +30,7 @@ def identity(c: int) -> int:
     return c if TOP[c] < BOTTOM[c] else TURNED[c]
 
 
-TEXT = [f"{c // 11}/{c % 11}" for c in range(121)]
+TEXT: Final[list[str]] = [f"{c // 11}/{c % 11}" for c in range(121)]
 
 
 def card_text(c: int) -> str:

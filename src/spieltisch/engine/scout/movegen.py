@@ -13,7 +13,7 @@ The numbering is that of :mod:`spieltisch.engine.scout.actions`.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 H: Final = 45
 """MAX_HAND of :mod:`spieltisch.engine.scout.actions`."""
@@ -23,6 +23,10 @@ SCOUT_BASE: Final = SHOW_BASE + HH
 SS_BASE: Final = SCOUT_BASE + 4 * (H + 1)
 BLOCK: Final = (H + 1) * HH
 """Distance between the scout & show ids of two scout kinds (end * 2 + turn)."""
+ID: Final[list[object]] = [i for i in range(SS_BASE)]
+"""The int objects of every id below the scout & shows, made once: lists of
+legal ids take them from here instead of making new ints (most ids are above
+Python's small-int cache), which halves the cost of listing them."""
 
 
 def set_key(values: list[int]) -> int:
@@ -46,15 +50,16 @@ def set_key(values: list[int]) -> int:
     return n * 64 + (16 if step == 0 else 0) + (first if first < last else last)
 
 
-def show_ids(vals: list[int], key: int, base: int, shift: int, out: list[int]) -> None:
+def show_ids(vals: list[int], key: int, base: int, shift: int, out: list[object]) -> None:
     """Append ``base + (start + shift) * H + count - 1`` for every set of ``vals``
-    stronger than ``key`` (``shift``: where the hand's positions start)."""
+    stronger than ``key`` (``shift``: where the hand's positions start), as the
+    ints of :data:`ID`."""
     h = len(vals)
     for s in range(h):
         v0 = vals[s]
         row = base + (s + shift) * H
         if 80 + v0 > key:
-            out.append(row)
+            out.append(ID[row])
         if s + 1 >= h:
             break
         step = vals[s + 1] - v0
@@ -71,7 +76,7 @@ def show_ids(vals: list[int], key: int, base: int, shift: int, out: list[int]) -
             if value < lo:
                 lo = value
             if (e - s + 1) * 64 + kind + lo > key:
-                out.append(row + e - s)
+                out.append(ID[row + e - s])
             prev = value
             e += 1
 
@@ -105,7 +110,7 @@ def _through(
     block: int,
     lefts: list[list[int]],
     rights: list[list[int]],
-    out: list[int],
+    out: list[object],
 ) -> None:
     """Scout & show ids whose show contains the card ``v`` inserted into ``vals``
     and beats ``key``, for every insert position (``block``: the id of the
@@ -148,28 +153,29 @@ def play_ids(
     set is scouted from its left end only: both ends are the same card."""
     vals = [top[c] for c in hand]
     tvals = [top[c] for c in table]
-    out: list[int] = []
+    out: list[object] = []
     show_ids(vals, set_key(tvals), SHOW_BASE, 0, out)
     t = len(table)
     h = len(hand)
     if t == 0 or not scouts or h + 1 > H:
-        return out
+        return cast(list[int], out)
     ends = 1 if t == 1 else 2
     for kind in range(2 * ends):
         first = SCOUT_BASE + kind * (H + 1)
-        out.extend(range(first, first + h + 1))
+        out.extend(ID[first : first + h + 1])
     if not chip:
-        return out
+        return cast(list[int], out)
     lefts = [_chains_left(vals, -1), _chains_left(vals, 0), _chains_left(vals, 1)]
     rights = [_chains_right(vals, -1), _chains_right(vals, 0), _chains_right(vals, 1)]
     for end in range(ends):
         c = table[0] if end == 0 else table[t - 1]
         rkey = set_key(tvals[1:] if end == 0 else tvals[: t - 1])
-        old: list[int] = []
+        old: list[object] = []
         show_ids(vals, rkey, 0, 0, old)  # show index = start * H + count - 1
         for turn in range(2):
             block = SS_BASE + (end * 2 + turn) * BLOCK
-            for index in old:
+            for item in old:
+                index = cast(int, item)
                 # the inserted card lies right of the set (at >= start + count)...
                 start = index // H
                 stop = start + index % H + 1
@@ -177,7 +183,7 @@ def play_ids(
                 # ... or left of it (at <= start): the set moves one place right
                 out.extend(range(block + index + H, block + start * HH + index + H + 1, HH))
             _through(vals, bottom[c] if turn else top[c], rkey, block, lefts, rights, out)
-    return out
+    return cast(list[int], out)
 
 
 def cards_key(cards: list[int], top: list[int]) -> int:
@@ -188,6 +194,6 @@ def cards_key(cards: list[int], top: list[int]) -> int:
 def can_show(hand: list[int], top: list[int], key: int) -> bool:
     """Whether the hand holds a set stronger than ``key`` (S-7, S-15 (c))."""
     vals = [top[c] for c in hand]
-    found: list[int] = []
+    found: list[object] = []
     show_ids(vals, key, 0, 0, found)
     return len(found) > 0

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Final, Self
 
-from spieltisch.engine.base import BaseState
+from spieltisch.engine._mypyc import mypyc_attr
+from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, OptionsError
 from spieltisch.engine.scout import actions as A
 from spieltisch.engine.scout.cards import (
@@ -24,23 +25,29 @@ from spieltisch.engine.scout.cards import (
 from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
 from spieltisch.engine.scout.reasons import REASONS
 
-H = A.MAX_HAND
-SHOW_BASE, SCOUT_BASE, SS_BASE = A.SHOW_BASE, A.SCOUT_BASE, A.SS_BASE
-HH = H * H
+H: Final = A.MAX_HAND
+SHOW_BASE: Final = A.SHOW_BASE
+SCOUT_BASE: Final = A.SCOUT_BASE
+SS_BASE: Final = A.SS_BASE
+HH: Final = H * H
 
 # S-2: removed cards, cards dealt to each player, rounds.
-REMOVED: dict[int, tuple[int, ...]] = {
+REMOVED: Final[dict[int, tuple[int, ...]]] = {
     2: (card(9, 10),),
     3: tuple(c for c in ALL_CARDS if BOTTOM[c] == 10),
     4: (card(9, 10),),
     5: (),
 }
-DEALT = {2: 11, 3: 12, 4: 11, 5: 9}
-ROUNDS = {2: 2, 3: 3, 4: 4, 5: 5}
-TWO_PLAYER_CHIPS = 3  # S-13
+DEALT: Final = {2: 11, 3: 12, 4: 11, 5: 9}
+ROUNDS: Final = {2: 2, 3: 3, 4: 4, 5: 5}
+TWO_PLAYER_CHIPS: Final = 3  # S-13
 
-FLIP, PLAY, OVER = "flip", "play", "over"
-HAND_EMPTY, ALL_SCOUTED, STUCK = "hand_empty", "all_scouted", "stuck"
+FLIP: Final = "flip"
+PLAY: Final = "play"
+OVER: Final = "over"
+HAND_EMPTY: Final = "hand_empty"
+ALL_SCOUTED: Final = "all_scouted"
+STUCK: Final = "stuck"
 
 
 def _round_seed(seed: int, round_index: int) -> random.Random:
@@ -51,21 +58,17 @@ def _round_seed(seed: int, round_index: int) -> random.Random:
 def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     """S-1: shuffling also randomises each card's orientation."""
     deck = list(cards)
-    rng.shuffle(deck)
+    shuffle(deck, rng)
     return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
 class ScoutState(BaseState):
     """A Scout game in progress. Build one with :meth:`Scout.new_state`."""
 
     OVER: ClassVar[str] = OVER
     PHASES: ClassVar[tuple[str, ...]] = (FLIP, PLAY, OVER)
     PLAYERS_RULING: ClassVar[str] = "S-2"
-    FLAT_LISTS: ClassVar[tuple[str, ...]] = (
-        "pending", "table", "chips", "collected", "tokens", "totals", "beaten", "set_aside", "results",
-        "history",
-    )  # fmt: skip
-    NESTED_LISTS: ClassVar[tuple[str, ...]] = ("hands", "known")
 
     def __init__(self) -> None:
         self.players = 0
@@ -90,6 +93,20 @@ class ScoutState(BaseState):
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
         self.dealt = True
+
+    def clone(self) -> Self:
+        s = type(self).__new__(type(self))
+        s.players, s.seed, s.rounds, s.round = self.players, self.seed, self.rounds, self.round
+        s.first_start, s.phase, s.dealt = self.first_start, self.phase, self.dealt
+        s.hands = [h[:] for h in self.hands]
+        s.known = [k[:] for k in self.known]
+        s.pending = self.pending[:]
+        s.table, s.table_key, s.owner, s.current = self.table[:], self.table_key, self.owner, self.current
+        s.chips, s.collected, s.tokens = self.chips[:], self.collected[:], self.tokens[:]
+        s.totals, s.beaten, s.set_aside = self.totals[:], self.beaten[:], self.set_aside[:]
+        s.results, s.history = self.results[:], self.history[:]
+        self._copy_extras(s)
+        return s
 
     # -- construction --------------------------------------------------------
     @classmethod
@@ -322,7 +339,8 @@ class ScoutState(BaseState):
             start, n = divmod(show_index, H)
             self._show(seat, start, n + 1)
 
-    apply_id = _apply  # the trusted path is the rules step itself (no extra call)
+    def apply_id(self, seat: int, action_id: int) -> None:
+        self._apply(seat, action_id)
 
     def _flip(self, seat: int, turn: bool) -> None:
         if turn:  # S-5: mirrored order, every card shows its other number

@@ -82,7 +82,7 @@ export function saveName(name) {
 // -- live connection --------------------------------------------------------
 
 /** One WebSocket to /ws/{room}; reconnects with exponential backoff.
- * Callbacks: onState(msg), onError(msg), onStatus("open"|"connecting"|"closed"), onFatal(code). */
+ * Callbacks: onState(msg), onError(msg), onHint(msg), onStatus("open"|"connecting"|"closed"), onFatal(code). */
 export class Connection {
   constructor(room, seat, callbacks) {
     this.room = room;
@@ -133,6 +133,8 @@ export class Connection {
         this.cb.onState?.(msg);
       } else if (msg.type === "error") {
         this.cb.onError?.(msg);
+      } else if (msg.type === "hint") {
+        this.cb.onHint?.(msg);
       }
     };
     ws.onclose = (event) => {
@@ -165,6 +167,13 @@ export class Connection {
     const ref = `c${this.refs}`;
     const ok = this.send({ type: "act", version: this.version, ref, ...action });
     return ok ? ref : null;
+  }
+
+  /** Ask for a hint (rooms with hints on); returns the ref or null when offline. */
+  hint() {
+    this.refs += 1;
+    const ref = `h${this.refs}`;
+    return this.send({ type: "hint", ref }) ? ref : null;
   }
 
   close() {

@@ -8,6 +8,7 @@ import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { openRules } from "./rules.js";
+import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
 
@@ -122,6 +123,7 @@ function startPage() {
     busy: false,
     code: "",
     clock: { move: "", bank: "", grace: "", stand_in: "" },
+    hints: false,
   };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
 
@@ -288,6 +290,7 @@ function startPage() {
     const body = { game: st.game, players: st.players, options, seats: st.seats, name };
     if (Object.keys(clock).length) body.clock = clock;
     try {
+      if (st.hints) body.hints = true;
       const res = await api("POST", "/api/rooms", body);
       saveSeat(res.room, res.seat, res.secret);
       if (res.remote.length) saveTokens(res.room, res.remote);
@@ -373,6 +376,14 @@ function startPage() {
       if (g.options.length) {
         form.append(h("fieldset.options", null, h("legend", null, t("start.options")), g.options.map(optionControl)));
       }
+      form.append(
+        h(
+          "label.check",
+          { for: "opt-hints" },
+          h("input", { id: "opt-hints", type: "checkbox", checked: st.hints, "data-testid": "opt-hints", onchange: (e) => { st.hints = e.target.checked; } }),
+          h("span", null, t("start.hints")),
+        ),
+      );
       form.append(
         h(
           "label.field",
@@ -464,6 +475,9 @@ function roomPage(code) {
     logPinned: true,
     reveal: null,
     replay: null,
+    review: null,
+    hint: null,
+    hintRef: null,
     busy: false,
     arrived: performance.now(),
     confirmLeave: false,
@@ -477,6 +491,14 @@ function roomPage(code) {
     st.conn = new Connection(code, st.seat, {
       onState,
       onError,
+      onHint: (msg) => {
+        if (msg.ref !== st.hintRef) return;
+        st.hintRef = null;
+        // Still this seat's decision (another seat's sealed lay changes the version, not the choice).
+        st.hint = st.msg?.legal.some(([id]) => id === msg.id) ? msg : null;
+        if (st.hint) announce(t("hint.suggested"));
+        render();
+      },
       onStatus: (s) => {
         st.connStatus = s;
         if (s !== "open") render();
@@ -525,6 +547,7 @@ function roomPage(code) {
     const sig = msg.legal.map((x) => x[0]).join(",");
     if (sig !== st.sig) {
       st.sig = sig;
+      st.hint = null;
       st.sel = { cards: new Set(), scout: null };
       if (!msg.ack) st.notice = null;
       st.ruling = null;
@@ -551,6 +574,12 @@ function roomPage(code) {
   }
 
   function onError(msg) {
+    if (msg.ref && msg.ref === st.hintRef) {
+      st.hintRef = null;
+      st.notice = msg.code === "hints_off" ? t("hint.off") : msg.message;
+      render();
+      return;
+    }
     if (msg.ref && msg.ref === st.probe) {
       st.ruling = refusalText(msg, name);
       st.probe = null;
@@ -668,6 +697,26 @@ function roomPage(code) {
       st.notice = err.message;
       render();
     }
+  }
+
+  function askHint() {
+    st.hint = null;
+    st.hintRef = st.conn.hint();
+    if (!st.hintRef) st.notice = t("why.offline");
+    render();
+  }
+
+  function showReview() {
+    if (st.review && st.review.status !== "failed") return;
+    st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
+    render();
+    openReview(code, st.review, () => render());
+  }
+
+  function hideReview() {
+    closeReview(st.review);
+    st.review = null;
+    render();
   }
 
   async function openReplay() {
@@ -987,13 +1036,20 @@ function roomPage(code) {
         h("span.replay-pos", { "data-testid": "replay-pos" }, t("replay.stepOf", { n: index, total: frames.length - 1 })),
       ),
       h("p.replay-caption", { "aria-live": "polite", "data-testid": "replay-caption" }, caption),
+      stepRating(game, st.review, frames, index, name),
       h("p.replay-rules", { "data-testid": "replay-rules" }, t("replay.rules", { version: data.rules_version })),
       ended ? h("section.summary-panel", { "aria-label": t("summary.title"), "data-testid": "replay-round" }, roundSummary(game, ended, view.players, name)) : null,
       h("div.round-line", null, t("table.round", { n: view.round, total: view.rounds })),
       playersStrip(view),
       game === "scout" ? renderScout(ctx) : renderSchmaus(ctx),
       view.outcome ? finalResults(view.outcome, view.players, name) : null,
-      h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
+      st.review ? reviewPanel(game, st.review, name, render, hideReview) : null,
+      h(
+        "div.final-actions",
+        null,
+        st.review ? null : h("button", { type: "button", "data-testid": "replay-review", onclick: showReview }, t("review.open")),
+        h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
+      ),
     );
   }
 
@@ -1021,6 +1077,7 @@ function roomPage(code) {
         st.spectator ? h("span.badge", null, t("room.spectator")) : null,
         msg.room.clock ? h("span.clock-settings", { "data-testid": "clock-info" }, settingsText(msg.room.clock)) : null,
         leaveControl(msg),
+        msg.room.hints ? h("span.badge", { "data-testid": "hints-on" }, t("hint.allowed")) : null,
       ),
     );
     append(wrap, [seatControls(msg)]);
@@ -1036,7 +1093,9 @@ function roomPage(code) {
         actions.append(h("a.button", { href: `/r/${msg.room.rematch}` }, t("final.watchRematch")));
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
+      if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
       wrap.append(h("section.final-panel", null, finalResults(view.outcome, view.players, name), actions));
+      if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
     if (st.summary !== null && view.round_results[st.summary] && !over) {
       wrap.append(
@@ -1049,6 +1108,16 @@ function roomPage(code) {
       );
     }
     wrap.append(game === "scout" ? renderScout(ctx) : renderSchmaus(ctx));
+    if (msg.room.hints && !over && ctx.mine()) {
+      wrap.append(
+        h(
+          "div.hint-row",
+          null,
+          h("button", { type: "button", "data-testid": "btn-hint", disabled: st.hintRef !== null, onclick: askHint }, st.hintRef !== null ? t("hint.thinking") : t("hint.ask")),
+          st.hint ? hintBox(game, st.hint, view, name) : null,
+        ),
+      );
+    }
     if (st.notice || st.ruling) {
       wrap.append(
         h(
@@ -1134,6 +1203,7 @@ function roomPage(code) {
     render,
     dispose: () => {
       clearInterval(ticker);
+      closeReview(st.review);
       st.conn?.close();
     },
     game: () => st.info?.game || "scout",

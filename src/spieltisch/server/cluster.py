@@ -1,0 +1,887 @@
+"""Many workers on one database: room leases in Redis, forwarded commands, fan-out.
+
+``spieltisch serve --redis redis://...`` makes a server one *worker* of
+several that share a PostgreSQL database and a Redis server. Any worker
+accepts any client for any room; the game stays a single serial owner's
+(docs/deploy.md, "How the workers share the rooms"):
+
+- **Ownership.** Exactly one worker owns a room at a time: it holds the room's
+  *lease*, a Redis key ``lease:CODE`` whose value names the worker and a
+  fencing token (``INCR fence:CODE``), set with ``SET NX PX`` and renewed by
+  its owner every :data:`TICK` seconds. The owner runs the room's bots and is
+  the only one that appends to its action log. It stops writing as soon as
+  it cannot be sure it still holds the lease (:meth:`Cluster.check_write`:
+  renewed less than ``lease_ttl - MARGIN`` s ago), so a worker cut from Redis
+  refuses moves (``unavailable``) instead of acknowledging them. The primary
+  key ``(room, idx)`` of the ``actions`` table is the last fence: two owners
+  can never both store the same index of a log.
+- **Takeover.** Every unfinished room is in the set ``rooms``; each worker
+  looks twice a tick for rooms without a lease and takes those whose
+  rendezvous hash picks it among the live workers (anyone takes a room left
+  free for :data:`GRACE_TICKS` ticks). A killed worker's leases expire after
+  ``lease_ttl`` s, so its rooms have a new owner, which reloads them from the
+  database and starts their bots, within about ``lease_ttl + TICK`` s.
+- **Forwarding.** A command reaching a worker that does not own the room is
+  published to the owner's channel ``worker:ID``; the owner runs it through
+  :meth:`Room.act` (the one command path, under the room's lock) and answers
+  on the sender's channel. A room nobody owns is taken by the worker that
+  needs it.
+- **Fan-out.** Every worker with a room in memory keeps a replica of it
+  (seed and action log, replayed by the engine) and follows the room's
+  channel ``room:CODE`` (every worker subscribes to the pattern ``room:*``
+  and drops, unread, the messages of rooms it does not have). The owner publishes every durable append
+  there; the other workers apply it to their replica and send their own
+  connections their own views (so no view crosses Redis, only action texts).
+  A worker that misses a message (a version gap, a reconnection) reloads the
+  room from the database.
+- **Presence.** Each worker publishes which seats are connected to it
+  (``presence`` on the room's channel and the hash ``presence:CODE``), so the
+  ``connected`` flags count every worker.
+
+Every key and channel starts with the cluster's prefix, so several sets of
+workers (or tests) can share one Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import itertools
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import orjson
+import redis.asyncio as aioredis
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redis.retry import Retry
+
+from spieltisch.engine import IllegalActionError, RulesError
+from spieltisch.server.rooms import (
+    CommandError,
+    Connection,
+    Room,
+    RoomError,
+    Tables,
+    normalize_code,
+    seat_command,
+)
+from spieltisch.server.store import RoomRow
+
+log = logging.getLogger("spieltisch.server.cluster")
+
+LEASE_TTL = 1.0
+"""Seconds a lease lives in Redis unless renewed (a killed owner's rooms wait this long)."""
+TICK = 0.2
+"""Seconds between two renewals of the leases and two looks for rooms without an owner."""
+MARGIN = 0.2
+"""An owner stops writing this many seconds before its lease could expire in Redis."""
+GRACE_TICKS = 2
+"""A room its rendezvous worker has not taken after this many ticks is taken by anyone."""
+FORWARD_TIMEOUT = 5.0
+"""Seconds a forwarded command waits for the owner's answer."""
+ROUTE_FOR = 3.0
+"""Seconds a command looks for the room's owner (a takeover takes about ``LEASE_TTL``)."""
+
+REDIS_CONNECTIONS = 64
+"""Most connections a worker opens to Redis (its subscription apart)."""
+MAX_BATCH = 256
+"""Most messages a worker sends to Redis in one pipeline."""
+OWNER_CACHE = 0.5
+"""Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+
+NO_REDIS = "the server cannot reach Redis right now; nothing changed, try again"
+
+_ACQUIRE = """
+if redis.call('exists', KEYS[1]) == 1 then return 0 end
+local token = redis.call('incr', KEYS[2])
+redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'px', ARGV[2])
+return token
+"""
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+_origin: ContextVar[list[Any] | None] = ContextVar("spieltisch_cluster_origin", default=None)
+"""``[worker, request]`` of the forwarded command being run (its ack travels with the append)."""
+
+
+@dataclass
+class Lease:
+    """This worker's lease of one room."""
+
+    value: str
+    """``WORKER:TOKEN``, the value of the lease key."""
+    token: int
+    """The fencing token: grows with every new owner of the room."""
+    valid_until: float
+    """``time.monotonic()`` until which this worker may write the room."""
+    ready: bool = False
+    """The room has been reloaded from the database since the lease was taken."""
+
+
+class Cluster:
+    """This worker's part of the cluster: its leases, its subscriptions, its forwarded commands."""
+
+    def __init__(
+        self,
+        url: str,
+        tables: Tables,
+        prefix: str = "",
+        lease_ttl: float = LEASE_TTL,
+        tick: float = TICK,
+        name: str = "",
+    ) -> None:
+        if lease_ttl <= MARGIN + tick:
+            raise ValueError(f"lease_ttl must be over {MARGIN + tick:g} s (the margin and one tick)")
+        self.url = url
+        self.tables = tables
+        self.id = f"{name}-{uuid.uuid4().hex[:8]}" if name else uuid.uuid4().hex[:12]
+        """This worker's name in Redis (``name``, made unique: a new one at every start)."""
+        self.ns = f"{prefix}spieltisch:"
+        self.lease_ttl = lease_ttl
+        self.tick = tick
+        # A bounded pool: under load, commands wait for a connection (up to 2 s) instead of
+        # opening ever more of them.
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=REDIS_CONNECTIONS,
+            timeout=2.0,
+            decode_responses=True,
+            socket_connect_timeout=1.0,
+            socket_timeout=2.0,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
+        # The leases' renewals on a connection of their own: never queued behind other traffic.
+        self._control: aioredis.Redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=1.0,
+            socket_timeout=2.0,
+            retry=Retry(NoBackoff(), 0),
+            max_connections=2,
+        )
+        self._owners: dict[str, tuple[str, float]] = {}
+        """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
+        self._acquire_script = self.redis.register_script(_ACQUIRE)
+        self._renew_script = self.redis.register_script(_RENEW)
+        self._release_script = self.redis.register_script(_RELEASE)
+        self.leases: dict[str, Lease] = {}
+        self.live: list[str] = [self.id]
+        """The workers that renewed their heartbeat lately (this one included)."""
+        self.reachable = False
+        """Redis answered the last tick."""
+        self._pubsub: Any = None
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._acks: dict[int, tuple[Connection | None, str | None]] = {}
+        self._seq = itertools.count(1)
+        self._outbox: asyncio.Queue[tuple[str, tuple[Any, ...]] | Callable[[], Awaitable[Any]]] = (
+            asyncio.Queue()
+        )
+        """What goes to Redis in order: commands (a method of a pipeline and its arguments) and work."""
+        self._tasks: list[asyncio.Task[None]] = []
+        self._free: dict[str, int] = {}
+        self._presence: dict[str, dict[str, set[int]]] = {}
+        self._gaining: set[str] = set()
+        self._running: set[asyncio.Task[None]] = set()
+        self._resyncing: set[str] = set()
+        self._resync_again: set[str] = set()
+
+    # -- names ---------------------------------------------------------------
+    def _lease_key(self, code: str) -> str:
+        return f"{self.ns}lease:{code}"
+
+    def _fence_key(self, code: str) -> str:
+        return f"{self.ns}fence:{code}"
+
+    def _presence_key(self, code: str) -> str:
+        return f"{self.ns}presence:{code}"
+
+    def _room_channel(self, code: str) -> str:
+        return f"{self.ns}room:{code}"
+
+    def _worker_channel(self, worker: str) -> str:
+        return f"{self.ns}worker:{worker}"
+
+    @property
+    def _rooms_key(self) -> str:
+        return f"{self.ns}rooms"
+
+    @property
+    def _workers_key(self) -> str:
+        return f"{self.ns}workers"
+
+    # -- life ------------------------------------------------------------------
+    async def start(self, unfinished: list[str]) -> None:
+        """Join the cluster; every unfinished game of the database gets an owner."""
+        await self._connect()
+        self.reachable = True
+        await self._heartbeat()
+        for i in range(0, len(unfinished), 1000):
+            await self.redis.sadd(self._rooms_key, *unfinished[i : i + 1000])
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="cluster-listen"),
+            asyncio.create_task(self._renew_loop(), name="cluster-renew"),
+            asyncio.create_task(self._claim_loop(), name="cluster-claim"),
+            asyncio.create_task(self._publish_loop(), name="cluster-publish"),
+        ]
+        log.info("worker %s joined the cluster (%d unfinished game(s))", self.id, len(unfinished))
+
+    async def stop(self) -> None:
+        """Leave the cluster: give up every lease at once (others take the rooms over)."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        leases, self.leases = self.leases, {}
+        for code in leases:
+            room = self.tables.rooms.get(code)
+            if room is not None:
+                await _stop_owning(room)
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(2):
+                pipe = self.redis.pipeline(transaction=False)
+                for code, lease in leases.items():
+                    await self._release_script(keys=[self._lease_key(code)], args=[lease.value], client=pipe)
+                for code in self.tables.rooms:
+                    pipe.hdel(self._presence_key(code), self.id)
+                pipe.zrem(self._workers_key, self.id)
+                await pipe.execute()
+        with contextlib.suppress(Exception):
+            if self._pubsub is not None:
+                await self._pubsub.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._control.aclose()
+
+    async def _connect(self) -> None:
+        pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        # Every room's channel by one pattern: messages of rooms not in memory here are
+        # dropped unread, and no subscription has to wait for the listener.
+        await pubsub.subscribe(self._worker_channel(self.id))
+        await pubsub.psubscribe(self._room_channel("*"))
+        self._pubsub = pubsub
+
+    async def _heartbeat(self) -> None:
+        now = time.time()
+        pipe = self._control.pipeline(transaction=False)
+        pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
+        pipe.zremrangebyscore(self._workers_key, "-inf", now)
+        pipe.zrange(self._workers_key, 0, -1)
+        *_, live = await pipe.execute()
+        self._set_live(sorted(live))
+
+    def _set_live(self, live: list[str]) -> None:
+        if self.id not in live:
+            live = sorted([*live, self.id])
+        if live == self.live:
+            return
+        self.live = live
+        for code in list(self._presence):
+            room = self.tables.rooms.get(code)
+            if room is not None:
+                self._update_elsewhere(room)
+
+    # -- the hooks of Tables --------------------------------------------------------
+    async def loaded(self, room: Room) -> None:
+        """A room was loaded here: follow its changes (its owner, if any, goes on)."""
+        room.hooks = self
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            if room.status != "over":
+                pipe.sadd(self._rooms_key, room.code)
+            pipe.hgetall(self._presence_key(room.code))
+            *_, presence = await pipe.execute()
+        except (RedisError, OSError) as exc:
+            log.warning("room %s: Redis unreachable while loading: %s", room.code, exc)
+            return
+        known = self._presence.setdefault(room.code, {})
+        for worker, seats in presence.items():  # a message that came meanwhile is newer
+            known.setdefault(worker, set(orjson.loads(seats)))
+        self._update_elsewhere(room, broadcast=False)
+        self._resync_soon(room)  # what was appended between the load and now
+
+    async def created(self, room: Room) -> None:
+        """A room was created here: this worker owns it from the start."""
+        room.hooks = self
+        try:
+            await self.redis.sadd(self._rooms_key, room.code)
+            lease = await self._acquire(room.code)
+        except (RedisError, OSError) as exc:
+            log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
+            return  # a worker takes it over once Redis is back
+        if lease is not None:
+            lease.ready = True
+            _start_owning(room)
+
+    async def forgotten(self, room: Room) -> None:
+        """A room left this worker's memory (idle): its owner lets it go too."""
+        code = room.code
+        lease = self.leases.pop(code, None)
+        self._presence.pop(code, None)
+        with contextlib.suppress(RedisError, OSError):
+            if lease is not None:
+                await self.redis.srem(self._rooms_key, code)
+                await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+
+    # -- the hooks of Room --------------------------------------------------------------
+    def check_write(self, room: Room) -> None:
+        lease = self.leases.get(room.code)
+        if lease is None or not lease.ready:
+            raise CommandError("unavailable", f"this worker does not own room {room.code} now; try again")
+        if time.monotonic() >= lease.valid_until:
+            raise CommandError("unavailable", NO_REDIS)
+
+    def committed(
+        self, room: Room, start: int, added: list[tuple[int, str]], status: str, by: str | None
+    ) -> None:
+        msg: dict[str, Any] = {
+            "t": "add",
+            "from": self.id,
+            "v": start,
+            "add": added,
+            "status": status,
+            "by_bot": by,
+        }
+        origin = _origin.get()
+        if origin is not None:
+            msg["by"] = origin
+        self._publish(self._room_channel(room.code), msg)
+        if status == "over":
+            self._later(lambda: self._finished(room.code))
+
+    def conflict(self, room: Room) -> None:
+        log.warning("room %s: another worker stored the next move; reloading", room.code)
+        self._resync_soon(room)
+
+    def presence(self, room: Room) -> None:
+        seats = sorted({c.seat for c in room.connections if c.seat is not None})
+        key, code = self._presence_key(room.code), room.code
+
+        if seats:
+            self._outbox.put_nowait(("hset", (key, self.id, orjson.dumps(seats).decode())))
+            self._outbox.put_nowait(("expire", (key, 86400)))
+        else:
+            self._outbox.put_nowait(("hdel", (key, self.id)))
+        self._publish(self._room_channel(code), {"t": "presence", "from": self.id, "seats": seats})
+
+    # -- commands -----------------------------------------------------------------
+    async def act(
+        self,
+        room: Room,
+        seat: int | None,
+        version: int,
+        action: str | Mapping[str, Any] | None,
+        action_id: int | None,
+        conn: Connection | None,
+        ref: str | None,
+    ) -> None:
+        """:meth:`Room.act` on the room's owner; the answer (ack or error) as if it ran here."""
+        if seat is None:  # refused before anything else, wherever it runs
+            await room.act(seat, version, action, action_id, conn, ref)
+            return
+        args = {"seat": seat, "version": version, "action": action, "id": action_id}
+        deadline = time.monotonic() + ROUTE_FOR
+        entry: tuple[Connection | None, str | None] | None = None
+        while True:
+            try:
+                owner = await self._owner(room.code)
+                if owner == self.id:
+                    await room.act(seat, version, action, action_id, conn, ref)
+                    return
+                reply = None
+                if owner is not None:
+                    req = next(self._seq)
+                    self._acks[req] = (conn, ref)
+                    try:
+                        reply = await self._forward(owner, room.code, "act", args, req)
+                    finally:
+                        entry = self._acks.pop(req, None)
+            except (RedisError, OSError) as exc:
+                log.warning("room %s: Redis unreachable: %s", room.code, exc)
+                raise CommandError("unavailable", NO_REDIS) from exc
+            except TimeoutError as exc:
+                self._owners.pop(room.code, None)
+                raise CommandError(
+                    "unavailable", f"the worker that owns room {room.code} did not answer; try again"
+                ) from exc
+            if reply is not None and not reply.get("moved"):
+                break
+            self._owners.pop(room.code, None)
+            if time.monotonic() > deadline:
+                raise CommandError("unavailable", f"no worker could take room {room.code} over; try again")
+            await asyncio.sleep(self.tick)
+        error = reply.get("error")
+        if error is not None:
+            if error["code"] == "stale":
+                await self._resync(room)
+            because = None
+            if error.get("ruling") is not None:
+                because = IllegalActionError(
+                    error["ruling"], error["reason"], error["template"], error["params"]
+                )
+            raise CommandError(error["code"], error["message"], because)
+        if entry is not None:  # the owner's append has not reached the replica yet
+            if room.version < reply["version"]:
+                await self._resync(room)
+            if conn is not None:
+                room.send_state(conn, ref)
+
+    async def seat_command(self, room: Room, op: str, seat: int) -> None:
+        """``take_back``, ``leave`` or ``end`` on the room's owner (then every worker reloads it)."""
+        try:
+            await self.call(room.code, op, [seat])
+        except RoomError as exc:
+            raise CommandError("unavailable", exc.detail) from exc
+        if room.code not in self.leases:
+            await self._resync(room)
+
+    async def call(self, code: str, op: str, args: list[Any]) -> Any:
+        """A change of a room other than a move (``join``, ``rematch``, ``claim``), on its owner."""
+        code = normalize_code(code)
+        deadline = time.monotonic() + ROUTE_FOR
+        while True:
+            try:
+                owner = await self._owner(code)
+                if owner == self.id:
+                    return await self._local(code, op, args)
+                reply = None
+                if owner is not None:
+                    reply = await self._forward(owner, code, op, args, next(self._seq))
+            except (RedisError, OSError) as exc:
+                raise RoomError(503, NO_REDIS) from exc
+            except TimeoutError as exc:
+                self._owners.pop(code, None)
+                raise RoomError(503, f"the worker that owns room {code} did not answer; try again") from exc
+            if reply is not None and not reply.get("moved"):
+                break
+            self._owners.pop(code, None)
+            if time.monotonic() > deadline:
+                raise RoomError(503, f"no worker could take room {code} over; try again")
+            await asyncio.sleep(self.tick)
+        if "room_error" in reply:
+            status, detail = reply["room_error"]
+            raise RoomError(int(status), str(detail))
+        if "error" in reply:
+            error = reply["error"]
+            if op in ("take_back", "leave", "end"):  # refused as on the owner
+                raise CommandError(str(error["code"]), str(error["message"]))
+            raise RoomError(503, str(error["message"]))
+        return reply["result"]
+
+    async def _local(self, code: str, op: str, args: list[Any]) -> Any:
+        if op == "join":
+            result: Any = list(await self.tables.join_here(code, *args))
+        elif op == "rematch":
+            result = await self.tables.rematch_here(code, *args)
+        elif op == "claim":
+            result = await self.tables.claim_here(code, *args)
+        elif op in ("take_back", "leave", "end"):
+            await seat_command(await self.tables.room(code), op, int(args[0]))
+            result = None
+        else:
+            raise RoomError(400, f"unknown operation {op!r}")
+        self._publish(self._room_channel(code), {"t": "reload", "from": self.id})
+        return result
+
+    async def _owner(self, code: str) -> str | None:
+        """The worker that owns ``code`` (this one, if nobody did); ``None``: try again."""
+        lease = self.leases.get(code)
+        if lease is not None:
+            return self.id if lease.ready else None
+        known = self._owners.get(code)
+        if known is not None and known[1] > time.monotonic():
+            return known[0]
+        value = await self.redis.get(self._lease_key(code))
+        if value is not None:
+            owner = str(value).split(":", 1)[0]
+            self._owners[code] = (owner, time.monotonic() + OWNER_CACHE)
+            return owner
+        lease = await self._acquire(code)
+        if lease is None:
+            return None
+        await self._gained(code, lease, keep_over=True)
+        return self.id if code in self.leases else None
+
+    async def _forward(self, owner: str, code: str, op: str, args: Any, req: int) -> dict[str, Any] | None:
+        """Send a command to its owner; its reply, or ``None`` if that worker is gone."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[req] = future
+        try:
+            msg = {"t": "req", "from": self.id, "req": req, "room": code, "op": op, "args": args}
+            if not await self.redis.publish(self._worker_channel(owner), orjson.dumps(msg)):
+                return None  # nobody listens: the owner died, its lease will expire
+            return await asyncio.wait_for(future, FORWARD_TIMEOUT)
+        finally:
+            self._pending.pop(req, None)
+
+    async def _serve_request(self, msg: dict[str, Any]) -> None:
+        """Run a command another worker forwarded here, and answer it."""
+        code, op = str(msg["room"]), str(msg["op"])
+        reply: dict[str, Any] = {"t": "reply", "req": msg["req"]}
+        lease = self.leases.get(code)
+        if lease is None or not lease.ready:
+            reply["moved"] = True
+        else:
+            token = _origin.set([msg["from"], msg["req"]])
+            try:
+                if op == "act":
+                    args = msg["args"]
+                    room = await self.tables.room(code)
+                    await room.act(args["seat"], args["version"], args.get("action"), args.get("id"))
+                    reply["version"] = room.version
+                else:
+                    reply["result"] = await self._local(code, op, list(msg["args"]))
+            except CommandError as exc:
+                error: dict[str, Any] = {"code": exc.code, "message": exc.message}
+                if exc.because is not None:
+                    b = exc.because
+                    error.update(ruling=b.ruling, reason=b.reason, template=b.template, params=b.params)
+                reply["error"] = error
+            except RoomError as exc:
+                reply["room_error"] = [exc.status, exc.detail]
+            except Exception as exc:  # answered, so that the sender is not left waiting
+                log.exception("room %s: a forwarded %s failed", code, op)
+                reply["error"] = {"code": "internal", "message": f"the owner failed: {exc}"}
+            finally:
+                _origin.reset(token)
+        self._publish(self._worker_channel(str(msg["from"])), reply)
+
+    # -- leases ---------------------------------------------------------------------
+    async def _acquire(self, code: str) -> Lease | None:
+        started = time.monotonic()
+        token = await self._acquire_script(
+            keys=[self._lease_key(code), self._fence_key(code)], args=[self.id, int(self.lease_ttl * 1000)]
+        )
+        if not token:
+            return None
+        lease = Lease(f"{self.id}:{token}", int(token), started + self.lease_ttl - MARGIN)
+        self.leases[code] = lease
+        return lease
+
+    async def _gained(self, code: str, lease: Lease, keep_over: bool = False) -> None:
+        """This worker took the lease of ``code``: bring the room up to date and start its bots."""
+        try:
+            room = self.tables.rooms.get(code) or await self.tables.room(code)
+            row = await anyio.to_thread.run_sync(self.tables.store.load, code)
+            if row is None:
+                raise RoomError(404, f"no room {code}")
+            async with room.lock:
+                if _differs(room, row):
+                    room.reload(row)
+                lease.ready = True
+        except Exception as exc:
+            log.warning("room %s: could not take it over: %s", code, exc)
+            await self._let_go(code, lease, forget=isinstance(exc, RoomError) and exc.status == 404)
+            return
+        if room.status == "over" and not keep_over:
+            await self._let_go(code, lease, forget=True)
+            return
+        log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
+        _start_owning(room)
+
+    async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
+        if self.leases.get(code) is lease:
+            del self.leases[code]
+        with contextlib.suppress(RedisError, OSError):
+            if forget:
+                await self.redis.srem(self._rooms_key, code)
+            await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+
+    async def _finished(self, code: str) -> None:
+        """The game is over: it needs no owner any more (a rematch finds one again)."""
+        lease = self.leases.get(code)
+        if lease is not None:
+            await self._let_go(code, lease, forget=True)
+
+    def _lost(self, code: str) -> None:
+        lease = self.leases.pop(code, None)
+        if lease is None:
+            return
+        log.warning("room %s: worker %s lost its lease", code, self.id)
+        room = self.tables.rooms.get(code)
+        if room is not None:
+            self._spawn(_stop_owning(room))
+            self._resync_soon(room)
+            if room.status != "over":  # it still needs an owner (Redis may have lost the set)
+                self._later(lambda: self.redis.sadd(self._rooms_key, code))
+
+    async def _renew_loop(self) -> None:
+        while True:
+            started = time.monotonic()
+            try:
+                await self._renew()
+                if not self.reachable:
+                    log.warning("worker %s: Redis is back", self.id)
+                    self.reachable = True
+            except (RedisError, OSError) as exc:
+                if self.reachable:
+                    log.warning("worker %s: Redis unreachable: %s", self.id, exc)
+                self.reachable = False
+            # A lease whose validity ran out here is not given up: writes wait (check_write
+            # refuses them) until a renewal finds it still ours, or lost (then _lost).
+            await asyncio.sleep(max(0.0, self.tick - (time.monotonic() - started)))
+
+    async def _renew(self) -> None:
+        started = time.monotonic()
+        now = time.time()
+        leases = list(self.leases.items())
+        pipe = self._control.pipeline(transaction=False)
+        pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
+        pipe.zremrangebyscore(self._workers_key, "-inf", now)
+        pipe.zrange(self._workers_key, 0, -1)
+        ttl = int(self.lease_ttl * 1000)
+        for code, lease in leases:
+            await self._renew_script(keys=[self._lease_key(code)], args=[lease.value, ttl], client=pipe)
+        _, _, live, *renewed = await pipe.execute()
+        self._set_live(sorted(live))
+        for (code, lease), ok in zip(leases, renewed, strict=True):
+            if ok:
+                lease.valid_until = started + self.lease_ttl - MARGIN
+            elif self.leases.get(code) is lease:
+                self._lost(code)
+
+    async def _claim_loop(self) -> None:
+        """Look for rooms without an owner twice a tick (a takeover waits for the look after
+        the lease expired)."""
+        while True:
+            await asyncio.sleep(self.tick / 2)
+            with contextlib.suppress(RedisError, OSError):  # the renewal loop says so
+                await self._claim()
+
+    async def _claim(self) -> None:
+        members = await self.redis.smembers(self._rooms_key)
+        codes = [c for c in map(str, members) if c not in self.leases]
+        if not codes:
+            return
+        values = await self.redis.mget([self._lease_key(c) for c in codes])
+        for code, value in zip(codes, values, strict=True):
+            if value is not None or code in self._gaining:
+                self._free.pop(code, None)
+                continue
+            seen = self._free[code] = self._free.get(code, 0) + 1
+            if _winner(code, self.live) != self.id and seen <= GRACE_TICKS:
+                continue
+            lease = await self._acquire(code)
+            self._free.pop(code, None)
+            if lease is not None:
+                self._gaining.add(code)
+                self._spawn(self._gained(code, lease), done=functools.partial(self._gaining.discard, code))
+
+    # -- messages -----------------------------------------------------------------
+    def _spawn(self, work: Coroutine[Any, Any, None], done: Callable[[], None] | None = None) -> None:
+        """Run ``work`` as a task of its own (kept until it ends)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._running.add(task)
+
+        def ended(t: asyncio.Task[None]) -> None:
+            self._running.discard(t)
+            if done is not None:
+                done()
+
+        task.add_done_callback(ended)
+
+    def _later(self, work: Callable[[], Awaitable[Any]]) -> None:
+        """Run ``work`` after everything queued before it (one sender keeps the order)."""
+        self._outbox.put_nowait(work)
+
+    def _publish(self, channel: str, msg: Mapping[str, Any]) -> None:
+        """Publish ``msg`` after everything queued before it."""
+        self._outbox.put_nowait(("publish", (channel, orjson.dumps(msg))))
+
+    async def _publish_loop(self) -> None:
+        """The one sender: what queued up meanwhile goes at once, the messages in one pipeline."""
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < MAX_BATCH:
+                batch.append(self._outbox.get_nowait())
+            commands: list[tuple[str, tuple[Any, ...]]] = []
+            for item in [*batch, None]:
+                if isinstance(item, tuple):
+                    commands.append(item)
+                    continue
+                try:
+                    if commands:
+                        pipe = self.redis.pipeline(transaction=False)
+                        for name, args in commands:
+                            getattr(pipe, name)(*args)
+                        commands = []
+                        await pipe.execute()
+                    if item is not None:
+                        await item()
+                except (RedisError, OSError) as exc:  # the others resync when they notice the gap
+                    log.debug("worker %s: a message to Redis was lost: %s", self.id, exc)
+                except Exception:
+                    log.exception("worker %s: sending to Redis failed", self.id)
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                if self._pubsub is None:
+                    await self._connect()
+                    log.warning("worker %s: subscribed again; reloading its rooms", self.id)
+                    unfinished = [c for c, r in self.tables.rooms.items() if r.status != "over"]
+                    if unfinished:  # a restarted Redis has lost them
+                        await self.redis.sadd(self._rooms_key, *unfinished)
+                    for room in list(self.tables.rooms.values()):
+                        self._resync_soon(room)
+                msg = await self._pubsub.get_message(timeout=1.0)
+            except (RedisError, OSError) as exc:
+                log.debug("worker %s: the subscription broke: %s", self.id, exc)
+                pubsub, self._pubsub = self._pubsub, None
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+                await asyncio.sleep(self.tick)
+                continue
+            if msg is None or msg.get("type") not in ("message", "pmessage"):
+                continue
+            channel = str(msg["channel"])
+            if msg["type"] == "pmessage" and channel.rsplit(":", 1)[1] not in self.tables.rooms:
+                continue  # a room this worker does not follow
+            try:
+                await self._dispatch(channel, orjson.loads(msg["data"]))
+            except Exception:
+                log.exception("worker %s: a message could not be handled", self.id)
+
+    async def _dispatch(self, channel: str, msg: dict[str, Any]) -> None:
+        kind = msg["t"]
+        if channel == self._worker_channel(self.id):
+            if kind == "req":
+                self._spawn(self._serve_request(msg))
+            elif kind == "reply":
+                future = self._pending.get(int(msg["req"]))
+                if future is not None and not future.done():
+                    future.set_result(msg)
+            return
+        code = channel.rsplit(":", 1)[1]
+        room = self.tables.rooms.get(code)
+        if room is None or msg.get("from") == self.id:
+            return
+        if kind == "add":
+            await self._apply(room, msg)
+        elif kind == "reload":
+            self._resync_soon(room)
+        elif kind == "presence":
+            self._presence.setdefault(code, {})[str(msg["from"])] = set(msg["seats"])
+            self._update_elsewhere(room)
+
+    async def _apply(self, room: Room, msg: dict[str, Any]) -> None:
+        """Another worker appended actions to a room this worker follows."""
+        if room.code in self.leases:
+            return  # this worker is the owner; a conflict, if any, reloads it
+        start = int(msg["v"])
+        added = [(int(s), str(t)) for s, t in msg["add"]]
+        if start + len(added) <= room.version:
+            return  # known already (a reload came first)
+        if start != room.version:
+            self._resync_soon(room)
+            return
+        acting: Connection | None = None
+        ack: str | None = None
+        by = msg.get("by")
+        if by is not None and by[0] == self.id:
+            entry = self._acks.pop(int(by[1]), None)
+            if entry is not None:
+                acting, ack = entry
+        try:
+            room.apply_stored(added, str(msg["status"]), acting, ack, msg.get("by_bot"))
+        except RulesError:
+            log.exception("room %s: a stored action does not apply; reloading", room.code)
+            self._resync_soon(room)
+
+    def _resync_soon(self, room: Room) -> None:
+        """:meth:`_resync` in a task of its own (the listener never waits for the database);
+        asked again while one runs, it runs once more after it."""
+        code = room.code
+        if code in self._resyncing:
+            self._resync_again.add(code)
+            return
+        self._resyncing.add(code)
+
+        async def run() -> None:
+            try:
+                while True:
+                    self._resync_again.discard(code)
+                    await self._resync(room)
+                    if code not in self._resync_again:
+                        return
+            finally:
+                self._resyncing.discard(code)
+
+        self._spawn(run())
+
+    async def _resync(self, room: Room) -> None:
+        """Reload ``room`` from the database if it changed there."""
+        try:
+            row = await anyio.to_thread.run_sync(self.tables.store.load, room.code)
+        except Exception as exc:
+            log.warning("room %s: could not reload it: %s", room.code, exc)
+            return
+        if row is None:
+            return
+        async with room.lock:
+            if _differs(room, row):
+                room.reload(row)
+
+    def _update_elsewhere(self, room: Room, broadcast: bool = True) -> None:
+        live = set(self.live)
+        seats: set[int] = set()
+        for worker, connected in self._presence.get(room.code, {}).items():
+            if worker != self.id and worker in live:
+                seats |= connected
+        if seats != room.elsewhere:
+            room.elsewhere = seats
+            if broadcast:
+                room.broadcast()
+
+
+def _start_owning(room: Room) -> None:
+    """This worker has become the room's owner: what runs on the owner starts here
+    (its bots and its clock; the room is up to date with the database, and the clocks
+    were derived from it)."""
+    room.start_bots()
+    room.start_clocks()
+
+
+async def _stop_owning(room: Room) -> None:
+    """This worker is no longer the room's owner: what runs on the owner stops."""
+    await room.stop_bots()
+    await room.stop_clocks()
+
+
+def _winner(code: str, workers: list[str]) -> str:
+    """The worker that should own ``code`` (rendezvous hashing: few rooms move when workers come or go)."""
+    return max(workers, key=lambda w: hashlib.blake2b(f"{code}/{w}".encode(), digest_size=8).digest())
+
+
+def _differs(room: Room, row: RoomRow) -> bool:
+    """Is the stored room ahead of (or other than) this worker's copy? Never when the
+    copy is ahead: everything in a copy was durable before it got there, so such a row
+    was read before the copy's last append arrived."""
+    mine = room.row
+    if len(row.actions) < room.version:
+        return False
+    return (
+        len(row.actions) != room.version
+        or row.status != mine.status
+        or row.rematch != mine.rematch
+        or [(s.taken, s.name, s.secret_hash) for s in row.seats]
+        != [(s.taken, s.name, s.secret_hash) for s in mine.seats]
+    )

@@ -1,0 +1,102 @@
+"""The review and hints in a real browser (docs/review.md): a person asks for a
+hint, finishes a game against a bot, opens the review and reads the marks and
+the summary, in English and German, on the results screen and in the replay."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from browser_helpers import LiveServer, assert_fits, check_screen, is_mine, play_until_over
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+NewPage = Callable[..., Page]
+
+SEED = 20261202
+"""A fixed deal, bot and choices: the same game, and so the same review, every run."""
+
+
+def open_room(page: Page, base: str, hints: bool) -> str:
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    body = {"game": "schmaus", "players": 2, "seats": seats, "name": "Alice", "seed": SEED}
+    body.update(options={"rounds": 3}, hints=hints)
+    res = page.request.post(base + "/api/rooms", data=body)
+    assert res.ok, res.text()
+    data = res.json()
+    page.goto(f"{base}/r/{data['room']}#seat={data['seat']}&secret={data['secret']}")
+    expect(page.get_by_test_id("room")).to_be_visible()
+    return str(data["room"])
+
+
+def test_a_hint_then_the_review_of_the_finished_game(live_server: LiveServer, new_page: NewPage) -> None:
+    page = new_page()
+    code = open_room(page, live_server.url, hints=True)
+    # Hints are on: everybody sees it; the button shows the bot's move and why.
+    expect(page.get_by_test_id("hints-on")).to_have_text("Hints allowed")
+    while not is_mine(page):
+        page.wait_for_timeout(30)
+    page.get_by_test_id("btn-hint").click()
+    expect(page.get_by_test_id("hint")).to_contain_text("Suggested move: lay")
+    expect(page.get_by_test_id("hint-reason")).to_contain_text(
+        re.compile(r"Lay .+ it expects the most of this round's pot \(about \d+ points\)")
+    )
+    check_screen(page, "a hint")
+    play_until_over([page], "schmaus", seed=SEED)
+    expect(page.get_by_test_id("final-results")).to_be_visible()
+    # The review: progress while the workers rate, then the summary and the marks.
+    page.get_by_test_id("open-review").click()
+    expect(page.get_by_test_id("review")).to_be_visible()
+    summary = page.get_by_test_id("review-summary")
+    expect(summary).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("review-summary-0")).to_contain_text("Alice")
+    expect(page.get_by_test_id("review-summary-1")).to_contain_text("Bot 2")
+    stored = page.request.get(f"{live_server.url}/api/rooms/{code}/review").json()
+    assert stored["status"] == "done"
+    marks = {
+        seat["seat"]: [d["number"] for d in seat["decisions"] if d["mark"]] for seat in stored["reviews"]
+    }
+    seat = next(s for s in (0, 1) if marks[s])  # the fixed game has marked decisions
+    page.get_by_test_id("review-seat").select_option(str(seat))
+    decisions = page.get_by_test_id("review-decisions")
+    expect(decisions.locator("tbody tr")).to_have_count(len(stored["reviews"][seat]["decisions"]))
+    expect(decisions.locator("[data-testid^=mark-]")).to_have_count(len(marks[seat]))
+    first = page.get_by_test_id(f"review-decision-{marks[seat][0]}")
+    expect(first).to_contain_text(re.compile(r"Mistake|Blunder"))
+    expect(first).to_contain_text(re.compile(r"lay|grocer|×5"))
+    summary_row = page.get_by_test_id(f"review-summary-{seat}")
+    blunders = sum(d["mark"] == "blunder" for d in stored["reviews"][seat]["decisions"])
+    expect(summary_row.locator("td").nth(3)).to_have_text(str(blunders))
+    check_screen(page, "the review")
+    assert_fits(page, "the review")
+    # In German.
+    page.get_by_test_id("lang-toggle").click()
+    expect(page.get_by_test_id("review")).to_contain_text("Übersicht je Spieler")
+    expect(first).to_contain_text(re.compile(r"Grober Fehler|Fehler"))
+    check_screen(page, "the review in German")
+    page.get_by_test_id("lang-toggle").click()
+    # In the replay: each step says how good the move was.
+    page.get_by_test_id("review-close").click()
+    page.get_by_test_id("open-replay").click()
+    page.get_by_test_id("replay-review").click()
+    expect(page.get_by_test_id("review-summary")).to_be_visible()  # stored: at once
+    page.get_by_test_id("replay-slider").fill(str(marks[seat][0]))
+    expect(page.get_by_test_id("replay-rating")).to_contain_text(re.compile(r"(Mistake|Blunder) Better: "))
+    check_screen(page, "the replay with the review")
+
+
+def test_no_hint_button_when_the_room_does_not_allow_hints(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    page = new_page(locale="de-DE")
+    open_room(page, live_server.url, hints=False)
+    while not is_mine(page):
+        page.wait_for_timeout(30)
+    expect(page.get_by_test_id("btn-lay")).to_be_visible()
+    expect(page.get_by_test_id("btn-hint")).to_have_count(0)
+    expect(page.get_by_test_id("hints-on")).to_have_count(0)
+    # The start page offers the option, in German too.
+    page.goto(live_server.url + "/")
+    expect(page.get_by_test_id("opt-hints").locator("xpath=..")).to_contain_text("Tipps erlauben")

@@ -1,0 +1,227 @@
+"""Many workers (docs/deploy.md): real server processes on one PostgreSQL database and
+one Redis; any worker serves any client of any room, one worker owns each room."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import httpx
+import psutil
+import pytest
+import redis
+from conftest import ClusterEnv
+from server_harness import Player, SeatUrl, Workers, open_room, play, run_async, seat_socket
+
+from spieltisch.engine import GameRecord
+from spieltisch.server.store import Store
+
+HUMAN = {"kind": "human"}
+BOT = {"kind": "bot", "level": "random"}
+
+
+@pytest.fixture(scope="module")
+def workers(cluster_env: ClusterEnv, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workers]:
+    """Three workers for the module's tests (each test plays rooms of its own); a test
+    that kills one starts it again."""
+    log = tmp_path_factory.mktemp("cluster") / "workers.log"
+    w = Workers(cluster_env.database, cluster_env.redis, cluster_env.prefix, 3, log=log)
+    try:
+        w.start_all()
+        yield w
+    finally:
+        w.close()
+
+
+def owner(env: ClusterEnv, room: str) -> str | None:
+    with redis.Redis.from_url(env.redis, decode_responses=True) as r:
+        value = r.get(f"{env.prefix}spieltisch:lease:{room}")
+    return None if value is None else str(value).split(":", 1)[0]
+
+
+def test_players_on_different_workers_play_one_game(workers: Workers, cluster_env: ClusterEnv) -> None:
+    with workers.client(0) as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, BOT], 5, options={"rounds": 2})
+    # Seat 0 on worker 1, seat 1 on worker 2, a spectator on worker 0 (where the room was made).
+    players = [
+        Player(workers.url(1, room, 0, secrets[0]), 0, random.Random(0)),
+        Player(workers.url(2, room, 1, secrets[1]), 1, random.Random(1)),
+        Player(workers.url(0, room), None, random.Random(2)),
+    ]
+    play(players, timeout=120)
+    final = [p.last for p in players]
+    assert all(f is not None and f["room"]["status"] == "over" for f in final)
+    versions = {f["version"] for f in final if f is not None}
+    assert len(versions) == 1
+    # Everyone saw every move (the whole log, spliced from the incremental states).
+    logs = [[(e["seat"], e["text"]) for e in p.log] for p in players]
+    assert logs[0] == logs[1] == logs[2] and len(logs[0]) == versions.pop()
+    # (A Player answers every state it gets, so a state that only says who is connected
+    # may make it answer the same decision twice: the second one is stale.)
+    assert all(e["code"] == "stale" for p in players for e in p.errors), [p.errors for p in players]
+    # While both people were connected, each worker said so for both seats.
+    for p in players[:2]:
+        both = [m for m in p.messages if m["type"] == "state" and m["room"]["seats"][0]["connected"]]
+        assert any(m["room"]["seats"][1]["connected"] for m in both)
+    store = Store(cluster_env.database, prefix=cluster_env.prefix)
+    try:
+        row = store.load(room)
+        assert row is not None and row.status == "over"
+        GameRecord(row.game, row.players, row.seed, row.options, row.actions).replay()
+        assert [(s, t) for s, t in row.actions] == logs[0]
+    finally:
+        store.close()
+    # Every worker answers for the room the same.
+    for i in range(3):
+        with workers.client(i) as client:
+            assert client.get(f"/api/rooms/{room}").json()["status"] == "over"
+
+
+def test_a_killed_owner_is_replaced_within_2_seconds_and_its_bots_play_on(
+    workers: Workers, cluster_env: ClusterEnv
+) -> None:
+    with workers.client(0) as client:
+        room, secrets = open_room(client, "scout", [HUMAN, BOT, BOT], 11)
+    first = owner(cluster_env, room)
+    assert first is not None
+    assert workers.alive() == [0, 1, 2]
+    workers.kill(0)  # the room was made on worker 0: it owns it
+    killed = time.monotonic()
+    while owner(cluster_env, room) in (first, None):
+        assert time.monotonic() - killed < 2.0, "nobody took the room over within 2 s"
+        time.sleep(0.02)
+    took = time.monotonic() - killed
+    # The person reconnects to another worker and plays; the bots answer on the new owner.
+    player = Player(workers.url(1, room, 0, secrets[0]), 0, random.Random(3))
+    play([player], timeout=120)
+    assert player.last is not None and player.last["room"]["status"] == "over"
+    bot_moves = [e for e in player.log if e["seat"] != 0]
+    assert bot_moves
+    print(f"taken over in {took:.2f} s")
+    workers.start(0)
+
+
+def test_rooms_made_on_every_worker_each_have_one_owner(workers: Workers, cluster_env: ClusterEnv) -> None:
+    codes = []
+    for i in range(3):
+        with workers.client(i) as client:
+            for seed in range(3):
+                codes.append(open_room(client, "scout", [HUMAN, HUMAN, HUMAN], seed)[0])
+    assert len(set(codes)) == len(codes)
+    owners = {owner(cluster_env, code) for code in codes}
+    assert None not in owners and len(owners) == 3  # each worker owns the rooms made on it
+
+
+def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Workers) -> None:
+    """A move sent to a worker that is not the owner is forwarded, applied once and
+    acknowledged to its sender with the new version; a stale one is refused."""
+    with workers.client(0) as client:
+        room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 3)
+
+    async def main() -> None:
+        async with seat_socket(workers.url(2, room, 0, secrets[0])) as ws:
+            state = json.loads(await ws.recv())
+            while not state["legal"]:  # the flip decision first (S-5), for both seats
+                state = json.loads(await ws.recv())
+            action_id = state["legal"][0][0]
+            first = {"type": "act", "version": state["version"], "id": action_id, "ref": "a"}
+            await ws.send(json.dumps(first))
+            acked = None
+            while acked is None:
+                msg = json.loads(await ws.recv())
+                if msg.get("ack") == "a":
+                    acked = msg
+                assert msg["type"] != "error", msg
+            assert acked["version"] >= state["version"] + 1
+            again = {"type": "act", "version": state["version"], "id": action_id, "ref": "b"}
+            await ws.send(json.dumps(again))  # decided already: refused, not applied twice
+            while True:
+                msg = json.loads(await ws.recv())
+                if msg["type"] == "error":
+                    assert msg["ref"] == "b" and msg["code"] == "stale", msg
+                    break
+
+    run_async(asyncio.wait_for(main(), 30))
+
+
+@pytest.mark.slow
+def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env: ClusterEnv) -> None:
+    """``spieltisch serve --workers 2``: two processes accept on one port; one killed
+    with SIGKILL is started again by the supervisor, and the games go on."""
+    prefix = f"{cluster_env.prefix}serve_"
+    env = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()",
+        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0",
+        "--redis", cluster_env.redis, "--database", cluster_env.database,
+        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        assert "2 worker(s)" in banner and "Redis" in banner, banner
+        base = re.search(r"http://localhost:(\d+)/", banner)
+        assert base is not None
+        http = f"http://127.0.0.1:{base.group(1)}"
+
+        def workers_now() -> list[psutil.Process]:
+            found = []
+            for child in psutil.Process(proc.pid).children():
+                with contextlib.suppress(psutil.Error):  # the killed one is a zombie until reaped
+                    if child.status() != psutil.STATUS_ZOMBIE and "spawn_main" in " ".join(child.cmdline()):
+                        found.append(child)
+            return found
+
+        deadline = time.monotonic() + 60
+        while len(workers_now()) < 2 or not _answers(http):
+            assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
+            time.sleep(0.1)
+        first = {w.pid for w in workers_now()}
+
+        def one_game(seed: int) -> None:
+            with httpx.Client(base_url=http, timeout=10) as client:
+                room, secrets = open_room(client, "scout", [HUMAN, BOT, BOT], seed)
+            url = SeatUrl(f"{http.replace('http', 'ws')}/ws/{room}", 0, secrets[0])
+            player = Player(url, 0, random.Random(seed))
+            play([player], timeout=120)
+            assert player.last is not None and player.last["room"]["status"] == "over"
+
+        one_game(1)
+        os.kill(min(first), signal.SIGKILL)
+        one_game(2)  # on the worker left (and the new one, once it is up)
+        deadline = time.monotonic() + 60
+        while len(workers_now()) < 2:
+            assert time.monotonic() < deadline, "the killed worker was not replaced"
+            time.sleep(0.1)
+        assert {w.pid for w in workers_now()} != first
+        one_game(3)
+    finally:
+        tree = [proc.pid]
+        with contextlib.suppress(psutil.Error):
+            tree += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:  # a busy machine: end them (only these processes)
+            for pid in tree:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            proc.wait(10)
+        Store(cluster_env.database, prefix=prefix).drop()
+
+
+def _answers(http: str) -> bool:
+    try:
+        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False

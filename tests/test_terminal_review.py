@@ -1,0 +1,78 @@
+"""After a terminal game (docs/review.md, "Terminal"): ``--record`` saves the record,
+the review is offered and shown in the table's language, ``hint`` obeys ``--hints``."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from rich.console import Console
+
+from spieltisch.engine import GameRecord
+from spieltisch.terminal import TerminalTable, make_config
+
+
+class Lines:
+    """Scripted input: ``first`` lines, then ``"1"`` (the first menu item) for ever."""
+
+    def __init__(self, first: list[str]) -> None:
+        self.first = list(first)
+
+    def readline(self) -> str:
+        return (self.first.pop(0) if self.first else "1") + "\n"
+
+
+def play(lang: str, answers: list[str], tmp_path: Path, **kw: object) -> tuple[str, Path]:
+    record = tmp_path / "game.json"
+    config = make_config(
+        "schmaus",
+        2,
+        seed=7,
+        options=["rounds=2"],
+        env={},
+        lang=lang,
+        record=record,
+        **kw,  # type: ignore[arg-type]
+    )
+    out = io.StringIO()
+    table = TerminalTable(
+        config,
+        Console(file=out, width=120, color_system=None),
+        Lines(answers),
+        offer_review=True,
+        review_budget="2",
+    )
+    assert table.run() == 0
+    return " ".join(out.getvalue().split()), record
+
+
+def test_the_record_is_saved_and_the_review_is_shown_in_german(tmp_path: Path) -> None:
+    said, record = play("de", [], tmp_path)
+    assert f"Partieprotokoll gespeichert in {record}" in said
+    saved = GameRecord.from_json(json.loads(record.read_text(encoding="utf-8")))
+    assert (saved.game, saved.players, saved.seed) == ("schmaus", 2, 7)
+    assert saved.replay().is_over()
+    assert "Partie auswerten? (j/N)>" in said and "Übersicht je Spieler" not in said  # "1" is no
+    decisions = said.count("Nummer oder Notation (? Hilfe, q beenden)>")
+    said, _ = play("de", ["1"] * decisions + ["j"], tmp_path)
+    assert "Übersicht je Spieler" in said and "Mittlerer Verlust" in said
+    assert "Deine Fehler und groben Fehler" in said or "Du hast keine Fehler" in said
+
+
+def test_yes_shows_the_peoples_marks_and_everybodys_summary(tmp_path: Path) -> None:
+    said, _ = play("en", [], tmp_path)  # every answer "1": no review at the end
+    assert "Review the game? (y/N)>" in said and "Summary per player" not in said
+    # The same game again (same seed, same answers), now "y" at the offer.
+    decisions = said.count("Number or notation (? help, q quit)>")
+    said, _ = play("en", ["1"] * decisions + ["y"], tmp_path)
+    assert "Summary per player" in said and "Mean loss" in said
+    assert "Your mistakes and blunders" in said or "You made no mistakes and no blunders." in said
+
+
+def test_hint_only_with_hints(tmp_path: Path) -> None:
+    said, _ = play("en", ["hint"], tmp_path)
+    assert "Hints are off at this table (start it with --hints)." in said
+    said, _ = play("de", ["tipp"], tmp_path, hints=True)
+    assert "Tipps sind an" in said
+    assert "Tipp: play " in said and "von deinen Auslagen erwartet sie am meisten" in said
