@@ -169,9 +169,12 @@ def test_the_bank_is_derived_from_the_stored_log_after_a_restart(db_url: str) ->
                 await ws.send(
                     json.dumps({"type": "act", "version": state["version"], "id": state["legal"][0][0]})
                 )
-                v0 = state["version"]
-                while state["version"] == v0 or not state["clocks"][0]["running"]:
-                    state = await _next_state(ws)  # the next decision, after the bots
+                # States of the bots' lays may have queued up meanwhile: wait for
+                # the one that has seat 0's own lay in its log and its next decision.
+                laid = False
+                while not (laid and state["clocks"][0]["running"]):
+                    state = await _next_state(ws)
+                    laid = laid or any(e["seat"] == 0 for e in state["log"])
                 return state["clocks"][0]["bank"], time.monotonic()
 
         bank, seen = run_async(before())

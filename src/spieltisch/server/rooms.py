@@ -23,7 +23,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -697,20 +697,23 @@ class Room:
         stand_ins = self.clock_settings is not None or bool(self.stand_in)
         active = self.row.status != "over" and self.archived is None
         if (self.bots or stand_ins) and self.bot_task is None and active:
-            self.bot_task = asyncio.create_task(self._bot_loop(), name=f"bots-{self.code}")
-            self.bot_task.add_done_callback(self._bot_loop_ended)
+            self.bot_task = self._background(self._bot_loop(), "bots")
             self.wake.set()
-
-    def _bot_loop_ended(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("room %s: the bots stopped", self.code, exc_info=task.exception())
 
     async def stop_bots(self) -> None:
         task, self.bot_task = self.bot_task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await _cancel(task)
+
+    def _background(self, work: Coroutine[Any, Any, None], what: str) -> asyncio.Task[None]:
+        """A task of the room's owner (its bots, its clocks) that logs why it stopped."""
+        task = asyncio.create_task(work, name=f"{what}-{self.code}")
+
+        def ended(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                log.error("room %s: the %s stopped", self.code, what, exc_info=task.exception())
+
+        task.add_done_callback(ended)
+        return task
 
     # -- clocks (spieltisch.server.clocks) ------------------------------------------
     def deadline(self, seat: int) -> float | None:
@@ -738,20 +741,12 @@ class Room:
         """Start the room's clock timer (a task; next to :meth:`start_bots`)."""
         active = self.row.status != "over" and self.archived is None
         if self.clock_settings is not None and self.clock_task is None and active:
-            self.clock_task = asyncio.create_task(self._clock_loop(), name=f"clocks-{self.code}")
-            self.clock_task.add_done_callback(self._clock_loop_ended)
+            self.clock_task = self._background(self._clock_loop(), "clocks")
             self.clock_wake.set()
-
-    def _clock_loop_ended(self, task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("room %s: the clocks stopped", self.code, exc_info=task.exception())
 
     async def stop_clocks(self) -> None:
         task, self.clock_task = self.clock_task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await _cancel(task)
 
     def clock_pending(self) -> bool:
         """Whether a deadline is running (the room must stay in memory for it)."""
@@ -884,6 +879,14 @@ class Room:
             return legal[self.fallback.randrange(len(legal))], memory
         return choice, after
 
+
+
+async def _cancel(task: asyncio.Task[None] | None) -> None:
+    """Cancel a room's background task and wait until it has stopped."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 @dataclass
 class SeatSpec:
