@@ -295,7 +295,7 @@ class Cluster:
             retry=Retry(NoBackoff(), 0),
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        # The leases' renewals on a connection of their own: never queued behind other traffic.
+        # The first heartbeat on a connection of its own (the renewals have their thread's).
         self._control: aioredis.Redis = aioredis.Redis.from_url(
             url,
             decode_responses=True,
