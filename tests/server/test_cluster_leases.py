@@ -15,15 +15,19 @@ import pytest
 import redis
 from conftest import ClusterEnv
 
-from spieltisch.server.cluster import _ACQUIRE, MARGIN, Cluster
-from spieltisch.server.rooms import CommandError, Room, Tables
+from spieltisch.server.cluster import _ACQUIRE, CLAIM_BATCH, MARGIN, Cluster
+from spieltisch.server.rooms import CommandError, Room, RoomError, Tables
 
 TTL = 0.6
 TICK = 0.1
 
 
+async def no_room(code: str) -> Room:
+    raise RoomError(404, f"no room {code}")
+
+
 def make_cluster(env: ClusterEnv, name: str) -> Cluster:
-    tables = cast(Tables, SimpleNamespace(rooms={}))
+    tables = cast(Tables, SimpleNamespace(rooms={}, room=no_room))
     return Cluster(env.redis, tables, prefix=env.prefix, lease_ttl=TTL, tick=TICK, name=name)
 
 
@@ -171,3 +175,46 @@ def test_stop_ends_the_renewal_thread_and_frees_the_rooms(cluster_env: ClusterEn
     assert not thread.is_alive()
     with redis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
         assert r.get(f"{cluster_env.prefix}spieltisch:lease:{code}") is None
+
+
+def test_a_worker_takes_unowned_rooms_a_few_at_a_time(cluster_env: ClusterEnv) -> None:
+    """A worker that finds many rooms without an owner is taking at most ``CLAIM_BATCH``
+    of them over at a time (each is reloaded from the database); the rest wait."""
+    codes = [f"MANY{i:02d}" for i in range(CLAIM_BATCH * 2 + 5)]
+
+    async def main() -> list[int]:
+        loading = asyncio.Event()
+
+        async def slow_room(code: str) -> Room:  # a slow database; then not found
+            await loading.wait()
+            raise RoomError(404, f"no room {code}")
+
+        tables = cast(Tables, SimpleNamespace(rooms={}, room=slow_room))
+        # Not started: only the looks of this test take rooms (no claim loop of its own).
+        worker = Cluster(
+            cluster_env.redis, tables, prefix=cluster_env.prefix, lease_ttl=TTL, tick=TICK, name="c"
+        )
+        taken: list[int] = []
+        try:
+            with redis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
+                r.sadd(f"{cluster_env.prefix}spieltisch:rooms", *codes)
+                fences = [f"{cluster_env.prefix}spieltisch:fence:{c}" for c in codes]
+
+                async def look() -> None:
+                    await worker._claim()
+                    taken.append(sum(1 for v in r.mget(fences) if v is not None))
+
+                await look()
+                await look()  # the first ones are still being loaded
+                for _ in range(2):
+                    loading.set()
+                    while worker._gaining:
+                        await asyncio.sleep(0.01)
+                    loading.clear()
+                    await look()
+        finally:
+            loading.set()
+            await worker.stop()
+        return taken
+
+    assert asyncio.run(main()) == [CLAIM_BATCH, CLAIM_BATCH, 2 * CLAIM_BATCH, len(codes)]
