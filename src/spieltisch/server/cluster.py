@@ -8,17 +8,23 @@ accepts any client for any room; the game stays a single serial owner's
 - **Ownership.** Exactly one worker owns a room at a time: it holds the room's
   *lease*, a Redis key ``lease:CODE`` whose value names the worker and a
   fencing token (``INCR fence:CODE``), set with ``SET NX PX`` and renewed by
-  its owner every :data:`TICK` seconds. The owner runs the room's bots and is
-  the only one that appends to its action log. It stops writing as soon as
-  it cannot be sure it still holds the lease (:meth:`Cluster.check_write`:
-  renewed less than ``lease_ttl - MARGIN`` s ago), so a worker cut from Redis
-  refuses moves (``unavailable``) instead of acknowledging them. The primary
+  its owner every :data:`TICK` seconds - from a thread of its own
+  (:class:`_Renewer`, a synchronous Redis client), so that an event loop that
+  falls behind under load does not let its leases lapse. The owner runs the
+  room's bots and is the only one that appends to its action log. It stops
+  writing as soon as it cannot be sure it still holds the lease
+  (:meth:`Cluster.check_write`: last renewed ``lease_ttl - MARGIN`` s ago or
+  longer), so a worker cut from Redis refuses moves (``unavailable``) instead
+  of acknowledging them. A worker whose event loop is stuck for
+  :data:`LOOP_STALL` s stops renewing, so its rooms go to the others. The primary
   key ``(room, idx)`` of the ``actions`` table is the last fence: two owners
   can never both store the same index of a log.
 - **Takeover.** Every unfinished room is in the set ``rooms``; each worker
   looks twice a tick for rooms without a lease and takes those whose
   rendezvous hash picks it among the live workers (anyone takes a room left
-  free for :data:`GRACE_TICKS` ticks). A killed worker's leases expire after
+  free for :data:`GRACE_TICKS` ticks), at most :data:`CLAIM_BATCH` rooms at a
+  time, so that a worker that starts or comes back does not starve its event
+  loop by taking every room at once. A killed worker's leases expire after
   ``lease_ttl`` s, so its rooms have a new owner, which reloads them from the
   database and starts their bots, within about ``lease_ttl + TICK`` s.
 - **Forwarding.** A command reaching a worker that does not own the room is
@@ -50,6 +56,7 @@ import functools
 import hashlib
 import itertools
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -59,6 +66,7 @@ from typing import Any
 
 import anyio.to_thread
 import orjson
+import redis
 import redis.asyncio as aioredis
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -90,6 +98,10 @@ FORWARD_TIMEOUT = 5.0
 """Seconds a forwarded command waits for the owner's answer."""
 ROUTE_FOR = 3.0
 """Seconds a command looks for the room's owner (a takeover takes about ``LEASE_TTL``)."""
+CLAIM_BATCH = 16
+"""Most rooms a worker is taking over at a time (each is reloaded from the database)."""
+LOOP_STALL = 30.0
+"""Seconds after which a worker whose event loop has not run stops renewing its leases."""
 
 REDIS_CONNECTIONS = 64
 """Most connections a worker opens to Redis (its subscription apart)."""
@@ -127,10 +139,127 @@ class Lease:
     """``WORKER:TOKEN``, the value of the lease key."""
     token: int
     """The fencing token: grows with every new owner of the room."""
-    valid_until: float
-    """``time.monotonic()`` until which this worker may write the room."""
+    renewed: float
+    """``time.monotonic()`` when the last successful renewal (or the taking) was sent:
+    the lease lives in Redis until at least ``renewed + lease_ttl``. Written by the
+    renewal thread (one float: atomic), read by the event loop."""
     ready: bool = False
     """The room has been reloaded from the database since the lease was taken."""
+
+
+class _Renewer:
+    """The thread that renews a worker's leases and its heartbeat every ``tick`` s.
+
+    It has a synchronous Redis client of its own and renews the leases the event loop
+    handed it (:meth:`hold`, :meth:`drop`: under a lock, so it always renews a consistent
+    snapshot); a renewal records its time in :attr:`Lease.renewed`. What the loop must
+    act on - a lease found lost, the live workers, whether Redis answered - goes back
+    to the loop with ``call_soon_threadsafe``. If the loop has not run for
+    :data:`LOOP_STALL` s (:meth:`pulse`), it renews nothing: a stuck worker's rooms go
+    to the others.
+    """
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
+        self.cluster = cluster
+        self.loop = loop
+        self.redis: redis.Redis = redis.Redis.from_url(
+            cluster.url,
+            decode_responses=True,
+            socket_connect_timeout=1.0,
+            socket_timeout=2.0,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self.script = self.redis.register_script(_RENEW)
+        self._lock = threading.Lock()
+        self._held: dict[str, Lease] = {}
+        self._stop = threading.Event()
+        self._pulse = time.monotonic()
+        self._reachable = True
+        self._stalled = False
+        self.thread = threading.Thread(target=self._run, name=f"lease-renewer-{cluster.id}", daemon=True)
+
+    def hold(self, code: str, lease: Lease) -> None:
+        """Renew ``lease`` from now on."""
+        with self._lock:
+            self._held[code] = lease
+
+    def drop(self, code: str, lease: Lease | None = None) -> None:
+        """Renew the lease of ``code`` no more (only if it is ``lease``, if given)."""
+        with self._lock:
+            if lease is None or self._held.get(code) is lease:
+                self._held.pop(code, None)
+
+    def pulse(self) -> None:
+        """The event loop ran just now."""
+        self._pulse = time.monotonic()
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Renew nothing more; wait for the thread (at most one request's timeout)."""
+        self._stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5.0)
+        with contextlib.suppress(Exception):
+            self.redis.close()
+
+    def _run(self) -> None:
+        tick = self.cluster.tick
+        while not self._stop.is_set():
+            started = time.monotonic()
+            try:
+                self.renew()
+            except Exception:  # the thread must go on: check_write refuses meanwhile
+                log.exception("worker %s: renewing the leases failed", self.cluster.id)
+            self._stop.wait(max(0.0, tick - (time.monotonic() - started)))
+
+    def renew(self) -> None:
+        """One round: the heartbeat and every lease held, in one pipeline."""
+        cluster = self.cluster
+        started = time.monotonic()
+        if started - self._pulse > LOOP_STALL:
+            if not self._stalled:  # say it once
+                log.error("worker %s: its event loop is stuck; renewing nothing", cluster.id)
+                self._stalled = True
+            return
+        self._stalled = False
+        with self._lock:
+            leases = list(self._held.items())
+        now = time.time()
+        ttl = int(cluster.lease_ttl * 1000)
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
+            pipe.zremrangebyscore(cluster._workers_key, "-inf", now)
+            pipe.zrange(cluster._workers_key, 0, -1)
+            for code, lease in leases:
+                self.script(keys=[cluster._lease_key(code)], args=[lease.value, ttl], client=pipe)
+            _, _, live, *renewed = pipe.execute()
+        except (RedisError, OSError) as exc:
+            if self._reachable:
+                self._reachable = False
+                self._tell(cluster._unreachable, str(exc))
+            return
+        # A lease whose validity ran out here is not given up: writes wait (check_write
+        # refuses them) until a renewal finds it still ours, or lost (then _lost).
+        lost = []
+        for (code, lease), ok in zip(leases, renewed, strict=True):
+            if ok:
+                lease.renewed = started
+            else:
+                lost.append((code, lease))
+                self.drop(code, lease)
+        self._reachable = True
+        self._tell(cluster._renewed, sorted(map(str, live)), lost)
+
+    def _tell(self, callback: Callable[..., None], *args: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the worker is gone
+            self.loop.call_soon_threadsafe(callback, *args)
 
 
 class Cluster:
@@ -166,7 +295,7 @@ class Cluster:
             retry=Retry(NoBackoff(), 0),
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
-        # The leases' renewals on a connection of their own: never queued behind other traffic.
+        # The first heartbeat on a connection of its own (the renewals have their thread's).
         self._control: aioredis.Redis = aioredis.Redis.from_url(
             url,
             decode_responses=True,
@@ -178,7 +307,6 @@ class Cluster:
         self._owners: dict[str, tuple[str, float]] = {}
         """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
         self._acquire_script = self.redis.register_script(_ACQUIRE)
-        self._renew_script = self.redis.register_script(_RENEW)
         self._release_script = self.redis.register_script(_RELEASE)
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
@@ -200,6 +328,7 @@ class Cluster:
         self._running: set[asyncio.Task[None]] = set()
         self._resyncing: set[str] = set()
         self._resync_again: set[str] = set()
+        self._renewer: _Renewer | None = None
 
     # -- names ---------------------------------------------------------------
     def _lease_key(self, code: str) -> str:
@@ -233,9 +362,13 @@ class Cluster:
         await self._heartbeat()
         for i in range(0, len(unfinished), 1000):
             await self.redis.sadd(self._rooms_key, *unfinished[i : i + 1000])
+        self._renewer = _Renewer(self, asyncio.get_running_loop())
+        for code, lease in self.leases.items():
+            self._renewer.hold(code, lease)
+        self._renewer.start()
         self._tasks = [
             asyncio.create_task(self._listen(), name="cluster-listen"),
-            asyncio.create_task(self._renew_loop(), name="cluster-renew"),
+            asyncio.create_task(self._pulse_loop(), name="cluster-pulse"),
             asyncio.create_task(self._claim_loop(), name="cluster-claim"),
             asyncio.create_task(self._publish_loop(), name="cluster-publish"),
         ]
@@ -248,6 +381,9 @@ class Cluster:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self._renewer is not None:
+            renewer, self._renewer = self._renewer, None
+            await anyio.to_thread.run_sync(renewer.stop)
         leases, self.leases = self.leases, {}
         for code in leases:
             room = self.tables.rooms.get(code)
@@ -333,7 +469,7 @@ class Cluster:
     async def forgotten(self, room: Room) -> None:
         """A room left this worker's memory (idle): its owner lets it go too."""
         code = room.code
-        lease = self.leases.pop(code, None)
+        lease = self._drop(code)
         self._presence.pop(code, None)
         with contextlib.suppress(RedisError, OSError):
             if lease is not None:
@@ -345,7 +481,7 @@ class Cluster:
         lease = self.leases.get(room.code)
         if lease is None or not lease.ready:
             raise CommandError("unavailable", f"this worker does not own room {room.code} now; try again")
-        if time.monotonic() >= lease.valid_until:
+        if time.monotonic() - lease.renewed >= self.lease_ttl - MARGIN:
             raise CommandError("unavailable", NO_REDIS)
 
     def committed(
@@ -571,8 +707,17 @@ class Cluster:
         )
         if not token:
             return None
-        lease = Lease(f"{self.id}:{token}", int(token), started + self.lease_ttl - MARGIN)
+        lease = Lease(f"{self.id}:{token}", int(token), started)
         self.leases[code] = lease
+        if self._renewer is not None:
+            self._renewer.hold(code, lease)
+        return lease
+
+    def _drop(self, code: str) -> Lease | None:
+        """This worker no longer holds the lease of ``code`` (if it did): renew it no more."""
+        lease = self.leases.pop(code, None)
+        if lease is not None and self._renewer is not None:
+            self._renewer.drop(code, lease)
         return lease
 
     async def _gained(self, code: str, lease: Lease, keep_over: bool = False) -> None:
@@ -598,7 +743,7 @@ class Cluster:
 
     async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
         if self.leases.get(code) is lease:
-            del self.leases[code]
+            self._drop(code)
         with contextlib.suppress(RedisError, OSError):
             if forget:
                 await self.redis.srem(self._rooms_key, code)
@@ -611,7 +756,7 @@ class Cluster:
             await self._let_go(code, lease, forget=True)
 
     def _lost(self, code: str) -> None:
-        lease = self.leases.pop(code, None)
+        lease = self._drop(code)
         if lease is None:
             return
         log.warning("room %s: worker %s lost its lease", code, self.id)
@@ -622,40 +767,28 @@ class Cluster:
             if room.status != "over":  # it still needs an owner (Redis may have lost the set)
                 self._later(lambda: self.redis.sadd(self._rooms_key, code))
 
-    async def _renew_loop(self) -> None:
+    async def _pulse_loop(self) -> None:
+        """Tell the renewal thread that the event loop runs (a stuck one loses its leases)."""
         while True:
-            started = time.monotonic()
-            try:
-                await self._renew()
-                if not self.reachable:
-                    log.warning("worker %s: Redis is back", self.id)
-                    self.reachable = True
-            except (RedisError, OSError) as exc:
-                if self.reachable:
-                    log.warning("worker %s: Redis unreachable: %s", self.id, exc)
-                self.reachable = False
-            # A lease whose validity ran out here is not given up: writes wait (check_write
-            # refuses them) until a renewal finds it still ours, or lost (then _lost).
-            await asyncio.sleep(max(0.0, self.tick - (time.monotonic() - started)))
+            if self._renewer is not None:
+                self._renewer.pulse()
+            await asyncio.sleep(self.tick)
 
-    async def _renew(self) -> None:
-        started = time.monotonic()
-        now = time.time()
-        leases = list(self.leases.items())
-        pipe = self._control.pipeline(transaction=False)
-        pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
-        pipe.zremrangebyscore(self._workers_key, "-inf", now)
-        pipe.zrange(self._workers_key, 0, -1)
-        ttl = int(self.lease_ttl * 1000)
-        for code, lease in leases:
-            await self._renew_script(keys=[self._lease_key(code)], args=[lease.value, ttl], client=pipe)
-        _, _, live, *renewed = await pipe.execute()
-        self._set_live(sorted(live))
-        for (code, lease), ok in zip(leases, renewed, strict=True):
-            if ok:
-                lease.valid_until = started + self.lease_ttl - MARGIN
-            elif self.leases.get(code) is lease:
+    def _renewed(self, live: list[str], lost: list[tuple[str, Lease]]) -> None:
+        """A renewal round went through (called on the loop by the renewal thread)."""
+        if not self.reachable:
+            log.warning("worker %s: Redis is back", self.id)
+            self.reachable = True
+        self._set_live(live)
+        for code, lease in lost:
+            if self.leases.get(code) is lease:
                 self._lost(code)
+
+    def _unreachable(self, reason: str) -> None:
+        """A renewal round failed (called on the loop by the renewal thread)."""
+        if self.reachable:
+            log.warning("worker %s: Redis unreachable: %s", self.id, reason)
+        self.reachable = False
 
     async def _claim_loop(self) -> None:
         """Look for rooms without an owner twice a tick (a takeover waits for the look after
@@ -671,13 +804,20 @@ class Cluster:
         if not codes:
             return
         values = await self.redis.mget([self._lease_key(c) for c in codes])
+        mine: list[str] = []
+        others: list[str] = []
         for code, value in zip(codes, values, strict=True):
             if value is not None or code in self._gaining:
                 self._free.pop(code, None)
                 continue
             seen = self._free[code] = self._free.get(code, 0) + 1
-            if _winner(code, self.live) != self.id and seen <= GRACE_TICKS:
-                continue
+            if _winner(code, self.live) == self.id:
+                mine.append(code)
+            elif seen > GRACE_TICKS:
+                others.append(code)
+        # A few at a time: each is reloaded from the database, and a worker that starts
+        # among many unowned rooms must go on serving its clients meanwhile.
+        for code in [*mine, *others][: max(0, CLAIM_BATCH - len(self._gaining))]:
             lease = await self._acquire(code)
             self._free.pop(code, None)
             if lease is not None:
