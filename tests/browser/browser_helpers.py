@@ -18,8 +18,13 @@ import uvicorn
 from playwright.sync_api import Page
 
 from spieltisch.server.app import create_app
+from spieltisch.server.limits import Limits
 
 ROOM = "[data-testid=room]"
+
+BROWSER_LIMITS = Limits(rooms_per_minute=0)
+"""The test session opens rooms faster than the default 10 per minute per address
+allows (every test comes from 127.0.0.1); the limit itself is tested in tests/server."""
 
 
 def _free_port() -> int:
@@ -37,7 +42,10 @@ class LiveServer:
         self.port = port or _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
-            create_app(database, bot_delay=0.0), host="127.0.0.1", port=self.port, log_level="warning"
+            create_app(database, bot_delay=0.0, limits=BROWSER_LIMITS),
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
