@@ -65,30 +65,7 @@ def hand_value(vals: Sequence[int]) -> float:
 def _hand_value(vals: Sequence[int]) -> float:
     """Dynamic programming over positions: ``f[i]`` is the best value of the
     first ``i`` cards; a set ending at ``i`` is a match or run reaching back."""
-    h = len(vals)
-    f = [0.0] * (h + 1)
-    for i in range(h):
-        v = vals[i]
-        best = f[i] - 1.0 + 0.03 * v
-        if i:
-            d = v - vals[i - 1]
-            if -1 <= d <= 1:
-                table = SEG_MATCH if d == 0 else SEG_RUN
-                j = i - 1
-                lo = v if v < vals[j] else vals[j]
-                n = 2
-                while True:
-                    cand = f[j] + table[n] + 0.02 * lo
-                    if cand > best:
-                        best = cand
-                    if j == 0 or vals[j] - vals[j - 1] != d:
-                        break
-                    j -= 1
-                    n += 1
-                    if vals[j] < lo:
-                        lo = vals[j]
-        f[i + 1] = best
-    return f[h] - CARD * h
+    return _prefix(vals)[-1] - CARD * len(vals)
 
 
 def exposure(n: int, key: int) -> float:
