@@ -65,26 +65,48 @@ class ReviewError(ValueError):
 
 @dataclass(frozen=True)
 class Budget:
-    """Work per decision: ``worlds`` sampled worlds × ``playouts`` per candidate."""
+    """Work per decision: ``worlds`` sampled worlds × ``playouts`` per
+    candidate for every decision, and up to :attr:`extra` more worlds (on the
+    move played and the contending alternatives only) for a decision whose
+    mark is still uncertain (see :func:`rate`)."""
 
     worlds: int = 16
     playouts: int = 1
+    more: int | None = None
+    """Extra worlds for uncertain decisions; ``None``: :data:`EXTRA` × ``worlds``."""
+
+    @property
+    def extra(self) -> int:
+        return EXTRA * self.worlds if self.more is None else self.more
 
     @classmethod
     def parse(cls, text: str) -> Budget:
-        """``"16"`` (worlds) or ``"16x2"`` (worlds × playouts per world)."""
-        head, _, tail = text.strip().lower().partition("x")
+        """``"16"`` (worlds), ``"16x2"`` (worlds × playouts per world), each
+        optionally ``+EXTRA`` (``"16+0"``: no extra worlds)."""
+        spec, plus, extra_text = text.strip().lower().partition("+")
+        head, _, tail = spec.partition("x")
         try:
             worlds = int(head)
             playouts = int(tail) if tail else 1
+            more = int(extra_text) if plus else None
         except ValueError:
-            raise ReviewError(f"budget {text!r}: write WORLDS or WORLDSxPLAYOUTS, e.g. 16 or 16x2") from None
-        if not 1 <= worlds <= 100_000 or not 1 <= playouts <= 1000:
-            raise ReviewError(f"budget {text!r}: worlds must be 1..100000 and playouts 1..1000")
-        return cls(worlds, playouts)
+            raise ReviewError(
+                f"budget {text!r}: write WORLDS, WORLDSxPLAYOUTS or either +EXTRA, e.g. 16, 16x2 or 16+0"
+            ) from None
+        if not 1 <= worlds <= 100_000 or not 1 <= playouts <= 1000 or not 0 <= (more or 0) <= 1_000_000:
+            raise ReviewError(
+                f"budget {text!r}: worlds must be 1..100000, playouts 1..1000, extra 0..1000000"
+            )
+        return cls(worlds, playouts, more)
 
     def __str__(self) -> str:
-        return f"{self.worlds}x{self.playouts}"
+        return f"{self.worlds}x{self.playouts}+{self.extra}"
+
+
+EXTRA = 7
+"""By default a decision whose mark is uncertain gets up to this many times
+its ``worlds`` again, so the most a decision costs is bounded (and known
+before it starts)."""
 
 
 @dataclass(frozen=True)
@@ -130,8 +152,15 @@ class Task:
     pool: tuple[int, ...]
     """Scout: the cards that may be in an opponent's unknown slot (from the
     cards this seat has seen this round); empty for Waschbär-Schmaus."""
-    seed: str
+    key: str
+    """The decision's name (game, record seed, action number, seat): seeds
+    what does not depend on the budget (the candidates)."""
     budget: Budget
+
+    @property
+    def seed(self) -> str:
+        """Seeds the worlds and playouts."""
+        return f"{self.key}/{self.budget}"
 
 
 @dataclass
@@ -154,6 +183,9 @@ class Decision:
     mark: str | None
     """``"blunder"``, ``"mistake"`` or ``None``."""
     rated: bool = True
+    worlds: int = 0
+    """Sampled worlds the move played was rated in (the budget's worlds, more
+    when the mark was uncertain; a failed sample counts as none)."""
     candidates: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -256,8 +288,8 @@ def collect(
 
                 pool = tuple(knowledge[seat].unseen(Position.from_view(view)))
             if len(legal) > 1:
-                task_seed = f"review/{game}/{seed}/{number}/{seat}/{budget}"
-                tasks.append(Task(game, seat, number, view, legal, played, pool, task_seed, budget))
+                key = f"review/{game}/{seed}/{number}/{seat}"
+                tasks.append(Task(game, seat, number, view, legal, played, pool, key, budget))
         state.apply(seat, text)
     return tasks
 
@@ -278,8 +310,29 @@ table can turn out different from the view, e.g. when a sampled hand draws
 for W-5); a decision without any such world is listed as not rated."""
 
 
+SETTLED = 1.5
+"""A decision's mark is settled once its loss is this many standard errors
+away from every threshold; until then it gets extra worlds (up to the
+budget's :attr:`Budget.extra`)."""
+
+CONTENDERS = 3
+"""Alternatives the extra worlds play out besides the move played: the best
+one and the others not clearly worse than it (by 2 standard errors of
+their paired difference), at most this many."""
+
+
 def rate(task: Task) -> Decision:
-    """Rate one decision (runs in a worker process)."""
+    """Rate one decision (runs in a worker process).
+
+    Every candidate is played out in the same sampled worlds with the same
+    bot seeds (common random numbers), so the loss and its standard error
+    come from the paired per-world differences. First ``budget.worlds``
+    worlds for every candidate; then, while the loss is within
+    :data:`SETTLED` standard errors of a threshold (the mark could still
+    change), batches of extra worlds for the move played and the
+    :data:`CONTENDERS` best alternatives, up to ``budget.extra`` worlds. Every
+    step depends only on the task and the worlds drawn from its seed, so the
+    work and the result are the same on any machine and for any ``-j``."""
     rng = random.Random(task.seed)
     game = get_game(task.game)
     sample: Callable[[], State | None]
@@ -291,16 +344,92 @@ def rate(task: Task) -> Decision:
         cands = _schmaus_candidates(task)
         sample = lambda: _schmaus_world(task, rng)  # noqa: E731
         horizon = SCHMAUS_HORIZON
-    values: list[list[float]] = [[] for _ in cands or ()]
-    for _world in range(task.budget.worlds if cands else 0):
-        world = _allowing(sample, task.seat, cands or [])
+    if not cands:
+        return _judge(task, game, [task.played], [[]], [0])
+    playouts = task.budget.playouts
+
+    def play_world(which: Sequence[int]) -> list[float] | None:
+        world = _allowing(sample, task.seat, cands)
         if world is None:
-            continue
-        for _playout_number in range(task.budget.playouts):
+            return None
+        sums = [0.0] * len(which)
+        for _ in range(playouts):
             bot_seed = rng.randrange(1 << 30)
-            for i, c in enumerate(cands or []):
-                values[i].append(_playout(world.clone(), task, c, bot_seed, horizon))
-    return _judge(task, game, cands or [task.played], values or [[]])
+            for j, i in enumerate(which):
+                sums[j] += _playout(world.clone(), task, cands[i], bot_seed, horizon)
+        return [x / playouts for x in sums]
+
+    limits = thresholds(task.game, int(task.view["players"]))
+    values, live = sample_adaptively(len(cands), task.budget, limits, play_world)
+    return _judge(task, game, cands, values, live)
+
+
+def sample_adaptively(
+    count: int,
+    budget: Budget,
+    limits: Thresholds,
+    play_world: Callable[[Sequence[int]], list[float] | None],
+) -> tuple[list[list[float]], list[int]]:
+    """The per-world values of ``count`` candidates (index 0: the move played)
+    and the candidates played out in every world (see :func:`rate`).
+    ``play_world(which)`` samples the next world and plays the candidates
+    ``which`` out in it (``None``: no usable world; it still counts)."""
+    values: list[list[float]] = [[] for _ in range(count)]
+
+    def world(which: Sequence[int]) -> None:
+        got = play_world(which)
+        if got is not None:
+            for i, v in zip(which, got, strict=True):
+                values[i].append(v)
+
+    live = list(range(count))
+    for _ in range(budget.worlds):
+        world(live)
+    extra = budget.extra
+    step = max(2, budget.worlds // 2)
+    while extra > 0 and len(values[0]) > 1 and count > 1:
+        live = _contenders(values, live)
+        loss, se, _ = _paired_loss(values, live)
+        if all(abs(loss - t) >= SETTLED * se for t in (limits.mistake, limits.blunder)):
+            break
+        batch = min(step, extra)
+        for _ in range(batch):
+            world(live)
+        extra -= batch
+    return values, live
+
+
+def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    n = len(xs)
+    mean = sum(xs) / n
+    se = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n) if n > 1 else 0.0
+    return mean, se
+
+
+def _paired_loss(values: Sequence[list[float]], live: Sequence[int]) -> tuple[float, float, int]:
+    """The loss of the move played (index 0) to the best live alternative,
+    the standard error of their paired difference, and that alternative."""
+    n = len(values[0])
+    alts = [i for i in live if i != 0]
+    best = max(alts, key=lambda i: (sum(values[i]) / n, -i))
+    d, se = _mean_se([a - b for a, b in zip(values[0], values[best], strict=True)])
+    return max(0.0, -d), se, best
+
+
+def _contenders(values: Sequence[list[float]], live: Sequence[int]) -> list[int]:
+    """The move played and the live alternatives not clearly worse than the
+    best one (at most :data:`CONTENDERS`); all of them have every world."""
+    n = len(values[0])
+    alts = sorted((i for i in live if i != 0), key=lambda i: (-sum(values[i]) / n, i))
+    if not alts:
+        return [0]
+    best = alts[0]
+    keep = [best]
+    for i in alts[1:]:
+        gap, se = _mean_se([a - b for a, b in zip(values[best], values[i], strict=True)])
+        if gap <= 2 * se and len(keep) < CONTENDERS:
+            keep.append(i)
+    return [0, *sorted(keep)]
 
 
 def _allowing(sample: Callable[[], State | None], seat: int, cands: Sequence[int]) -> State | None:
@@ -314,18 +443,17 @@ def _allowing(sample: Callable[[], State | None], seat: int, cands: Sequence[int
     return None
 
 
-def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[float]]) -> Decision:
+def _judge(
+    task: Task, game: Any, cands: Sequence[int], values: Sequence[list[float]], live: Sequence[int]
+) -> Decision:
     n = len(values[0])
     played_text = game.action_from_id(task.played).to_text()
-    if n == 0:
+    if n == 0 or len(cands) < 2:
         return Decision(task.seat, task.number, int(task.view["round"]), played_text,
                         None, None, None, None, None, None, None, rated=False)  # fmt: skip
-    means = [sum(v) / n for v in values]
-    best = max(range(1, len(cands)), key=lambda i: (means[i], -i))
-    diffs = [a - b for a, b in zip(values[0], values[best], strict=True)]
-    d = sum(diffs) / n
-    se = math.sqrt(sum((x - d) ** 2 for x in diffs) / (n - 1) / n) if n > 1 else 0.0
-    loss = max(0.0, -d)
+    means = [sum(v) / len(v) if v else -math.inf for v in values]
+    loss, se, best = _paired_loss(values, live)
+    d = means[0] - means[best]
     limits = thresholds(task.game, int(task.view["players"]))
     clear = loss > 2 * se
     mark = None
@@ -333,7 +461,9 @@ def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[fl
         mark = "blunder"
     elif clear and loss >= limits.mistake:
         mark = "mistake"
-    ranked = sorted(range(len(cands)), key=lambda i: (-means[i], i))
+    # The candidates played out in every world first (best first), then those
+    # left out of the extra worlds (their estimates over the first worlds).
+    ranked = sorted(range(len(cands)), key=lambda i: (i not in live, -means[i], i))
     return Decision(
         seat=task.seat,
         number=task.number,
@@ -346,20 +476,61 @@ def _judge(task: Task, game: Any, cands: Sequence[int], values: Sequence[list[fl
         loss=round(loss, 3),
         error=round(se, 3),
         mark=mark,
+        worlds=n,
         candidates=[
-            {"action": game.action_from_id(cands[i]).to_text(), "estimate": round(means[i], 3)}
+            {
+                "action": game.action_from_id(cands[i]).to_text(),
+                "estimate": round(means[i], 3),
+                "worlds": len(values[i]),
+            }
             for i in ranked
         ],
     )
 
 
 def _playout(world: State, task: Task, first: int, seed: int, horizon: int) -> float:
-    """Play ``first`` for the reviewed seat, then medium bots for every seat,
-    until the horizon; the seat's utility."""
+    """Play ``first`` for the reviewed seat, then medium for every seat, until
+    the horizon; the seat's utility."""
     me = task.seat
-    bots: dict[int, Bot] = {}
-    end_round = int(task.view["round"]) + horizon - 1
     world.apply_id(me, first)
+    if task.game == "scout":
+        points = _scout_playout(world)
+    else:
+        points = _schmaus_playout(world, task, seed, int(task.view["round"]) + horizon - 1)
+    others = [p for s, p in enumerate(points) if s != me]
+    return float(points[me] - sum(others) / len(others))
+
+
+def _scout_playout(world: Any) -> list[int]:
+    """The round played out by medium's policy as the hard bots' playouts play
+    it (:func:`policy.fast_best_action`: medium's one-move lookahead over the
+    moves that can matter, scored incrementally; no random choice), on the
+    state itself; its round points (S-11). A round still going after
+    :data:`PLAYOUT_LIMIT` turns is a show/scout cycle and is scored as the
+    hands are."""
+    from spieltisch.bots.scout import policy
+    from spieltisch.bots.scout.bots import FLIP_ID, KEEP_ID, PLAYOUT_LIMIT
+
+    best = policy.fast_best_action
+    turns = 0
+    while not world.is_over():
+        turns += 1
+        if turns > PLAYOUT_LIMIT:
+            bonus = world.chips if world.players == 2 else world.tokens
+            return [world.collected[s] + bonus[s] - len(world.hands[s]) for s in range(world.players)]
+        if world.phase == "flip":
+            for s in world.to_move():
+                world.apply_id(s, FLIP_ID if policy.wants_flip(world.hands[s]) else KEEP_ID)
+            continue
+        s = world.current
+        world.apply_id(s, best(world.hands[s], world.table, world.players, world.chips[s]))
+    return list(world.results[-1]["points"])
+
+
+def _schmaus_playout(world: State, task: Task, seed: int, end_round: int) -> list[int]:
+    """The built-in medium bot plays every seat to the end of ``end_round``;
+    the totals (W-14)."""
+    bots: dict[int, Bot] = {}
     while not world.is_over() and _round(world) <= end_round:
         for seat in world.to_move():
             if seat not in world.to_move():
@@ -370,12 +541,7 @@ def _playout(world: State, task: Task, first: int, seed: int, horizon: int) -> f
             world.apply_id(seat, bot.choose(world.view(seat), world.legal_action_ids(seat)))
             if world.is_over():
                 break
-    if task.game == "scout":
-        points = world.view(None)["round_results"][-1]["points"]
-    else:
-        points = world.view(None)["scores"]
-    others = [p for s, p in enumerate(points) if s != me]
-    return float(points[me] - sum(others) / len(others))
+    return list(world.view(None)["scores"])
 
 
 def _round(world: State) -> int:
@@ -383,17 +549,38 @@ def _round(world: State) -> int:
 
 
 def _scout_candidates(task: Task) -> list[int]:
+    """The move played, then one move per other resulting position among
+    medium's :data:`ALTERNATIVES` best distinct moves and the moves every kept
+    hard version searches (:meth:`HardBot.candidate_actions`: medium's best
+    plus, in ``hard@v2``, the scouts that build a long set); in the flip
+    decision (S-5) the other choice."""
     from spieltisch.bots.scout.bots import distinct_candidates, ranked_actions
     from spieltisch.bots.scout.worlds import Position
 
     pos = Position.from_view(task.view)
+    others = [a for a in task.legal if a != task.played]
     if pos.phase == "flip":
-        others = [a for a in task.legal if a != task.played]
-    else:
-        ranked = ranked_actions(pos, task.legal)
-        others = [a for a in distinct_candidates(pos, ranked, ALTERNATIVES + 1) if a != task.played]
-        others = others[:ALTERNATIVES] or [a for a in task.legal if a != task.played][:1]
-    return [task.played, *others]
+        return [task.played, *others]
+    ranked = ranked_actions(pos, task.legal)
+    proposed = [*distinct_candidates(pos, ranked, ALTERNATIVES + 1), *_hard_scout_proposals(task, pos)]
+    # A move that leaves the same hand and table as an earlier one is the same
+    # candidate (distinct_candidates keeps the first: the move played).
+    unique = distinct_candidates(pos, [(0.0, a) for a in (task.played, *proposed)], len(proposed) + 1)
+    return [task.played, *(unique[1:] or others[:1])]
+
+
+def _hard_scout_proposals(task: Task, pos: Any) -> list[int]:
+    from spieltisch.bots import bot_class, versions
+    from spieltisch.bots.scout.bots import HardBot
+
+    out: list[int] = []
+    for version in versions("scout", "hard"):
+        cls = bot_class("scout", f"hard@{version}")
+        if issubclass(cls, HardBot):
+            out.extend(
+                a for a in cls("scout", task.seat, 0).candidate_actions(pos, task.legal) if a not in out
+            )
+    return out
 
 
 def _scout_world(task: Task, rng: random.Random) -> State:
@@ -420,10 +607,13 @@ def _schmaus_candidates(task: Task) -> list[int] | None:
     me, n = view["seat"], view["players"]
     sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
     model = OpponentModel(unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24,
-                          random.Random(task.seed + "/model"))  # fmt: skip
+                          random.Random(task.key + "/model"))  # fmt: skip
     lays = [a for a in task.legal if a < A.TARGET_BASE and a != task.played]
     lays.sort(key=lambda a: (-model.gain(a), a))
-    return [task.played, *lays[:ALTERNATIVES]]
+    hard = make_bot("schmaus", "hard", me, random.Random(task.key + "/hard").randrange(1 << 30))
+    lay = hard.choose(view, list(task.legal))
+    chosen = lays[:ALTERNATIVES]
+    return [task.played, *chosen, *([lay] if lay in lays and lay not in chosen else [])]
 
 
 def _schmaus_world(task: Task, rng: random.Random) -> State | None:

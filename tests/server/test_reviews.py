@@ -20,7 +20,7 @@ from spieltisch.hints import TEXTS, hint
 from spieltisch.review import Budget, review
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.messages import ReviewOut, server_message
-from spieltisch.server.store import Store
+from spieltisch.server.store import ReviewRow, Store
 
 T = TypeVar("T")
 
@@ -52,18 +52,27 @@ def wait_done(srv: ServerThread, code: str, timeout: float = 120) -> dict[str, A
             time.sleep(0.1)
 
 
+BUDGET = str(Budget.parse("3"))
+"""The key of the server's reviews: 3 worlds, up to 21 more where a mark is uncertain."""
+
+
 def test_a_review_is_stored_and_served_again_without_computing(db_url: str) -> None:
     srv = ServerThread(db_url, review_budget="3")
+    assert BUDGET == "3x1+21"
     try:
         with srv.client() as client:
             code, _ = open_room(client, "schmaus", SCHMAUS, 11, options=OPTIONS)
             r = client.post(f"/api/rooms/{code}/review")
             assert r.status_code == 409 and "not over" in r.json()["detail"]
         code = finished_room(srv, 11)
+        # A review stored by an older version (budget "3x1": no extra worlds) is not
+        # this budget's: it is left alone and the review is computed anew.
+        old = {"budget": "3x1", "decisions": [], "summary": []}
+        srv.app.state.reviewer.store.save_review(ReviewRow(code, 0, "3x1", old, 1.0))
         with srv.client() as client:
             assert client.get(f"/api/rooms/{code}/review").json()["status"] == "none"
             first = client.post(f"/api/rooms/{code}/review").json()
-            assert first["status"] in ("running", "done") and first["budget"] == "3x1"
+            assert first["status"] in ("running", "done") and first["budget"] == BUDGET
         done = wait_done(srv, code)
         rated = srv.app.state.reviewer.rated
         assert rated == done["total"] > 0
@@ -79,6 +88,7 @@ def test_a_review_is_stored_and_served_again_without_computing(db_url: str) -> N
                         d["played_estimate"] - d["best_estimate"], abs=0.01
                     )
                     assert d["mark"] in (None, "mistake", "blunder")
+                    assert 1 <= d["worlds"] <= 24  # 3, and up to 21 more where the mark was uncertain
         # Asked again (by anybody: the game is over): the stored rows, at once, nothing recomputed.
         with srv.client() as client:
             again = client.post(f"/api/rooms/{code}/review").json()
@@ -92,8 +102,9 @@ def test_a_review_is_stored_and_served_again_without_computing(db_url: str) -> N
     # Stored with the game: a new server on the same database serves them too.
     store = Store(db_url)
     try:
-        rows = store.load_reviews(code, "3x1")
+        rows = store.load_reviews(code, BUDGET)
         assert [(r.seat, r.created) for r in rows] == [(r["seat"], r["created"]) for r in reviews]
+        assert [r.result for r in store.load_reviews(code, "3x1")] == [old]
     finally:
         store.close()
     # Reproducible: the same record and budget give the same review, here in one process.

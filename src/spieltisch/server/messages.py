@@ -460,6 +460,11 @@ class ReviewedDecision(_Out):
     error: float | None = Field(description="Standard error of the difference over the worlds.")
     mark: Literal["mistake", "blunder"] | None
     rated: bool
+    worlds: int = Field(
+        default=0,
+        description="Sampled worlds the move played was rated in: the budget's, more where the mark was "
+        "uncertain (0 in a review stored before reviews reported it).",
+    )
     candidates: list[JSONObject]
 
 
@@ -492,7 +497,10 @@ class ReviewOut(_Out):
     """A finished game's review: stored (``done``), in progress, or not asked for yet."""
 
     room: str
-    budget: str = Field(description="The server's review budget: sampled worlds x playouts.")
+    budget: str = Field(
+        description="The server's review budget: WORLDSxPLAYOUTS+EXTRA (sampled worlds x playouts per "
+        "decision, plus at most EXTRA worlds where the mark is uncertain)."
+    )
     status: Literal["none", "running", "done", "failed"]
     done: int = Field(description="Decisions rated so far.")
     total: int | None = Field(description="Decisions to rate (null until counted).")

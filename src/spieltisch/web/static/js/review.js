@@ -101,6 +101,15 @@ function number(x, signed = true) {
   return new Intl.NumberFormat(lang(), { minimumFractionDigits: 1, maximumFractionDigits: 1, signDisplay: signed ? "exceptZero" : "auto" }).format(x);
 }
 
+/** What the review did: "8x1+56" is 8 sampled deals a decision, up to 56 more
+ * where the mark was uncertain; a review stored before that ("8x1") had no extra deals. */
+function aboutText(first) {
+  const [head, extra] = first.budget.split("+");
+  const worlds = Number(head.split("x")[0]);
+  const params = { worlds, mistake: number(first.thresholds.mistake, false), blunder: number(first.thresholds.blunder, false) };
+  return extra === undefined || Number(extra) === 0 ? t("review.about", params) : t("review.aboutAdaptive", { ...params, most: worlds + Number(extra) });
+}
+
 function markBadge(mark) {
   return mark ? h(`span.mark.${mark}`, { "data-testid": `mark-${mark}` }, t(`review.mark.${mark}`)) : null;
 }
@@ -126,7 +135,7 @@ export function reviewPanel(game, rv, name, update, close) {
   } else if (rv.reviews) {
     const first = rv.reviews[0];
     panel.append(
-      h("p.muted", { role: "status" }, t("review.about", { worlds: first.budget.split("x")[0], mistake: number(first.thresholds.mistake, false), blunder: number(first.thresholds.blunder, false) })),
+      h("p.muted", { role: "status" }, aboutText(first)),
       summaryTable(rv, name),
       decisionsTable(game, rv, name, update),
     );
