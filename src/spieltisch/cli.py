@@ -197,7 +197,11 @@ def review(
         typer.Option(metavar="N", help="Review this seat only (repeatable; default: every seat)."),
     ] = None,
     budget: Annotated[
-        str, typer.Option(help="Work per decision: WORLDS or WORLDSxPLAYOUTS (sampled worlds x playouts).")
+        str,
+        typer.Option(
+            help="Work per decision: WORLDS[xPLAYOUTS][+EXTRA] (sampled worlds x playouts, and at most "
+            "EXTRA more worlds where a mark is uncertain; default 7 x WORLDS)."
+        ),
     ] = "16x1",
     json_out: Annotated[
         Path | None, typer.Option("--json", metavar="FILE", help="Also write the review as JSON here.")
@@ -243,7 +247,7 @@ def serve(
     review_budget: Annotated[
         str,
         typer.Option(
-            help="Work per decision of a finished game's review: WORLDS or WORLDSxPLAYOUTS (docs/review.md)."
+            help="Work per decision of a finished game's review: WORLDS[xPLAYOUTS][+EXTRA] (docs/review.md)."
         ),
     ] = "8",
     redis: Annotated[

@@ -4,13 +4,14 @@ For each decision of a reviewed seat (a turn with more than one legal action)
 the review estimates the expected outcome of the move played and of the best
 alternative, by determinization: it samples the hidden cards consistent with
 that seat's view at that moment (``state.view(seat)`` during the replay, never
-the full state), plays every candidate move out in each sampled world with the
-built-in medium bots for every seat, and averages.
+the full state), plays every candidate move out in each sampled world with
+medium for every seat, and averages.
 
 * Scout: worlds come from :mod:`spieltisch.bots.scout.worlds` (the cards the
   seat has seen this round are known, every other card may be in an unknown
-  slot); each playout runs to the end of the round. Utility: the seat's round
-  points minus the mean round points of the others.
+  slot); each playout runs to the end of the round with medium's policy as the
+  hard bots' playouts play it (:func:`spieltisch.bots.scout.policy.fast_best_action`).
+  Utility: the seat's round points minus the mean round points of the others.
 * Waschbär-Schmaus: the opponents' hands and the draw pile are dealt from the
   unseen cards (:func:`spieltisch.bots.schmaus.unseen_counts`) into a table at
   the start of the round (``SchmausState.from_position``; after the reveal,
@@ -21,7 +22,10 @@ built-in medium bots for every seat, and averages.
 
 The budget is counted in work: ``worlds`` sampled worlds per decision, and in
 each world every candidate is played out ``playouts`` times (common random
-numbers: the same world and bot seeds for every candidate). Every random
+numbers: the same world and bot seeds for every candidate, so the loss and its
+error come from the paired per-world differences); a decision whose mark is
+still uncertain gets up to ``extra`` more worlds for the move played and its
+contenders only (:func:`rate`). Every random
 choice comes from a generator seeded by the record's seed, the decision's
 number, the seat and the budget, so the same record and budget give the same
 review on any machine and with any number of worker processes.

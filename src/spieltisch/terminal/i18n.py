@@ -147,7 +147,7 @@ TEXT: dict[str, dict[str, str]] = {
         "review_offer": "Review the game? (y/N)> ",
         "review_bar": "review",
         "review_head": (
-            "Review (budget {budget}: sampled deals x playouts); "
+            "Review (budget {budget}: sampled deals x playouts + extra deals where a mark was unsure); "
             "a mistake loses at least {mistake}, a blunder at least {blunder}"
         ),
         "review_marked": "Mistakes and blunders of {who}",
@@ -315,7 +315,8 @@ TEXT: dict[str, dict[str, str]] = {
         "review_offer": "Partie auswerten? (j/N)> ",
         "review_bar": "Auswertung",
         "review_head": (
-            "Auswertung (Budget {budget}: ausgeloste Verteilungen x Durchläufe); "
+            "Auswertung (Budget {budget}: ausgeloste Verteilungen x Durchläufe "
+            "+ weitere Verteilungen, wo eine Markierung unsicher war); "
             "ein Fehler kostet mindestens {mistake}, ein grober Fehler mindestens {blunder}"
         ),
         "review_marked": "Fehler und grobe Fehler von {who}",
