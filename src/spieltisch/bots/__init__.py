@@ -47,12 +47,15 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
     "schmaus": {
         "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},
         "medium": {"v1": "spieltisch.bots.schmaus:MediumBot"},
-        "hard": {"v1": "spieltisch.bots.schmaus:HardBot"},
+        "hard": {
+            "v1": "spieltisch.bots.schmaus:HardBot",
+            "v2": "spieltisch.bots.schmaus_rollout:HardBotV2",
+        },
     },
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1"}
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1", ("schmaus", "hard"): "v1"}
 
 
 def versions(game: str, level: str) -> list[str]:

@@ -39,6 +39,7 @@ import time
 from abc import abstractmethod
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any
@@ -350,6 +351,17 @@ def _fits(hand: Sequence[int], drawn: Sequence[int], short: int) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One sample of :meth:`HardBot._search`: the opponents' hands (count
+    vectors by seat), the lays of every seat (this seat's entry is a
+    placeholder) and the shuffled unseen cards the hands were dealt from."""
+
+    hands: dict[int, list[int]]
+    table: list[int]
+    unseen: list[int]
+
+
 class _SchmausBot(Bot):
     """Shared plumbing: dispatch on the kind of decision."""
 
@@ -595,6 +607,16 @@ class HardBot(_SchmausBot):
 
     # -- lay -----------------------------------------------------------------
     def lay(self, view: View, lays: list[int]) -> int:
+        totals, _ = self._search(view, lays)
+        return max(lays, key=lambda i: (totals[i], -i))
+
+    def _search(
+        self, view: View, lays: list[int], keep: list[Sample] | None = None
+    ) -> tuple[dict[int, float], OpponentModel]:
+        """Every lay's summed chance to win the game over the sampled hands,
+        and the opponent model used. With ``keep``, each sample is appended to
+        it (the opponents' hands, their lays and the shuffled unseen cards),
+        for a later search to reuse."""
         deadline = self.deadline()
         me, n = view["seat"], view["players"]
         size = len(view["hand"])
@@ -649,12 +671,15 @@ class HardBot(_SchmausBot):
         while done < samples and (done == 0 or time.perf_counter() < deadline):
             self.rng.shuffle(rest)
             table = [0] * n
-            for s, counts in self._deal(rest, sizes, history, last, medium, short).items():
+            dealt = self._deal(rest, sizes, history, last, medium, short)
+            for s, counts in dealt.items():
                 if self.rng.random() < self.noise:
                     options = legal_lays(tuple(counts))
                     table[s] = options[self.rng.randrange(len(options))]
                 else:
                     table[s] = medium(counts)
+            if keep is not None:
+                keep.append(Sample(dealt, list(table), list(rest)))
             for lay in lays:
                 table[me] = lay
                 effects = [_EFFECT[i] for i in table]
@@ -663,7 +688,7 @@ class HardBot(_SchmausBot):
                 draw = 0.0 if void and no_hunter_draw else draws[lay]  # W-15 variant
                 totals[lay] += self._win_chance(view, individual, draw, bonus[lay], spread)
             done += 1
-        return max(lays, key=lambda i: (totals[i], -i))
+        return totals, model
 
     # -- choices after the reveal (W-9, W-11) ----------------------------------
     def _choice_value(self, view: View, lays: list[int], target: int | None, x5: int | None) -> float:
