@@ -340,6 +340,9 @@ class Cluster:
     def _presence_key(self, code: str) -> str:
         return f"{self.ns}presence:{code}"
 
+    def _stand_in_key(self, code: str) -> str:
+        return f"{self.ns}stand_in:{code}"
+
     def _room_channel(self, code: str) -> str:
         return f"{self.ns}room:{code}"
 
@@ -505,6 +508,16 @@ class Cluster:
     def conflict(self, room: Room) -> None:
         log.warning("room %s: another worker stored the next move; reloading", room.code)
         self._resync_soon(room)
+
+    def stand_ins(self, room: Room) -> None:
+        """The owner's stand-ins changed: every worker shows them at once (and one that
+        loads the room later reads them from ``stand_in:CODE``)."""
+        if room.code not in self.leases:
+            return  # a copy follows its owner's
+        levels = {str(seat): level for seat, level in sorted(room.stand_in.items())}
+        text = orjson.dumps(levels).decode()
+        self._outbox.put_nowait(("set", (self._stand_in_key(room.code), text, 86400)))
+        self._publish(self._room_channel(room.code), {"t": "stand_in", "from": self.id, "seats": levels})
 
     def presence(self, room: Room) -> None:
         seats = sorted({c.seat for c in room.connections if c.seat is not None})
@@ -740,6 +753,7 @@ class Cluster:
             return
         log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
         _start_owning(room)
+        self.stand_ins(room)  # as derived from the log: what the workers show from now on
 
     async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
         if self.leases.get(code) is lease:
@@ -918,9 +932,18 @@ class Cluster:
             await self._apply(room, msg)
         elif kind == "reload":
             self._resync_soon(room)
+        elif kind == "stand_in":
+            if code not in self.leases:
+                room.set_stand_ins({int(seat): str(level) for seat, level in msg["seats"].items()})
         elif kind == "presence":
-            self._presence.setdefault(code, {})[str(msg["from"])] = set(msg["seats"])
+            known = self._presence.setdefault(code, {})
+            seats = set(msg["seats"])
+            back = seats - known.get(str(msg["from"]), set())
+            known[str(msg["from"])] = seats
             self._update_elsewhere(room)
+            if code in self.leases:  # a player connected there: the stand-in lets go, as on attach
+                for seat in sorted(back):
+                    room.player_back(seat)
 
     async def _apply(self, room: Room, msg: dict[str, Any]) -> None:
         """Another worker appended actions to a room this worker follows."""
@@ -979,6 +1002,11 @@ class Cluster:
         async with room.lock:
             if _differs(room, row):
                 room.reload(row)
+        if room.code not in self.leases:  # the owner's stand-ins, which the log may not show yet
+            with contextlib.suppress(RedisError, OSError):
+                stored = await self.redis.get(self._stand_in_key(room.code))
+                if stored is not None and room.code not in self.leases:
+                    room.set_stand_ins({int(s): str(lv) for s, lv in orjson.loads(stored).items()})
 
     def _update_elsewhere(self, room: Room, broadcast: bool = True) -> None:
         live = set(self.live)
@@ -987,7 +1015,15 @@ class Cluster:
             if worker != self.id and worker in live:
                 seats |= connected
         if seats != room.elsewhere:
+            # A seat connected to another worker is not away (the grace period, docs/web.md).
+            now = time.monotonic()
+            for seat in seats - room.elsewhere:
+                room.away.pop(seat, None)
+            for seat in room.elsewhere - seats:
+                if not any(c.seat == seat for c in room.connections):
+                    room.away.setdefault(seat, now)
             room.elsewhere = seats
+            room.clock_wake.set()
             if broadcast:
                 room.broadcast()
 
