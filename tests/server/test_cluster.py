@@ -171,6 +171,7 @@ def test_a_stand_in_and_the_players_return_reach_every_worker_at_once(workers: W
 
     async def until(ws: object, done: object, timeout: float = 5) -> dict[str, object]:
         """The first state on ``ws`` for which ``done(state)`` holds."""
+
         async def wait() -> dict[str, object]:
             while True:
                 msg = json.loads(await ws.recv())  # type: ignore[attr-defined]
