@@ -332,6 +332,14 @@ class Workers:
             os.kill(pid, signal.SIGKILL)
             self.pids[i] = None
 
+    def terminate(self, i: int) -> int | None:
+        """SIGTERM worker ``i`` (a supervisor's or a deployment's stop); returns its pid."""
+        pid = self.pids[i]
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
+            self.pids[i] = None
+        return pid
+
     def close(self) -> None:
         for i in range(len(self.pids)):
             self.kill(i)

@@ -55,6 +55,7 @@ from spieltisch.server.messages import (
 )
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
+from spieltisch.server.shutdown import GOING_AWAY, Shutdown
 from spieltisch.server.store import Store
 
 log = logging.getLogger(__name__)
@@ -134,6 +135,7 @@ def create_app(
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
         tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
     addresses = Addresses(limits)
+    shutdown = Shutdown(tables)
     static = static_dir or STATIC_DIR
     redact.install()
 
@@ -174,9 +176,12 @@ def create_app(
         starting = asyncio.create_task(asyncio.to_thread(pool.start), name="start-bot-workers")
         await tables.start()
         sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
+        shutdown.install()  # SIGTERM: close the sockets with 1001 and give the rooms up at once
         try:
             yield
         finally:
+            await shutdown.wait()
+            shutdown.uninstall()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
@@ -203,6 +208,7 @@ def create_app(
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
+    app.state.shutdown = shutdown
     app.state.expire = expire
 
     @app.exception_handler(RoomError)
@@ -326,6 +332,9 @@ def create_app(
         if any(p in websocket.query_params for p in SECRET_PARAMS):
             await _refuse(websocket, "forbidden", f"{SECRET_IN_URL}, or in the first message (hello)", 4403)
             return
+        if shutdown.stopping:
+            await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
+            return
         address = _client_address(websocket.client)
         if not addresses.open_socket(address):
             await _refuse(
@@ -345,10 +354,12 @@ def create_app(
                 else:
                     await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
+            shutdown.sockets.add(websocket)
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
                 await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
+            shutdown.sockets.discard(websocket)
             addresses.close_socket(address)
 
     # -- the client and the API pages -------------------------------------------------

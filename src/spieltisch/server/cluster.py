@@ -109,6 +109,10 @@ MAX_BATCH = 256
 """Most messages a worker sends to Redis in one pipeline."""
 OWNER_CACHE = 0.5
 """Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+DRAIN_WAIT = 2.0
+"""Seconds a stopping worker waits for a room's command in progress before it gives the room up."""
+STOP_WAIT = 2.0
+"""Seconds a stopping worker waits for each of its cluster tasks and its renewal thread."""
 
 NO_REDIS = "the server cannot reach Redis right now; nothing changed, try again"
 
@@ -180,6 +184,8 @@ class _Renewer:
         self._pulse = time.monotonic()
         self._reachable = True
         self._stalled = False
+        self.leaving = False
+        """The worker is stopping: no more heartbeats (the others stop counting it at once)."""
         self.thread = threading.Thread(target=self._run, name=f"lease-renewer-{cluster.id}", daemon=True)
 
     def hold(self, code: str, lease: Lease) -> None:
@@ -199,6 +205,10 @@ class _Renewer:
 
     def start(self) -> None:
         self.thread.start()
+
+    def halt(self) -> None:
+        """Renew nothing more (from the event loop: it does not wait)."""
+        self._stop.set()
 
     def stop(self) -> None:
         """Renew nothing more; wait for the thread (at most one request's timeout)."""
@@ -234,7 +244,10 @@ class _Renewer:
         ttl = int(cluster.lease_ttl * 1000)
         try:
             pipe = self.redis.pipeline(transaction=False)
-            pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
+            if self.leaving:
+                pipe.zrem(cluster._workers_key, cluster.id)
+            else:
+                pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
             pipe.zremrangebyscore(cluster._workers_key, "-inf", now)
             pipe.zrange(cluster._workers_key, 0, -1)
             for code, lease in leases:
@@ -329,6 +342,8 @@ class Cluster:
         self._resyncing: set[str] = set()
         self._resync_again: set[str] = set()
         self._renewer: _Renewer | None = None
+        self.draining = False
+        """The worker is stopping (:meth:`drain`): it takes no room, and gives up those it has."""
 
     # -- names ---------------------------------------------------------------
     def _lease_key(self, code: str) -> str:
@@ -381,12 +396,14 @@ class Cluster:
         """Leave the cluster: give up every lease at once (others take the rooms over)."""
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:  # (bounded: a stop must not hang on one of them)
+            await asyncio.wait(self._tasks, timeout=STOP_WAIT)
         if self._renewer is not None:
             renewer, self._renewer = self._renewer, None
-            await anyio.to_thread.run_sync(renewer.stop)
+            renewer.halt()  # no renewal from now on, even if no thread is free to wait for it
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_WAIT):
+                    await anyio.to_thread.run_sync(renewer.stop, abandon_on_cancel=True)
         leases, self.leases = self.leases, {}
         for code in leases:
             room = self.tables.rooms.get(code)
@@ -408,6 +425,46 @@ class Cluster:
             await self.redis.aclose()
         with contextlib.suppress(Exception):
             await self._control.aclose()
+
+    async def drain(self) -> None:
+        """The worker is stopping (SIGTERM): give every room up now instead of letting its
+        lease expire. Each room's command in progress (its lock; at most :data:`DRAIN_WAIT`
+        s) is committed first; then its bots and clock stop and its lease is released, so
+        another worker takes it at its next look. From now on this worker takes no room,
+        sends no heartbeat, and refuses writes (``unavailable``: the sender tries again, and
+        finds the new owner)."""
+        self.draining = True
+        if self._renewer is not None:
+            self._renewer.leaving = True
+        await asyncio.gather(self._leave(), *(self._give_up(code) for code in list(self.leases)))
+        log.info("worker %s: stopping; gave its rooms up", self.id)
+
+    async def _leave(self) -> None:
+        """No longer a live worker: the others pick owners among themselves at once."""
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(1):
+                await self.redis.zrem(self._workers_key, self.id)
+
+    async def _give_up(self, code: str) -> None:
+        room = self.tables.rooms.get(code)
+        lease = self.leases.get(code)
+        if lease is None:
+            return
+        # Renewed no more, and every command not yet committing is refused from now on
+        # (check_write); the lease in Redis stays until the commit in progress has ended.
+        self._drop(code)
+        if room is not None:
+            try:
+                async with asyncio.timeout(DRAIN_WAIT):
+                    async with room.lock:
+                        pass
+            except TimeoutError:
+                log.warning("room %s: a command still runs; giving it up anyway", code)
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(1):
+                await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+        if room is not None:
+            await _stop_owning(room)
 
     async def _connect(self) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -461,6 +518,8 @@ class Cluster:
         room.hooks = self
         try:
             await self.redis.sadd(self._rooms_key, room.code)
+            if self.draining:
+                return  # stopping: another worker takes it at its next look
             lease = await self._acquire(room.code)
         except (RedisError, OSError) as exc:
             log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
@@ -662,6 +721,8 @@ class Cluster:
             owner = str(value).split(":", 1)[0]
             self._owners[code] = (owner, time.monotonic() + OWNER_CACHE)
             return owner
+        if self.draining:
+            return None  # another worker takes it
         lease = await self._acquire(code)
         if lease is None:
             return None
@@ -813,6 +874,8 @@ class Cluster:
                 await self._claim()
 
     async def _claim(self) -> None:
+        if self.draining:
+            return
         members = await self.redis.smembers(self._rooms_key)
         codes = [c for c in map(str, members) if c not in self.leases]
         if not codes:

@@ -237,4 +237,6 @@ def uvicorn_options(limits: Limits) -> dict[str, Any]:
         "ws_max_size": limits.max_message,
         "ws_per_message_deflate": False,  # costs more CPU than it saves on a table's small messages
         "timeout_keep_alive": 5,
+        # A stopping server waits at most this long for its handlers (docs/deploy.md, "Stopping").
+        "timeout_graceful_shutdown": 3,
     }
