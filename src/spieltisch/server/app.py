@@ -139,6 +139,9 @@ def create_app(
     static = static_dir or STATIC_DIR
     redact.install()
 
+    keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
+    expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
+
     async def expire() -> list[str]:
         now = time.time()
         finished = now - limits.keep_finished_days * DAY if limits.keep_finished_days else 0.0
@@ -149,13 +152,16 @@ def create_app(
         # room while the old ones go (the lock Tables.room and Tables.forget_idle hold).
         async with tables._load_lock:
             keep = set(tables.rooms)
+            if tables.cluster is not None:  # one worker at a time, keeping every worker's rooms
+                in_use = await tables.cluster.sweep_turn(expire_every)
+                if in_use is None:
+                    return []
+                keep |= in_use
             return await asyncio.to_thread(store.expire, finished, abandoned, keep)
 
     async def sweep() -> None:
         last_expiry = -EXPIRE_EVERY
         period = min(60.0, room_idle / 4)
-        keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
-        expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
         while True:
             await asyncio.sleep(period)
             try:

@@ -358,6 +358,13 @@ class Cluster:
     def _stand_in_key(self, code: str) -> str:
         return f"{self.ns}stand_in:{code}"
 
+    def _held_key(self, worker: str) -> str:
+        return f"{self.ns}held:{worker}"
+
+    @property
+    def _sweep_key(self) -> str:
+        return f"{self.ns}sweep"
+
     def _room_channel(self, code: str) -> str:
         return f"{self.ns}room:{code}"
 
@@ -417,6 +424,7 @@ class Cluster:
                 for code in self.tables.rooms:
                     pipe.hdel(self._presence_key(code), self.id)
                 pipe.zrem(self._workers_key, self.id)
+                pipe.delete(self._held_key(self.id))
                 await pipe.execute()
         with contextlib.suppress(Exception):
             if self._pubsub is not None:
@@ -502,6 +510,7 @@ class Cluster:
             pipe = self.redis.pipeline(transaction=False)
             if room.status != "over":
                 pipe.sadd(self._rooms_key, room.code)
+            pipe.sadd(self._held_key(self.id), room.code)  # in use here: never expired (sweep)
             pipe.hgetall(self._presence_key(room.code))
             *_, presence = await pipe.execute()
         except (RedisError, OSError) as exc:
@@ -517,7 +526,10 @@ class Cluster:
         """A room was created here: this worker owns it from the start."""
         room.hooks = self
         try:
-            await self.redis.sadd(self._rooms_key, room.code)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.sadd(self._rooms_key, room.code)
+            pipe.sadd(self._held_key(self.id), room.code)
+            await pipe.execute()
             if self.draining:
                 return  # stopping: another worker takes it at its next look
             lease = await self._acquire(room.code)
@@ -534,9 +546,43 @@ class Cluster:
         lease = self._drop(code)
         self._presence.pop(code, None)
         with contextlib.suppress(RedisError, OSError):
+            await self.redis.srem(self._held_key(self.id), code)
             if lease is not None:
                 await self.redis.srem(self._rooms_key, code)
                 await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+
+    async def loading(self, code: str) -> None:
+        """``code`` is about to be loaded here: in use from now on, so that no worker's
+        sweep expires it between the load and :meth:`loaded`."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.sadd(self._held_key(self.id), code)
+
+    async def not_loaded(self, code: str) -> None:
+        """Loading ``code`` failed (no such room): not in use after all."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.srem(self._held_key(self.id), code)
+
+    async def sweep_turn(self, period: float) -> set[str] | None:
+        """May this worker expire old rooms now? ``None``: no - another worker swept
+        within ``period`` s (the lease ``sweep``: one sweep at a time in the cluster), or
+        Redis cannot tell which rooms are in use (then nothing expires: a room another
+        worker serves is never deleted under it). Otherwise the rooms in use anywhere:
+        those with an owner, and those in the memory of a live worker."""
+        try:
+            taken = await self.redis.set(self._sweep_key, self.id, nx=True, px=max(1, int(period * 1000)))
+            if not taken:
+                return None
+            pipe = self.redis.pipeline(transaction=False)
+            for worker in self.live:
+                pipe.smembers(self._held_key(worker))
+            held = await pipe.execute()
+            in_use = {str(c) for members in held for c in members}
+            async for key in self.redis.scan_iter(match=self._lease_key("*"), count=1000):
+                in_use.add(str(key).rsplit(":", 1)[1])
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: no sweep of old rooms now, Redis unreachable: %s", self.id, exc)
+            return None
+        return in_use
 
     # -- the hooks of Room --------------------------------------------------------------
     def check_write(self, room: Room) -> None:

@@ -1000,8 +1000,12 @@ class Tables:
         async with self._load_lock:
             room = self.rooms.get(code)
             if room is None:
+                if self.cluster is not None and _plausible(code):
+                    await self.cluster.loading(code)  # no worker's sweep expires it meanwhile
                 row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
                 if row is None:
+                    if self.cluster is not None and _plausible(code):
+                        await self.cluster.not_loaded(code)
                     raise RoomError(404, f"no room {code}")
                 try:
                     room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
