@@ -28,7 +28,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from spieltisch.server import redact
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import DAY, Addresses, BodyLimit, Limits
+from spieltisch.server.limits import DAY, Addresses, BodyLimit, CountUnavailable, Limits
 from spieltisch.server.messages import (
     Act,
     ClaimIn,
@@ -134,7 +134,8 @@ def create_app(
 
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
         tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
-    addresses = Addresses(limits)
+    # With several workers, sockets and rooms per address are counted across all of them.
+    addresses = tables.cluster.addresses(limits) if tables.cluster is not None else Addresses(limits)
     shutdown = Shutdown(tables)
     static = static_dir or STATIC_DIR
     redact.install()
@@ -243,7 +244,10 @@ def create_app(
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
         address = _client_address(request.client)
-        wait = addresses.take_room(address)
+        try:
+            wait = await addresses.take_room_async(address)
+        except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
+            raise HTTPException(503, str(exc)) from None
         if wait is not None:
             raise HTTPException(
                 429,
@@ -342,7 +346,12 @@ def create_app(
             await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
             return
         address = _client_address(websocket.client)
-        if not addresses.open_socket(address):
+        try:
+            admitted = await addresses.open_socket_async(address)
+        except CountUnavailable as exc:  # not let through uncounted: try another worker
+            await _refuse(websocket, "unavailable", str(exc), 1013)
+            return
+        if not admitted:
             await _refuse(
                 websocket,
                 "too_many_sockets",
@@ -366,7 +375,7 @@ def create_app(
                 await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
             shutdown.sockets.discard(websocket)
-            addresses.close_socket(address)
+            await addresses.close_socket_async(address)
 
     # -- the client and the API pages -------------------------------------------------
     def index() -> Response:

@@ -73,6 +73,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from spieltisch.engine import IllegalActionError, RulesError
+from spieltisch.server.limits import Addresses, CountUnavailable, Limits
 from spieltisch.server.rooms import (
     CommandError,
     Connection,
@@ -130,6 +131,42 @@ _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0
 """
+
+_OPEN_SOCKET = """
+local total = tonumber(ARGV[2])
+local live = {}
+for i = 5, #ARGV do live[ARGV[i]] = true end
+local counts = redis.call('hgetall', KEYS[1])
+for i = 1, #counts, 2 do
+  if counts[i] ~= ARGV[1] then
+    if live[counts[i]] then total = total + tonumber(counts[i + 1])
+    else redis.call('hdel', KEYS[1], counts[i]) end
+  end
+end
+if total > tonumber(ARGV[3]) then return 0 end
+redis.call('hset', KEYS[1], ARGV[1], ARGV[2])
+redis.call('pexpire', KEYS[1], ARGV[4])
+return 1
+"""
+"""One more socket of an address on worker ARGV[1] (which then has ARGV[2]), unless its
+sockets on the live workers (ARGV[5..]) would be over ARGV[3]; a dead worker's count goes."""
+_TAKE_ROOM = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - 60)
+if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[1]) then
+  local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+  return tostring(60 - (now - tonumber(oldest[2])))
+end
+redis.call('zadd', KEYS[1], now, ARGV[2])
+redis.call('pexpire', KEYS[1], 61000)
+return ''
+"""
+"""A room opened by an address in the last minute (Redis's clock: one for all workers),
+unless it opened ARGV[1] already; else the seconds until it may (a string: Lua numbers
+would be cut to integers)."""
+SOCKETS_TTL = 86400
+"""Seconds an address's socket counts live in Redis after its last new socket."""
 
 _origin: ContextVar[list[Any] | None] = ContextVar("spieltisch_cluster_origin", default=None)
 """``[worker, request]`` of the forwarded command being run (its ack travels with the append)."""
@@ -378,6 +415,10 @@ class Cluster:
     @property
     def _workers_key(self) -> str:
         return f"{self.ns}workers"
+
+    def addresses(self, limits: Limits) -> SharedAddresses:
+        """The per-address counts of this worker, shared with the others (docs/deploy.md)."""
+        return SharedAddresses(limits, self)
 
     # -- life ------------------------------------------------------------------
     async def start(self, unfinished: list[str]) -> None:
@@ -1170,3 +1211,71 @@ def _differs(room: Room, row: RoomRow) -> bool:
         or [(s.taken, s.name, s.secret_hash) for s in row.seats]
         != [(s.taken, s.name, s.secret_hash) for s in mine.seats]
     )
+
+
+class SharedAddresses(Addresses):
+    """Per-address limits counted across every worker: ``sockets_per_address`` (each
+    worker keeps its own count of an address's sockets in the hash ``sockets:ADDRESS``,
+    and a new socket is refused when the live workers' counts together reach the limit)
+    and ``rooms_per_minute`` (a sliding window of the last minute in ``rooms_by:ADDRESS``,
+    on Redis's clock). ``messages_per_second`` stays per worker: a Redis request per
+    message would cost more than the message.
+
+    A worker that cannot reach Redis fails closed: it refuses new sockets and rooms
+    (:class:`~spieltisch.server.limits.CountUnavailable`) instead of letting them through
+    uncounted - it could not acknowledge a move then anyway, and the client reconnects to
+    another worker. A close that could not be counted is counted again with the address's
+    next socket here (each worker writes its whole count, never a difference)."""
+
+    def __init__(self, limits: Limits, cluster: Cluster) -> None:
+        super().__init__(limits)
+        self.cluster = cluster
+        self._open = cluster.redis.register_script(_OPEN_SOCKET)
+        self._room = cluster.redis.register_script(_TAKE_ROOM)
+
+    def _sockets_key(self, address: str) -> str:
+        return f"{self.cluster.ns}sockets:{address}"
+
+    async def open_socket_async(self, address: str) -> bool:
+        if not self.open_socket(address):  # this worker's count alone is over
+            return False
+        limit = self.limits.sockets_per_address
+        if not limit:
+            return True
+        cluster = self.cluster
+        mine = self.sockets(address)
+        try:
+            ok = await self._open(
+                keys=[self._sockets_key(address)],
+                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, *cluster.live],
+            )
+        except (RedisError, OSError) as exc:
+            self.close_socket(address)
+            raise CountUnavailable(NO_REDIS) from exc
+        if not ok:
+            self.close_socket(address)
+            return False
+        return True
+
+    async def close_socket_async(self, address: str) -> None:
+        self.close_socket(address)
+        if not self.limits.sockets_per_address:
+            return
+        key, mine = self._sockets_key(address), self.sockets(address)
+        with contextlib.suppress(RedisError, OSError):  # the next socket here writes it again
+            if mine:
+                await self.cluster.redis.hset(key, self.cluster.id, mine)
+            else:
+                await self.cluster.redis.hdel(key, self.cluster.id)
+
+    async def take_room_async(self, address: str) -> float | None:
+        limit = self.limits.rooms_per_minute
+        if not limit:
+            return None
+        try:
+            wait = await self._room(
+                keys=[f"{self.cluster.ns}rooms_by:{address}"], args=[limit, uuid.uuid4().hex]
+            )
+        except (RedisError, OSError) as exc:
+            raise CountUnavailable(NO_REDIS) from exc
+        return float(wait) if wait else None

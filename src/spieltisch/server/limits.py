@@ -25,7 +25,20 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from spieltisch.server.limit_values import DAY, Limits
 
-__all__ = ["DAY", "Addresses", "BodyLimit", "GuardedH11Protocol", "Limits", "uvicorn_options"]
+__all__ = [
+    "DAY",
+    "Addresses",
+    "BodyLimit",
+    "CountUnavailable",
+    "GuardedH11Protocol",
+    "Limits",
+    "uvicorn_options",
+]
+
+
+class CountUnavailable(Exception):
+    """A count shared by several workers cannot be read now (Redis is unreachable):
+    the socket or room is refused, not let through uncounted (docs/deploy.md)."""
 
 
 @dataclass
@@ -118,6 +131,19 @@ class Addresses:
     def sockets(self, address: str) -> int:
         entry = self._by.get(address)
         return entry.sockets if entry is not None else 0
+
+    # What the server awaits; a worker of several counts sockets and rooms across all
+    # workers (spieltisch.server.cluster.SharedAddresses). One server: the counts above.
+    async def open_socket_async(self, address: str) -> bool:
+        """:meth:`open_socket`; raises :class:`CountUnavailable` when it cannot count."""
+        return self.open_socket(address)
+
+    async def close_socket_async(self, address: str) -> None:
+        self.close_socket(address)
+
+    async def take_room_async(self, address: str) -> float | None:
+        """:meth:`take_room`; raises :class:`CountUnavailable` when it cannot count."""
+        return self.take_room(address)
 
 
 class GuardedH11Protocol(H11Protocol):
