@@ -1010,6 +1010,8 @@ class Tables:
                 try:
                     room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
                 except RulesError as exc:  # e.g. a game this engine no longer has
+                    if self.cluster is not None:
+                        await self.cluster.not_loaded(code)
                     raise RoomError(
                         409, f"room {code} is an archived record this engine cannot open: {exc}"
                     ) from exc
