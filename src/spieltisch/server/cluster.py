@@ -149,7 +149,8 @@ redis.call('pexpire', KEYS[1], ARGV[4])
 return 1
 """
 """One more socket of an address on worker ARGV[1] (which then has ARGV[2]), unless its
-sockets on the live workers (ARGV[5..]) would be over ARGV[3]; a dead worker's count goes."""
+sockets on the workers seen lately (ARGV[5..]) would be over ARGV[3]; the count of a
+worker not seen for :data:`RECENT` s (dead) goes."""
 _TAKE_ROOM = """
 local t = redis.call('time')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
@@ -167,6 +168,9 @@ unless it opened ARGV[1] already; else the seconds until it may (a string: Lua n
 would be cut to integers)."""
 SOCKETS_TTL = 86400
 """Seconds an address's socket counts live in Redis after its last new socket."""
+RECENT = 60.0
+"""Seconds after its last heartbeat that a worker's socket counts still count (and are
+then dropped): longer than a heartbeat, which may lapse on a loaded machine."""
 
 _origin: ContextVar[list[Any] | None] = ContextVar("spieltisch_cluster_origin", default=None)
 """``[worker, request]`` of the forwarded command being run (its ack travels with the append)."""
@@ -287,9 +291,12 @@ class _Renewer:
                 pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
             pipe.zremrangebyscore(cluster._workers_key, "-inf", now)
             pipe.zrange(cluster._workers_key, 0, -1)
+            pipe.zadd(cluster._recent_key, {cluster.id: now})
+            pipe.zremrangebyscore(cluster._recent_key, "-inf", now - RECENT)
+            pipe.zrange(cluster._recent_key, 0, -1)
             for code, lease in leases:
                 self.script(keys=[cluster._lease_key(code)], args=[lease.value, ttl], client=pipe)
-            _, _, live, *renewed = pipe.execute()
+            _, _, live, _, _, recent, *renewed = pipe.execute()
         except (RedisError, OSError) as exc:
             if self._reachable:
                 self._reachable = False
@@ -305,6 +312,7 @@ class _Renewer:
                 lost.append((code, lease))
                 self.drop(code, lease)
         self._reachable = True
+        cluster.recent = sorted(map(str, recent))  # (one reference: read by the loop as it is)
         self._tell(cluster._renewed, sorted(map(str, live)), lost)
 
     def _tell(self, callback: Callable[..., None], *args: Any) -> None:
@@ -361,6 +369,9 @@ class Cluster:
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
         """The workers that renewed their heartbeat lately (this one included)."""
+        self.recent: list[str] = [self.id]
+        """The workers that renewed their heartbeat within :data:`RECENT` s: whose counts of
+        sockets per address still count (a worker's heartbeat may lapse under load)."""
         self.reachable = False
         """Redis answered the last tick."""
         self._pubsub: Any = None
@@ -416,6 +427,10 @@ class Cluster:
     def _workers_key(self) -> str:
         return f"{self.ns}workers"
 
+    @property
+    def _recent_key(self) -> str:
+        return f"{self.ns}recent"
+
     def addresses(self, limits: Limits) -> SharedAddresses:
         """The per-address counts of this worker, shared with the others (docs/deploy.md)."""
         return SharedAddresses(limits, self)
@@ -465,6 +480,7 @@ class Cluster:
                 for code in self.tables.rooms:
                     pipe.hdel(self._presence_key(code), self.id)
                 pipe.zrem(self._workers_key, self.id)
+                pipe.zrem(self._recent_key, self.id)
                 pipe.delete(self._held_key(self.id))
                 await pipe.execute()
         with contextlib.suppress(Exception):
@@ -529,7 +545,10 @@ class Cluster:
         pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
-        *_, live = await pipe.execute()
+        pipe.zadd(self._recent_key, {self.id: now})
+        pipe.zrange(self._recent_key, 0, -1)
+        _, _, live, _, recent = await pipe.execute()
+        self.recent = sorted(map(str, recent))
         self._set_live(sorted(live))
 
     def _set_live(self, live: list[str]) -> None:
@@ -1247,7 +1266,7 @@ class SharedAddresses(Addresses):
         try:
             ok = await self._open(
                 keys=[self._sockets_key(address)],
-                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, *cluster.live],
+                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, *cluster.recent],
             )
         except (RedisError, OSError) as exc:
             self.close_socket(address)
