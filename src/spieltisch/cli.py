@@ -10,7 +10,10 @@ optional extra checks for it before any work (:mod:`spieltisch.extras`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +22,7 @@ from typer.core import TyperGroup
 
 from spieltisch.extras import missing_extras, missing_message
 from spieltisch.lab.cli import app as lab_app
+from spieltisch.server.limit_values import Limits
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
@@ -233,7 +237,41 @@ def bench_engine(
 LIMITS = "Limits against hostile or broken clients (docs/protocol.md, Limits; 0 switches a count off)"
 
 
+def _limit_options(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with one option per field of :class:`~spieltisch.server.limit_values.Limits`
+    (its name, type, default and help text) instead of its ``limits`` parameter, which
+    gets the :class:`Limits` of those options (a bad value: ``Error: ...``, exit 2)."""
+    names = [f.name for f in dataclasses.fields(Limits)]
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values() if p.name != "limits"]
+    options = [
+        inspect.Parameter(
+            f.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=f.default,
+            annotation=Annotated[
+                Limits.field_type(f.name),
+                typer.Option(help=f.metadata["help"], rich_help_panel=LIMITS),
+            ],
+        )
+        for f in dataclasses.fields(Limits)
+    ]
+
+    @functools.wraps(command)
+    def with_limits(**kwargs: Any) -> None:
+        try:
+            limits = Limits(**{name: kwargs.pop(name) for name in names})
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+        command(limits=limits, **kwargs)
+
+    parameters = [*own, *options]
+    with_limits.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    with_limits.__annotations__ = {p.name: p.annotation for p in parameters}
+    return with_limits
+
+
 @app.command()
+@_limit_options
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[
@@ -261,55 +299,7 @@ def serve(
         int,
         typer.Option(min=1, help="Worker processes on this machine, sharing the port (needs --redis)."),
     ] = 1,
-    # Limits against hostile or broken clients (docs/protocol.md, "Limits"); 0 switches a count off.
-    max_message: Annotated[
-        int, typer.Option(help="Largest WebSocket message in bytes.", rich_help_panel=LIMITS)
-    ] = 8192,
-    messages_per_second: Annotated[
-        float,
-        typer.Option(
-            help="Messages per second per client address, all its sockets together.", rich_help_panel=LIMITS
-        ),
-    ] = 20.0,
-    message_burst: Annotated[
-        int, typer.Option(help="Messages one address may send at once.", rich_help_panel=LIMITS)
-    ] = 40,
-    sockets_per_address: Annotated[
-        int,
-        typer.Option(help="Open WebSockets per client address, spectators included.", rich_help_panel=LIMITS),
-    ] = 32,
-    rooms_per_minute: Annotated[
-        int, typer.Option(help="Rooms one client address may open per minute.", rich_help_panel=LIMITS)
-    ] = 10,
-    hello_timeout: Annotated[
-        float, typer.Option(help="Seconds a new socket has to send its hello.", rich_help_panel=LIMITS)
-    ] = 10.0,
-    request_timeout: Annotated[
-        float,
-        typer.Option(
-            help="Seconds a client has to send a request line and its headers.", rich_help_panel=LIMITS
-        ),
-    ] = 10.0,
-    max_request_head: Annotated[
-        int,
-        typer.Option(
-            help="Largest request line with headers in bytes (the WebSocket handshake too).",
-            rich_help_panel=LIMITS,
-        ),
-    ] = 16384,
-    max_body: Annotated[
-        int, typer.Option(help="Largest HTTP request body in bytes.", rich_help_panel=LIMITS)
-    ] = 65536,
-    keep_finished_days: Annotated[
-        float, typer.Option(help="Days a finished game stays stored (0: forever).", rich_help_panel=LIMITS)
-    ] = 30.0,
-    keep_abandoned_days: Annotated[
-        float,
-        typer.Option(
-            help="Days an unfinished game nobody is connected to stays stored (0: forever).",
-            rich_help_panel=LIMITS,
-        ),
-    ] = 7.0,
+    limits: Limits | None = None,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
     require("spieltisch serve", "web")
@@ -317,23 +307,9 @@ def serve(
         require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
     if redis is not None:
         require("spieltisch serve --redis", "cluster")
-    from spieltisch.server.limits import Limits
     from spieltisch.server.serve import run_server
 
     try:
-        limits = Limits(
-            max_message=max_message,
-            messages_per_second=messages_per_second,
-            message_burst=message_burst,
-            sockets_per_address=sockets_per_address,
-            rooms_per_minute=rooms_per_minute,
-            hello_timeout=hello_timeout,
-            request_timeout=request_timeout,
-            max_request_head=max_request_head,
-            max_body=max_body,
-            keep_finished_days=keep_finished_days,
-            keep_abandoned_days=keep_abandoned_days,
-        )
         from spieltisch.review import Budget
 
         budget = str(Budget.parse(review_budget))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -332,6 +333,14 @@ class Workers:
             os.kill(pid, signal.SIGKILL)
             self.pids[i] = None
 
+    def terminate(self, i: int) -> int | None:
+        """SIGTERM worker ``i`` (a supervisor's or a deployment's stop); returns its pid."""
+        pid = self.pids[i]
+        if pid is not None:
+            os.kill(pid, signal.SIGTERM)
+            self.pids[i] = None
+        return pid
+
     def close(self) -> None:
         for i in range(len(self.pids)):
             self.kill(i)
@@ -418,16 +427,18 @@ def _launcher() -> None:
         spec = json.loads(line)
         pid = os.fork()
         if pid == 0:
+            limits = dataclasses.replace(TEST_LIMITS, **spec.get("limits", {}))
             app = create_app(
                 spec["database"],
                 bot_delay=spec["bot_delay"],
                 bot_workers=spec["bot_workers"],
-                limits=TEST_LIMITS,
+                limits=limits,
+                room_idle=spec.get("room_idle", 600.0),
                 table_prefix=spec.get("prefix", ""),
                 redis=spec.get("redis"),
                 worker_name=spec.get("name", ""),
             )
-            options = uvicorn_options(TEST_LIMITS)
+            options = uvicorn_options(limits)
             uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **options)
             os._exit(0)
         print(pid, flush=True)

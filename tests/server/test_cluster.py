@@ -153,6 +153,53 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
     run_async(asyncio.wait_for(main(), 30))
 
 
+def _stand_ins(state: dict[str, object]) -> dict[int, str]:
+    room = state["room"]
+    assert isinstance(room, dict)
+    return {s["seat"]: s["stand_in"] for s in room["seats"] if "stand_in" in s}
+
+
+def test_a_stand_in_and_the_players_return_reach_every_worker_at_once(workers: Workers) -> None:
+    """A time-out on the owner (worker 0) shows the seat as played by a bot on every
+    worker before the bot has moved; a player back on another worker takes the seat back
+    on every worker (and on the owner) at once, too (docs/deploy.md, "Clocks and stand-ins")."""
+    with workers.client(0) as client:
+        room, secrets = open_room(
+            client, "schmaus", [HUMAN, HUMAN], 7, options={"rounds": 1}, bot_delay=10,
+            clock={"move": 1, "stand_in": "random"},
+        )  # fmt: skip
+
+    async def until(ws: object, done: object, timeout: float = 5) -> dict[str, object]:
+        """The first state on ``ws`` for which ``done(state)`` holds."""
+
+        async def wait() -> dict[str, object]:
+            while True:
+                msg = json.loads(await ws.recv())  # type: ignore[attr-defined]
+                if msg["type"] == "state" and done(msg):  # type: ignore[operator]
+                    return msg  # type: ignore[no-any-return]
+
+        return await asyncio.wait_for(wait(), timeout)
+
+    async def main() -> None:
+        async with (
+            seat_socket(workers.url(1, room, 0, secrets[0])) as seat0,
+            seat_socket(workers.url(2, room)) as watcher,
+            seat_socket(workers.url(0, room)) as on_owner,
+        ):
+            # Both seats lay at once (W-4) and sit still: both clocks run out after 1 s.
+            for ws in (seat0, watcher, on_owner):
+                state = await until(ws, lambda m: len(_stand_ins(m)) == 2)
+                assert state["version"] == 0, "the stand-ins reached this worker only with a move"
+            # Seat 0's player comes back on worker 2 (the bots wait 10 s before they move):
+            # the owner lets go of seat 0 too, and every worker shows it.
+            async with seat_socket(workers.url(2, room, 0, secrets[0])) as again:
+                for ws in (on_owner, seat0, watcher, again):
+                    state = await until(ws, lambda m: _stand_ins(m) == {1: "random"})
+                    assert state["version"] == 0
+
+    run_async(asyncio.wait_for(main(), 30))
+
+
 @pytest.mark.slow
 def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env: ClusterEnv) -> None:
     """``spieltisch serve --workers 2``: two processes accept on one port; one killed

@@ -261,8 +261,34 @@ def test_every_limit_is_a_serve_option() -> None:
     assert result.exit_code == 0
     for f in dataclasses.fields(Limits):
         assert f"--{f.name.replace('_', '-')}" in result.output, f.name
+        help_text = f.metadata["help"].split()[0]
+        assert help_text in result.output, f.name  # the help text comes from the field
     bad = CliRunner().invoke(cli_app, ["serve", "--messages-per-second", "-1"])
     assert bad.exit_code != 0 and "messages_per_second must be 0 or more" in bad.output
+
+
+def test_every_limit_option_reaches_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each field of Limits is an option of its name and type, and its value reaches
+    run_server (and, through the environment, the processes of --workers)."""
+    import spieltisch.server.serve as serve_module
+
+    got: list[Limits] = []
+    monkeypatch.setattr(serve_module, "run_server", lambda **kwargs: got.append(kwargs["limits"]))
+    values: dict[str, Any] = {}
+    args = ["serve", "--port", "0"]
+    for i, f in enumerate(dataclasses.fields(Limits)):
+        # A value unlike every default (and a fraction where the limit is a float).
+        value = Limits.field_type(f.name)(f.default) * 2 + 300 + i
+        if Limits.field_type(f.name) is float:
+            value += 0.25
+        values[f.name] = value
+        args += [f"--{f.name.replace('_', '-')}", str(value)]
+    result = CliRunner().invoke(cli_app, args)
+    assert result.exit_code == 0, result.output
+    assert got == [Limits(**values)]
+    assert Limits.from_env(got[0].to_env()) == got[0]
+    defaults = CliRunner().invoke(cli_app, ["serve"])
+    assert defaults.exit_code == 0 and got[1] == Limits()
 
 
 def test_reopening_a_socket_does_not_refill_the_message_bucket() -> None:

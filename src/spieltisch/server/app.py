@@ -28,7 +28,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from spieltisch.server import redact
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import DAY, Addresses, BodyLimit, Limits
+from spieltisch.server.limits import DAY, Addresses, BodyLimit, CountUnavailable, Limits
 from spieltisch.server.messages import (
     Act,
     ClaimIn,
@@ -55,6 +55,7 @@ from spieltisch.server.messages import (
 )
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.rooms import CommandError, Connection, Room, RoomError, SeatSpec, Tables, new_secret
+from spieltisch.server.shutdown import GOING_AWAY, Shutdown
 from spieltisch.server.store import Store
 
 log = logging.getLogger(__name__)
@@ -133,9 +134,14 @@ def create_app(
 
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
         tables.cluster = Cluster(redis, tables, prefix, name=worker_name)
-    addresses = Addresses(limits)
+    # With several workers, sockets and rooms per address are counted across all of them.
+    addresses = tables.cluster.addresses(limits) if tables.cluster is not None else Addresses(limits)
+    shutdown = Shutdown(tables)
     static = static_dir or STATIC_DIR
     redact.install()
+
+    keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
+    expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
 
     async def expire() -> list[str]:
         now = time.time()
@@ -147,13 +153,16 @@ def create_app(
         # room while the old ones go (the lock Tables.room and Tables.forget_idle hold).
         async with tables._load_lock:
             keep = set(tables.rooms)
+            if tables.cluster is not None:  # one worker at a time, keeping every worker's rooms
+                in_use = await tables.cluster.sweep_turn(expire_every)
+                if in_use is None:
+                    return []
+                keep |= in_use
             return await asyncio.to_thread(store.expire, finished, abandoned, keep)
 
     async def sweep() -> None:
         last_expiry = -EXPIRE_EVERY
         period = min(60.0, room_idle / 4)
-        keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
-        expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
         while True:
             await asyncio.sleep(period)
             try:
@@ -174,9 +183,12 @@ def create_app(
         starting = asyncio.create_task(asyncio.to_thread(pool.start), name="start-bot-workers")
         await tables.start()
         sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
+        shutdown.install()  # SIGTERM: close the sockets with 1001 and give the rooms up at once
         try:
             yield
         finally:
+            await shutdown.wait()
+            shutdown.uninstall()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
@@ -203,6 +215,7 @@ def create_app(
     app.state.store = store
     app.state.limits = limits
     app.state.addresses = addresses
+    app.state.shutdown = shutdown
     app.state.expire = expire
 
     @app.exception_handler(RoomError)
@@ -231,7 +244,10 @@ def create_app(
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
         address = _client_address(request.client)
-        wait = addresses.take_room(address)
+        try:
+            wait = await addresses.take_room_async(address)
+        except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
+            raise HTTPException(503, str(exc)) from None
         if wait is not None:
             raise HTTPException(
                 429,
@@ -326,8 +342,16 @@ def create_app(
         if any(p in websocket.query_params for p in SECRET_PARAMS):
             await _refuse(websocket, "forbidden", f"{SECRET_IN_URL}, or in the first message (hello)", 4403)
             return
+        if shutdown.stopping:
+            await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
+            return
         address = _client_address(websocket.client)
-        if not addresses.open_socket(address):
+        try:
+            admitted = await addresses.open_socket_async(address)
+        except CountUnavailable as exc:  # not let through uncounted: try another worker
+            await _refuse(websocket, "unavailable", str(exc), 1013)
+            return
+        if not admitted:
             await _refuse(
                 websocket,
                 "too_many_sockets",
@@ -345,11 +369,13 @@ def create_app(
                 else:
                     await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
+            shutdown.sockets.add(websocket)
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
                 await _serve(websocket, tables, room, greeted[0], address, addresses)
         finally:
-            addresses.close_socket(address)
+            shutdown.sockets.discard(websocket)
+            await addresses.close_socket_async(address)
 
     # -- the client and the API pages -------------------------------------------------
     def index() -> Response:

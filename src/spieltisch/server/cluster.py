@@ -73,6 +73,7 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from spieltisch.engine import IllegalActionError, RulesError
+from spieltisch.server.limits import Addresses, CountUnavailable, Limits
 from spieltisch.server.rooms import (
     CommandError,
     Connection,
@@ -109,6 +110,10 @@ MAX_BATCH = 256
 """Most messages a worker sends to Redis in one pipeline."""
 OWNER_CACHE = 0.5
 """Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+DRAIN_WAIT = 2.0
+"""Seconds a stopping worker waits for a room's command in progress before it gives the room up."""
+STOP_WAIT = 2.0
+"""Seconds a stopping worker waits for each of its cluster tasks and its renewal thread."""
 
 NO_REDIS = "the server cannot reach Redis right now; nothing changed, try again"
 
@@ -126,6 +131,46 @@ _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0
 """
+
+_OPEN_SOCKET = """
+local total = tonumber(ARGV[2])
+local live = {}
+for i = 5, #ARGV do live[ARGV[i]] = true end
+local counts = redis.call('hgetall', KEYS[1])
+for i = 1, #counts, 2 do
+  if counts[i] ~= ARGV[1] then
+    if live[counts[i]] then total = total + tonumber(counts[i + 1])
+    else redis.call('hdel', KEYS[1], counts[i]) end
+  end
+end
+if total > tonumber(ARGV[3]) then return 0 end
+redis.call('hset', KEYS[1], ARGV[1], ARGV[2])
+redis.call('pexpire', KEYS[1], ARGV[4])
+return 1
+"""
+"""One more socket of an address on worker ARGV[1] (which then has ARGV[2]), unless its
+sockets on the workers seen lately (ARGV[5..]) would be over ARGV[3]; the count of a
+worker not seen for :data:`RECENT` s (dead) goes."""
+_TAKE_ROOM = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - 60)
+if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[1]) then
+  local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+  return tostring(60 - (now - tonumber(oldest[2])))
+end
+redis.call('zadd', KEYS[1], now, ARGV[2])
+redis.call('pexpire', KEYS[1], 61000)
+return ''
+"""
+"""A room opened by an address in the last minute (Redis's clock: one for all workers),
+unless it opened ARGV[1] already; else the seconds until it may (a string: Lua numbers
+would be cut to integers)."""
+SOCKETS_TTL = 86400
+"""Seconds an address's socket counts live in Redis after its last new socket."""
+RECENT = 60.0
+"""Seconds after its last heartbeat that a worker's socket counts still count (and are
+then dropped): longer than a heartbeat, which may lapse on a loaded machine."""
 
 _origin: ContextVar[list[Any] | None] = ContextVar("spieltisch_cluster_origin", default=None)
 """``[worker, request]`` of the forwarded command being run (its ack travels with the append)."""
@@ -180,6 +225,8 @@ class _Renewer:
         self._pulse = time.monotonic()
         self._reachable = True
         self._stalled = False
+        self.leaving = False
+        """The worker is stopping: no more heartbeats (the others stop counting it at once)."""
         self.thread = threading.Thread(target=self._run, name=f"lease-renewer-{cluster.id}", daemon=True)
 
     def hold(self, code: str, lease: Lease) -> None:
@@ -199,6 +246,10 @@ class _Renewer:
 
     def start(self) -> None:
         self.thread.start()
+
+    def halt(self) -> None:
+        """Renew nothing more (from the event loop: it does not wait)."""
+        self._stop.set()
 
     def stop(self) -> None:
         """Renew nothing more; wait for the thread (at most one request's timeout)."""
@@ -234,12 +285,18 @@ class _Renewer:
         ttl = int(cluster.lease_ttl * 1000)
         try:
             pipe = self.redis.pipeline(transaction=False)
-            pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
+            if self.leaving:
+                pipe.zrem(cluster._workers_key, cluster.id)
+            else:
+                pipe.zadd(cluster._workers_key, {cluster.id: now + cluster.lease_ttl + cluster.tick})
             pipe.zremrangebyscore(cluster._workers_key, "-inf", now)
             pipe.zrange(cluster._workers_key, 0, -1)
+            pipe.zadd(cluster._recent_key, {cluster.id: now})
+            pipe.zremrangebyscore(cluster._recent_key, "-inf", now - RECENT)
+            pipe.zrange(cluster._recent_key, 0, -1)
             for code, lease in leases:
                 self.script(keys=[cluster._lease_key(code)], args=[lease.value, ttl], client=pipe)
-            _, _, live, *renewed = pipe.execute()
+            _, _, live, _, _, recent, *renewed = pipe.execute()
         except (RedisError, OSError) as exc:
             if self._reachable:
                 self._reachable = False
@@ -255,6 +312,7 @@ class _Renewer:
                 lost.append((code, lease))
                 self.drop(code, lease)
         self._reachable = True
+        cluster.recent = sorted(map(str, recent))  # (one reference: read by the loop as it is)
         self._tell(cluster._renewed, sorted(map(str, live)), lost)
 
     def _tell(self, callback: Callable[..., None], *args: Any) -> None:
@@ -311,6 +369,9 @@ class Cluster:
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
         """The workers that renewed their heartbeat lately (this one included)."""
+        self.recent: list[str] = [self.id]
+        """The workers that renewed their heartbeat within :data:`RECENT` s: whose counts of
+        sockets per address still count (a worker's heartbeat may lapse under load)."""
         self.reachable = False
         """Redis answered the last tick."""
         self._pubsub: Any = None
@@ -329,6 +390,8 @@ class Cluster:
         self._resyncing: set[str] = set()
         self._resync_again: set[str] = set()
         self._renewer: _Renewer | None = None
+        self.draining = False
+        """The worker is stopping (:meth:`drain`): it takes no room, and gives up those it has."""
 
     # -- names ---------------------------------------------------------------
     def _lease_key(self, code: str) -> str:
@@ -339,6 +402,16 @@ class Cluster:
 
     def _presence_key(self, code: str) -> str:
         return f"{self.ns}presence:{code}"
+
+    def _stand_in_key(self, code: str) -> str:
+        return f"{self.ns}stand_in:{code}"
+
+    def _held_key(self, worker: str) -> str:
+        return f"{self.ns}held:{worker}"
+
+    @property
+    def _sweep_key(self) -> str:
+        return f"{self.ns}sweep"
 
     def _room_channel(self, code: str) -> str:
         return f"{self.ns}room:{code}"
@@ -353,6 +426,14 @@ class Cluster:
     @property
     def _workers_key(self) -> str:
         return f"{self.ns}workers"
+
+    @property
+    def _recent_key(self) -> str:
+        return f"{self.ns}recent"
+
+    def addresses(self, limits: Limits) -> SharedAddresses:
+        """The per-address counts of this worker, shared with the others (docs/deploy.md)."""
+        return SharedAddresses(limits, self)
 
     # -- life ------------------------------------------------------------------
     async def start(self, unfinished: list[str]) -> None:
@@ -378,12 +459,14 @@ class Cluster:
         """Leave the cluster: give up every lease at once (others take the rooms over)."""
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        if self._tasks:  # (bounded: a stop must not hang on one of them)
+            await asyncio.wait(self._tasks, timeout=STOP_WAIT)
         if self._renewer is not None:
             renewer, self._renewer = self._renewer, None
-            await anyio.to_thread.run_sync(renewer.stop)
+            renewer.halt()  # no renewal from now on, even if no thread is free to wait for it
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(STOP_WAIT):
+                    await anyio.to_thread.run_sync(renewer.stop, abandon_on_cancel=True)
         leases, self.leases = self.leases, {}
         for code in leases:
             room = self.tables.rooms.get(code)
@@ -397,6 +480,8 @@ class Cluster:
                 for code in self.tables.rooms:
                     pipe.hdel(self._presence_key(code), self.id)
                 pipe.zrem(self._workers_key, self.id)
+                pipe.zrem(self._recent_key, self.id)
+                pipe.delete(self._held_key(self.id))
                 await pipe.execute()
         with contextlib.suppress(Exception):
             if self._pubsub is not None:
@@ -405,6 +490,46 @@ class Cluster:
             await self.redis.aclose()
         with contextlib.suppress(Exception):
             await self._control.aclose()
+
+    async def drain(self) -> None:
+        """The worker is stopping (SIGTERM): give every room up now instead of letting its
+        lease expire. Each room's command in progress (its lock; at most :data:`DRAIN_WAIT`
+        s) is committed first; then its bots and clock stop and its lease is released, so
+        another worker takes it at its next look. From now on this worker takes no room,
+        sends no heartbeat, and refuses writes (``unavailable``: the sender tries again, and
+        finds the new owner)."""
+        self.draining = True
+        if self._renewer is not None:
+            self._renewer.leaving = True
+        await asyncio.gather(self._leave(), *(self._give_up(code) for code in list(self.leases)))
+        log.info("worker %s: stopping; gave its rooms up", self.id)
+
+    async def _leave(self) -> None:
+        """No longer a live worker: the others pick owners among themselves at once."""
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(1):
+                await self.redis.zrem(self._workers_key, self.id)
+
+    async def _give_up(self, code: str) -> None:
+        room = self.tables.rooms.get(code)
+        lease = self.leases.get(code)
+        if lease is None:
+            return
+        # Renewed no more, and every command not yet committing is refused from now on
+        # (check_write); the lease in Redis stays until the commit in progress has ended.
+        self._drop(code)
+        if room is not None:
+            try:
+                async with asyncio.timeout(DRAIN_WAIT):
+                    async with room.lock:
+                        pass
+            except TimeoutError:
+                log.warning("room %s: a command still runs; giving it up anyway", code)
+        with contextlib.suppress(RedisError, OSError, TimeoutError):
+            async with asyncio.timeout(1):
+                await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+        if room is not None:
+            await _stop_owning(room)
 
     async def _connect(self) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -420,7 +545,10 @@ class Cluster:
         pipe.zadd(self._workers_key, {self.id: now + self.lease_ttl + self.tick})
         pipe.zremrangebyscore(self._workers_key, "-inf", now)
         pipe.zrange(self._workers_key, 0, -1)
-        *_, live = await pipe.execute()
+        pipe.zadd(self._recent_key, {self.id: now})
+        pipe.zrange(self._recent_key, 0, -1)
+        _, _, live, _, recent = await pipe.execute()
+        self.recent = sorted(map(str, recent))
         self._set_live(sorted(live))
 
     def _set_live(self, live: list[str]) -> None:
@@ -442,6 +570,7 @@ class Cluster:
             pipe = self.redis.pipeline(transaction=False)
             if room.status != "over":
                 pipe.sadd(self._rooms_key, room.code)
+            pipe.sadd(self._held_key(self.id), room.code)  # in use here: never expired (sweep)
             pipe.hgetall(self._presence_key(room.code))
             *_, presence = await pipe.execute()
         except (RedisError, OSError) as exc:
@@ -457,7 +586,12 @@ class Cluster:
         """A room was created here: this worker owns it from the start."""
         room.hooks = self
         try:
-            await self.redis.sadd(self._rooms_key, room.code)
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.sadd(self._rooms_key, room.code)
+            pipe.sadd(self._held_key(self.id), room.code)
+            await pipe.execute()
+            if self.draining:
+                return  # stopping: another worker takes it at its next look
             lease = await self._acquire(room.code)
         except (RedisError, OSError) as exc:
             log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
@@ -472,9 +606,43 @@ class Cluster:
         lease = self._drop(code)
         self._presence.pop(code, None)
         with contextlib.suppress(RedisError, OSError):
+            await self.redis.srem(self._held_key(self.id), code)
             if lease is not None:
                 await self.redis.srem(self._rooms_key, code)
                 await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
+
+    async def loading(self, code: str) -> None:
+        """``code`` is about to be loaded here: in use from now on, so that no worker's
+        sweep expires it between the load and :meth:`loaded`."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.sadd(self._held_key(self.id), code)
+
+    async def not_loaded(self, code: str) -> None:
+        """Loading ``code`` failed (no such room): not in use after all."""
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.srem(self._held_key(self.id), code)
+
+    async def sweep_turn(self, period: float) -> set[str] | None:
+        """May this worker expire old rooms now? ``None``: no - another worker swept
+        within ``period`` s (the lease ``sweep``: one sweep at a time in the cluster), or
+        Redis cannot tell which rooms are in use (then nothing expires: a room another
+        worker serves is never deleted under it). Otherwise the rooms in use anywhere:
+        those with an owner, and those in the memory of a live worker."""
+        try:
+            taken = await self.redis.set(self._sweep_key, self.id, nx=True, px=max(1, int(period * 1000)))
+            if not taken:
+                return None
+            pipe = self.redis.pipeline(transaction=False)
+            for worker in self.live:
+                pipe.smembers(self._held_key(worker))
+            held = await pipe.execute()
+            in_use = {str(c) for members in held for c in members}
+            async for key in self.redis.scan_iter(match=self._lease_key("*"), count=1000):
+                in_use.add(str(key).rsplit(":", 1)[1])
+        except (RedisError, OSError) as exc:
+            log.warning("worker %s: no sweep of old rooms now, Redis unreachable: %s", self.id, exc)
+            return None
+        return in_use
 
     # -- the hooks of Room --------------------------------------------------------------
     def check_write(self, room: Room) -> None:
@@ -505,6 +673,16 @@ class Cluster:
     def conflict(self, room: Room) -> None:
         log.warning("room %s: another worker stored the next move; reloading", room.code)
         self._resync_soon(room)
+
+    def stand_ins(self, room: Room) -> None:
+        """The owner's stand-ins changed: every worker shows them at once (and one that
+        loads the room later reads them from ``stand_in:CODE``)."""
+        if room.code not in self.leases:
+            return  # a copy follows its owner's
+        levels = {str(seat): level for seat, level in sorted(room.stand_in.items())}
+        text = orjson.dumps(levels).decode()
+        self._outbox.put_nowait(("set", (self._stand_in_key(room.code), text, 86400)))
+        self._publish(self._room_channel(room.code), {"t": "stand_in", "from": self.id, "seats": levels})
 
     def presence(self, room: Room) -> None:
         seats = sorted({c.seat for c in room.connections if c.seat is not None})
@@ -649,6 +827,8 @@ class Cluster:
             owner = str(value).split(":", 1)[0]
             self._owners[code] = (owner, time.monotonic() + OWNER_CACHE)
             return owner
+        if self.draining:
+            return None  # another worker takes it
         lease = await self._acquire(code)
         if lease is None:
             return None
@@ -740,6 +920,7 @@ class Cluster:
             return
         log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
         _start_owning(room)
+        self.stand_ins(room)  # as derived from the log: what the workers show from now on
 
     async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
         if self.leases.get(code) is lease:
@@ -799,6 +980,8 @@ class Cluster:
                 await self._claim()
 
     async def _claim(self) -> None:
+        if self.draining:
+            return
         members = await self.redis.smembers(self._rooms_key)
         codes = [c for c in map(str, members) if c not in self.leases]
         if not codes:
@@ -918,9 +1101,18 @@ class Cluster:
             await self._apply(room, msg)
         elif kind == "reload":
             self._resync_soon(room)
+        elif kind == "stand_in":
+            if code not in self.leases:
+                room.set_stand_ins({int(seat): str(level) for seat, level in msg["seats"].items()})
         elif kind == "presence":
-            self._presence.setdefault(code, {})[str(msg["from"])] = set(msg["seats"])
+            known = self._presence.setdefault(code, {})
+            seats = set(msg["seats"])
+            back = seats - known.get(str(msg["from"]), set())
+            known[str(msg["from"])] = seats
             self._update_elsewhere(room)
+            if code in self.leases:  # a player connected there: the stand-in lets go, as on attach
+                for seat in sorted(back):
+                    room.player_back(seat)
 
     async def _apply(self, room: Room, msg: dict[str, Any]) -> None:
         """Another worker appended actions to a room this worker follows."""
@@ -979,6 +1171,11 @@ class Cluster:
         async with room.lock:
             if _differs(room, row):
                 room.reload(row)
+        if room.code not in self.leases:  # the owner's stand-ins, which the log may not show yet
+            with contextlib.suppress(RedisError, OSError):
+                stored = await self.redis.get(self._stand_in_key(room.code))
+                if stored is not None and room.code not in self.leases:
+                    room.set_stand_ins({int(s): str(lv) for s, lv in orjson.loads(stored).items()})
 
     def _update_elsewhere(self, room: Room, broadcast: bool = True) -> None:
         live = set(self.live)
@@ -987,7 +1184,15 @@ class Cluster:
             if worker != self.id and worker in live:
                 seats |= connected
         if seats != room.elsewhere:
+            # A seat connected to another worker is not away (the grace period, docs/web.md).
+            now = time.monotonic()
+            for seat in seats - room.elsewhere:
+                room.away.pop(seat, None)
+            for seat in room.elsewhere - seats:
+                if not any(c.seat == seat for c in room.connections):
+                    room.away.setdefault(seat, now)
             room.elsewhere = seats
+            room.clock_wake.set()
             if broadcast:
                 room.broadcast()
 
@@ -1025,3 +1230,71 @@ def _differs(room: Room, row: RoomRow) -> bool:
         or [(s.taken, s.name, s.secret_hash) for s in row.seats]
         != [(s.taken, s.name, s.secret_hash) for s in mine.seats]
     )
+
+
+class SharedAddresses(Addresses):
+    """Per-address limits counted across every worker: ``sockets_per_address`` (each
+    worker keeps its own count of an address's sockets in the hash ``sockets:ADDRESS``,
+    and a new socket is refused when the live workers' counts together reach the limit)
+    and ``rooms_per_minute`` (a sliding window of the last minute in ``rooms_by:ADDRESS``,
+    on Redis's clock). ``messages_per_second`` stays per worker: a Redis request per
+    message would cost more than the message.
+
+    A worker that cannot reach Redis fails closed: it refuses new sockets and rooms
+    (:class:`~spieltisch.server.limits.CountUnavailable`) instead of letting them through
+    uncounted - it could not acknowledge a move then anyway, and the client reconnects to
+    another worker. A close that could not be counted is counted again with the address's
+    next socket here (each worker writes its whole count, never a difference)."""
+
+    def __init__(self, limits: Limits, cluster: Cluster) -> None:
+        super().__init__(limits)
+        self.cluster = cluster
+        self._open = cluster.redis.register_script(_OPEN_SOCKET)
+        self._room = cluster.redis.register_script(_TAKE_ROOM)
+
+    def _sockets_key(self, address: str) -> str:
+        return f"{self.cluster.ns}sockets:{address}"
+
+    async def open_socket_async(self, address: str) -> bool:
+        if not self.open_socket(address):  # this worker's count alone is over
+            return False
+        limit = self.limits.sockets_per_address
+        if not limit:
+            return True
+        cluster = self.cluster
+        mine = self.sockets(address)
+        try:
+            ok = await self._open(
+                keys=[self._sockets_key(address)],
+                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, *cluster.recent],
+            )
+        except (RedisError, OSError) as exc:
+            self.close_socket(address)
+            raise CountUnavailable(NO_REDIS) from exc
+        if not ok:
+            self.close_socket(address)
+            return False
+        return True
+
+    async def close_socket_async(self, address: str) -> None:
+        self.close_socket(address)
+        if not self.limits.sockets_per_address:
+            return
+        key, mine = self._sockets_key(address), self.sockets(address)
+        with contextlib.suppress(RedisError, OSError):  # the next socket here writes it again
+            if mine:
+                await self.cluster.redis.hset(key, self.cluster.id, mine)
+            else:
+                await self.cluster.redis.hdel(key, self.cluster.id)
+
+    async def take_room_async(self, address: str) -> float | None:
+        limit = self.limits.rooms_per_minute
+        if not limit:
+            return None
+        try:
+            wait = await self._room(
+                keys=[f"{self.cluster.ns}rooms_by:{address}"], args=[limit, uuid.uuid4().hex]
+            )
+        except (RedisError, OSError) as exc:
+            raise CountUnavailable(NO_REDIS) from exc
+        return float(wait) if wait else None

@@ -1,8 +1,9 @@
 """The web table's limits against hostile or broken clients (docs/protocol.md, "Limits").
 
-:class:`Limits` holds every limit with its default; ``spieltisch serve`` has an
-option for each. :class:`Addresses` counts per client address (open sockets,
-messages per second across all of its sockets, rooms created per minute).
+:class:`Limits` (:mod:`spieltisch.server.limit_values`) holds every limit with its
+default and help text; ``spieltisch serve`` makes an option of each.
+:class:`Addresses` counts per client address (open sockets, messages per second
+across all of its sockets, rooms created per minute).
 :func:`uvicorn_options` sets the limits that must be enforced by the server
 itself, before the application reads anything: the WebSocket frame size, the
 size of a request line with its headers, and the time a client may take to
@@ -13,70 +14,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections import deque
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import h11
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-DAY = 86400.0
+from spieltisch.server.limit_values import DAY, Limits
+
+__all__ = [
+    "DAY",
+    "Addresses",
+    "BodyLimit",
+    "CountUnavailable",
+    "GuardedH11Protocol",
+    "Limits",
+    "uvicorn_options",
+]
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Every limit of the web table; ``0`` switches a count or rate limit off."""
-
-    max_message: int = 8 * 1024
-    """Largest WebSocket message (bytes); a larger frame closes the socket (1009) before it is read."""
-    messages_per_second: float = 20.0
-    """Messages per second one client address may send, across all of its sockets ..."""
-    message_burst: int = 40
-    """... and at once."""
-    sockets_per_address: int = 32
-    """Open WebSockets per client address, spectators included."""
-    rooms_per_minute: int = 10
-    """Rooms one client address may open per minute (``POST /api/rooms``)."""
-    hello_timeout: float = 10.0
-    """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
-    request_timeout: float = 10.0
-    """Seconds a client has to send a whole request line with its headers (else ``408``, closed)."""
-    max_request_head: int = 16 * 1024
-    """Largest request line with headers (bytes), the WebSocket handshake included (else ``400``)."""
-    max_body: int = 64 * 1024
-    """Largest HTTP request body (bytes), by its Content-Length (``413``; a body without one: ``411``)."""
-    keep_finished_days: float = 30.0
-    """Days a finished game stays in the store (counted from when the room was opened)."""
-    keep_abandoned_days: float = 7.0
-    """Days an unfinished game nobody is connected to stays in the store (from when it was opened)."""
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value < 0:
-                raise ValueError(f"limit {f.name} must be 0 or more, not {value}")
-        if self.max_message < 256:
-            raise ValueError(f"limit max_message must be at least 256 bytes, not {self.max_message}")
-        for name in ("hello_timeout", "request_timeout"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"limit {name} must be more than 0 seconds")
-
-    @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None) -> Limits:
-        """The defaults, overridden by ``SPIELTISCH_LIMIT_<NAME>`` variables (``serve --reload``)."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            raw = env.get(f"SPIELTISCH_LIMIT_{f.name.upper()}")
-            if raw is not None:
-                values[f.name] = float(raw) if f.type in ("float", float) else int(raw)
-        return cls(**values)
-
-    def to_env(self) -> dict[str, str]:
-        return {f"SPIELTISCH_LIMIT_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+class CountUnavailable(Exception):
+    """A count shared by several workers cannot be read now (Redis is unreachable):
+    the socket or room is refused, not let through uncounted (docs/deploy.md)."""
 
 
 @dataclass
@@ -169,6 +131,19 @@ class Addresses:
     def sockets(self, address: str) -> int:
         entry = self._by.get(address)
         return entry.sockets if entry is not None else 0
+
+    # What the server awaits; a worker of several counts sockets and rooms across all
+    # workers (spieltisch.server.cluster.SharedAddresses). One server: the counts above.
+    async def open_socket_async(self, address: str) -> bool:
+        """:meth:`open_socket`; raises :class:`CountUnavailable` when it cannot count."""
+        return self.open_socket(address)
+
+    async def close_socket_async(self, address: str) -> None:
+        self.close_socket(address)
+
+    async def take_room_async(self, address: str) -> float | None:
+        """:meth:`take_room`; raises :class:`CountUnavailable` when it cannot count."""
+        return self.take_room(address)
 
 
 class GuardedH11Protocol(H11Protocol):
@@ -288,4 +263,6 @@ def uvicorn_options(limits: Limits) -> dict[str, Any]:
         "ws_max_size": limits.max_message,
         "ws_per_message_deflate": False,  # costs more CPU than it saves on a table's small messages
         "timeout_keep_alive": 5,
+        # A stopping server waits at most this long for its handlers (docs/deploy.md, "Stopping").
+        "timeout_graceful_shutdown": 3,
     }

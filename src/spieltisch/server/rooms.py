@@ -138,6 +138,10 @@ class RoomHooks(Protocol):
     def presence(self, room: Room) -> None:
         """The seats connected to this worker changed."""
 
+    def stand_ins(self, room: Room) -> None:
+        """The seats a stand-in bot plays for changed (a time-out, a player back): tell
+        the other workers at once, not with the bot's first move."""
+
 
 def unreachable(exc: BaseException) -> bool:
     """Did a database operation fail because the database cannot be reached (not a refusal)?"""
@@ -522,8 +526,30 @@ class Room:
             del self.stand_in[seat]
             if self.clocks is not None:  # the decision's own time afresh (docs/web.md)
                 self.clocks.restart(seat, time.monotonic())
+            if self.hooks is not None:
+                self.hooks.stand_ins(self)
             return True
         return False
+
+    def player_back(self, seat: int) -> None:
+        """The seat's player connected to another worker (:mod:`spieltisch.server.cluster`):
+        as :meth:`attach` does here, the stand-in bot lets go of the seat."""
+        self.away.pop(seat, None)
+        if self._take_back(seat):
+            self.broadcast()
+
+    def set_stand_ins(self, levels: Mapping[int, str]) -> None:
+        """The stand-ins as the room's owner has them (on a worker's copy of a room that
+        another worker owns); broadcast if they changed."""
+        changed = False
+        for seat in [s for s in self.stand_in if s not in levels]:
+            changed = self._take_back(seat) or changed
+        for seat, level in levels.items():
+            if 0 <= seat < self.row.players and self.stand_in.get(seat) != level:
+                self.stand_in[seat] = level
+                changed = True
+        if changed:
+            self.broadcast()
 
     # -- the command path --------------------------------------------------------
     async def act(
@@ -578,6 +604,8 @@ class Room:
                     "room %s: seat %d timed out; a %s bot plays for it", self.code, seat, self.stand_in_level
                 )
                 self.broadcast()
+                if self.hooks is not None:
+                    self.hooks.stand_ins(self)
                 self.wake.set()
                 return
             left = self.row.seats[seat].left
@@ -807,6 +835,8 @@ class Room:
             if not people:
                 self.row.status, self.row.ended = "over", "left"
             self.broadcast()
+            if self.hooks is not None:
+                self.hooks.stand_ins(self)
         self.start_bots()
         self.wake.set()
 
@@ -970,12 +1000,18 @@ class Tables:
         async with self._load_lock:
             room = self.rooms.get(code)
             if room is None:
+                if self.cluster is not None and _plausible(code):
+                    await self.cluster.loading(code)  # no worker's sweep expires it meanwhile
                 row = await anyio.to_thread.run_sync(self.store.load, code) if _plausible(code) else None
                 if row is None:
+                    if self.cluster is not None and _plausible(code):
+                        await self.cluster.not_loaded(code)
                     raise RoomError(404, f"no room {code}")
                 try:
                     room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool)
                 except RulesError as exc:  # e.g. a game this engine no longer has
+                    if self.cluster is not None:
+                        await self.cluster.not_loaded(code)
                     raise RoomError(
                         409, f"room {code} is an archived record this engine cannot open: {exc}"
                     ) from exc

@@ -147,7 +147,9 @@ export class Connection {
       }
       if (this.closed) return;
       this.cb.onStatus?.("closed");
-      const delay = Math.min(10000, 500 * 2 ** this.retry) * (0.75 + Math.random() * 0.5);
+      // 1001/1012: the server is stopping; another one (behind the proxy) serves at once.
+      const away = (event.code === 1001 || event.code === 1012) && this.retry === 0;
+      const delay = away ? 50 + Math.random() * 200 : Math.min(10000, 500 * 2 ** this.retry) * (0.75 + Math.random() * 0.5);
       this.retry += 1;
       this.timer = setTimeout(() => this.connect(), delay);
     };

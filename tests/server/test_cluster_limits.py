@@ -1,0 +1,174 @@
+"""The limits with several workers (docs/deploy.md): sockets per address and rooms per
+minute per address are counted across all workers, and a worker cut from Redis refuses
+new sockets and rooms (fails closed) instead of letting them through uncounted; old
+rooms expire (keep_abandoned_days) one sweep at a time, never a room another worker
+serves, and rooms nobody has loaded still go."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import pytest
+import redis
+from conftest import ClusterEnv
+from server_harness import Proxy, Workers, connect_seat, open_room
+from sqlalchemy.engine import make_url
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection
+
+from spieltisch.server.store import Store
+
+BODY = {"game": "scout", "players": 3}
+HUMAN = {"kind": "human"}
+KEEP = 3.0
+"""Seconds an abandoned room is kept (the workers' keep_abandoned_days)."""
+
+
+@pytest.fixture(scope="module")
+def setup(
+    cluster_env: ClusterEnv, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Workers, Proxy]]:
+    """Two workers with 3 sockets and 2 rooms a minute per address, rooms kept 3 s and
+    let go from memory after 1 s (sweeps every 0.25 s); worker 0 reaches Redis through
+    a proxy the tests cut."""
+    to_redis = Proxy("127.0.0.1", make_url(cluster_env.redis).port or 6379)
+    log = tmp_path_factory.mktemp("limits") / "workers.log"
+    w = Workers(cluster_env.database, cluster_env.redis, cluster_env.prefix, 2, log=log)
+    w.options["limits"] = {
+        "sockets_per_address": 3,
+        "rooms_per_minute": 2,
+        "keep_abandoned_days": KEEP / 86400,
+        "keep_finished_days": KEEP / 86400,
+    }
+    w.options["room_idle"] = 1.0
+    try:
+        w.start(0, redis=f"redis://127.0.0.1:{to_redis.port}/0")
+        w.start(1)
+        yield w, to_redis
+    finally:
+        w.close()
+        to_redis.close()
+
+
+def _from(address: str) -> dict[str, Any]:
+    """Connect as another client address (uvicorn trusts X-Forwarded-For from 127.0.0.1)."""
+    return {"additional_headers": {"X-Forwarded-For": address}}
+
+
+def _first(ws: ClientConnection) -> dict[str, Any]:
+    msg: dict[str, Any] = json.loads(ws.recv(timeout=10))
+    return msg
+
+
+def _close_code(ws: ClientConnection) -> int:
+    with pytest.raises(ConnectionClosed) as closed:
+        while True:
+            ws.recv(timeout=10)
+    assert closed.value.rcvd is not None
+    return closed.value.rcvd.code
+
+
+def test_rooms_and_sockets_per_address_count_on_every_worker(setup: tuple[Workers, Proxy]) -> None:
+    w, _ = setup
+    a = {"X-Forwarded-For": "10.9.0.1"}
+    with w.client(0) as c0, w.client(1) as c1:
+        room = c0.post("/api/rooms", json=BODY, headers=a).json()["room"]
+        assert c1.post("/api/rooms", json=BODY, headers=a).status_code == 200
+        for client in (c0, c1):  # the third room of the minute, on either worker
+            r = client.post("/api/rooms", json=BODY, headers=a)
+            assert r.status_code == 429, r.text
+            assert r.json()["detail"].startswith("rooms_per_minute: at most 2 new rooms per minute")
+            assert 1 <= int(r.headers["Retry-After"]) <= 60
+        assert c1.post("/api/rooms", json=BODY, headers={"X-Forwarded-For": "10.9.0.2"}).status_code == 200
+    b = _from("10.9.0.3")
+    with ExitStack() as stack:
+        first = stack.enter_context(connect_seat(w.url(0, room), **b))
+        stack.enter_context(connect_seat(w.url(0, room), **b))
+        stack.enter_context(connect_seat(w.url(1, room), **b))
+        assert _first(first)["type"] == "state"
+        for i in (1, 0):  # a fourth socket, on either worker: 2 + 1 are open already
+            with connect_seat(w.url(i, room), **b) as fourth:
+                err = _first(fourth)
+                assert err["code"] == "too_many_sockets", err
+                assert "sockets_per_address: at most 3" in err["message"]
+                assert _close_code(fourth) == 1008
+        with connect_seat(w.url(1, room), **_from("10.9.0.4")) as other:
+            assert _first(other)["type"] == "state"  # another address is served
+        first.close()  # one socket fewer on worker 0: one more may open on worker 1
+        deadline = time.monotonic() + 10
+        while True:
+            with connect_seat(w.url(1, room), **b) as again:
+                if _first(again)["type"] == "state":
+                    break
+            assert time.monotonic() < deadline, "a closed socket still counted on the other worker"
+            time.sleep(0.1)
+
+
+def test_a_worker_cut_from_redis_refuses_new_sockets_and_rooms(setup: tuple[Workers, Proxy]) -> None:
+    w, to_redis = setup
+    c = {"X-Forwarded-For": "10.9.0.5"}
+    with w.client(1) as c1:
+        room = c1.post("/api/rooms", json=BODY, headers=c).json()["room"]
+    # (a spectator on worker 1 keeps the room in use meanwhile)
+    with connect_seat(w.url(1, room), **_from("10.9.0.6")), _restored(to_redis):
+        to_redis.cut()
+        with w.client(0) as c0:
+            r = c0.post("/api/rooms", json=BODY, headers=c)
+            assert r.status_code == 503 and "Redis" in r.json()["detail"], r.text
+        with connect_seat(w.url(0, room), **_from("10.9.0.5")) as ws:
+            err = _first(ws)
+            assert err["code"] == "unavailable" and "Redis" in err["message"], err
+            assert _close_code(ws) == 1013  # try again later (another worker, through the proxy)
+        to_redis.restore()
+        deadline = time.monotonic() + 10
+        while True:  # back: counted and served again
+            with connect_seat(w.url(0, room), **_from("10.9.0.5")) as ws:
+                if _first(ws)["type"] == "state":
+                    break
+            assert time.monotonic() < deadline, "still refused after Redis came back"
+            time.sleep(0.2)
+
+
+@contextmanager
+def _restored(proxy: Proxy) -> Iterator[None]:
+    """Restore ``proxy`` at the end, whatever happened."""
+    try:
+        yield
+    finally:
+        proxy.restore()
+
+
+def test_a_room_another_worker_serves_never_expires_under_it(
+    setup: tuple[Workers, Proxy], cluster_env: ClusterEnv
+) -> None:
+    workers, _ = setup
+    with workers.client(1) as client:
+        served, _ = open_room(client, "scout", [HUMAN, HUMAN, HUMAN], 1)  # worker 1 owns it
+        left, _ = open_room(client, "scout", [HUMAN, HUMAN, HUMAN], 2)  # and nobody watches this one
+    store = Store(cluster_env.database, prefix=cluster_env.prefix)
+    try:
+        # Somebody watches the first room on worker 1 (so it stays in its memory) and
+        # nobody makes a move: after KEEP s both rooms are old enough to expire. Worker 0
+        # has neither in memory.
+        with connect_seat(workers.url(1, served)) as ws:
+            ws.recv(timeout=5)
+            deadline = time.monotonic() + KEEP + 10
+            while store.exists(left):
+                assert time.monotonic() < deadline, "an abandoned room nobody has loaded did not expire"
+                time.sleep(0.2)
+            time.sleep(1.0)  # several more sweeps, by both workers
+            assert store.exists(served), "a room worker 1 serves was expired under it"
+            with redis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
+                sweeper = r.get(f"{cluster_env.prefix}spieltisch:sweep")
+            assert sweeper is not None and sweeper.split("-")[0] in ("w0", "w1")  # one at a time
+        # Let go on worker 1 (nobody connected, forgotten after 1 s): now it expires too.
+        deadline = time.monotonic() + KEEP + 10
+        while store.exists(served):
+            assert time.monotonic() < deadline, "a room nobody uses any more did not expire"
+            time.sleep(0.2)
+    finally:
+        store.close()
