@@ -30,11 +30,11 @@ import numpy as np
 from spieltisch.extras import missing_message
 from spieltisch.rl import batched
 from spieltisch.rl.batched import (
-    DISCARD,
+    HAND_SIZE,
+    MAX_CARDS,
     OVER,
-    PLAY,
-    TARGET,
     BatchedSchmaus,
+    BoolArray,
     IntArray,
     Shuffler,
 )
@@ -72,60 +72,76 @@ _KERNELS: dict[str, Any] = {}
 
 
 def _kernels() -> dict[str, Any]:
-    """The compiled kernels (compiled, or loaded from numba's cache, on first use)."""
+    """The compiled kernels (compiled, or loaded from numba's cache, on first use) and the
+    lay tables they read."""
     if not _KERNELS:
         require_numba()
         from spieltisch.rl import _schmaus_kernels
 
-        tables = tuple(
-            np.ascontiguousarray(t, dtype=np.int64)
-            for t in (
-                batched.PLAY_COUNTS,
-                batched.PLAY_NFOOD,
-                batched.PLAY_NEFFECTS,
-                batched.PLAY_EFFECT,
-                batched.PLAY_ONLY,
-                batched.PLAY_FOOD,
-                batched.PLAY_BASE,
-                batched.PLAY_CARDS_FLAT,
-                batched.VALUE,
-            )
+        def table(t: IntArray) -> IntArray:
+            return np.ascontiguousarray(t, dtype=np.int64)
+
+        _, order, number = batched.play_tables()
+        _KERNELS.update(
+            kernels=_schmaus_kernels,
+            # per lay: food and effect cards, its effect card, its one food kind, food value,
+            # base value, its cards (-1 for none); per card kind: its value
+            step_tables=tuple(
+                table(t)
+                for t in (
+                    batched.PLAY_NFOOD,
+                    batched.PLAY_NEFFECTS,
+                    batched.PLAY_EFFECT,
+                    batched.PLAY_ONLY,
+                    batched.PLAY_FOOD,
+                    batched.PLAY_BASE,
+                    batched.PLAY_CARDS_FLAT,
+                    batched.VALUE,
+                )
+            ),
+            sample_tables=(
+                np.ascontiguousarray(order),
+                np.ascontiguousarray(number, dtype=np.uint8),  # at most 140 lays: fits the cache
+                table(batched._CAP),
+                table(batched._WEIGHT),
+                table(batched.PLAY_EFFECT),
+                table(batched.PLAY_COUNTS),
+            ),
         )
-        _KERNELS.update(step=_schmaus_kernels.step, sample=_schmaus_kernels.sample, tables=tables)
     return _KERNELS
 
 
 class FastSchmaus(BatchedSchmaus):
-    """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step`` and ``sample_legal``
-    (numba); same games for the same seed, shuffler and actions."""
+    """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
+    ``deciding`` and ``reset_done`` (numba); same games for the same seed, shuffler and actions."""
 
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
         self._kernel = _kernels()  # fails with the install command before any work
         super().__init__(batch, players, seed=seed, shuffler=shuffler)
-        self._change = np.zeros((batch, players), dtype=np.int64)
         self._fallback = np.zeros(batch, dtype=bool)
         self._pend = np.zeros((batch, players), dtype=np.int64)
         self._pause = np.zeros(batch, dtype=np.int64)
-        self._cap = batched._CAP.astype(np.int64)
-        self._weight = batched._WEIGHT.astype(np.int64)
-        self._no_numbers = np.zeros((0, players))
-
-    def _state(self) -> tuple[Any, ...]:
-        return (
-            self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc, self.disc_len,
-            self.scores, self.round, self.rounds, self.phase, self.plays, self.targets, self.x5,
-            self.choosing, self.must, self.sealed, self.sealed_len, self.before_play,
-        )  # fmt: skip
+        self._scratch = (
+            np.zeros(players, dtype=np.int64),  # the individual results of one scoring
+            np.zeros(MAX_CARDS, dtype=np.float64),  # one reshuffle's keys and their order
+            np.zeros(MAX_CARDS, dtype=np.int64),
+            np.zeros(self._kernel["kernels"].BUCKETS + 1, dtype=np.int64),
+            np.zeros((10, players), dtype=np.int64),  # one game as it was (shuffler only)
+            np.zeros((players, batched.KINDS), dtype=np.int64),
+            np.zeros(5, dtype=np.int64),
+        )
 
     def step(self, actions: IntArray) -> IntArray:
         """As :meth:`BatchedSchmaus.step` (trusted path: deciding seats' actions must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
-        change = self._change
-        n = self._kernel["step"](
-            actions, self._state(), self._kernel["tables"], self.reshuffles, self._pend, self._pause,
-            change, self._fallback, self.rng, self.shuffler is None,
+        out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        n = self._kernel["kernels"].step(
+            actions, self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc,
+            self.disc_len, self.scores, self.round, self.rounds, self.phase, self.plays, self.targets,
+            self.x5, self.choosing, self.must, self.sealed, self.sealed_len, self.before_play,
+            self.reshuffles, self._pend, self._pause, out, self._fallback, self.rng, self.shuffler is None,
+            *self._scratch, *self._kernel["step_tables"],
         )  # fmt: skip
-        out: IntArray = change.copy()
         if n:  # W-17 reshuffles by the shuffler: these games (only) by the numpy backend
             others = ~self._fallback
             phase = self.phase.copy()
@@ -137,25 +153,32 @@ class FastSchmaus(BatchedSchmaus):
 
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
         """As :meth:`BatchedSchmaus.sample_legal`: the same actions from the same ``rng``."""
-        b, p = self.batch, self.players
-        _, order, number = batched.play_tables()
-        playing = bool(((self.phase == PLAY)[:, None] & (self.plays < 0)).any())
-        u_play = rng.random((b, p)) if playing else self._no_numbers
-        target = np.nonzero(self.phase == TARGET)[0]
-        u_other = u_kind = self._no_numbers
-        if len(target):
-            u_other = rng.random((len(target), p))
-            u_kind = rng.random((len(target), p))
-        discard = np.nonzero(self.phase == DISCARD)[0]
-        u_discard = rng.random((len(discard), p)) if len(discard) else self._no_numbers
-        out: IntArray = np.empty((b, p), dtype=np.int64)
-        tb = self._kernel["tables"]
-        self._kernel["sample"](
-            self.hands, self.phase, self.plays, self.choosing, self.targets, self.must, self.before_play,
-            order, number, self._cap, self._weight, tb[3], tb[0],
-            u_play, target, u_other, u_kind, discard, u_discard, out,
+        out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        self._kernel["kernels"].sample(
+            rng, self.hands, self.phase, self.plays, self.choosing, self.targets, self.must,
+            self.before_play, *self._kernel["sample_tables"], out,
         )  # fmt: skip
         return out
+
+    def deciding(self) -> BoolArray:
+        """As :meth:`BatchedSchmaus.deciding`."""
+        out: BoolArray = np.empty((self.batch, self.players), dtype=bool)
+        self._kernel["kernels"].deciding(self.phase, self.plays, self.choosing, self.must, out)
+        return out
+
+    def reset_done(self, which: BoolArray | None = None) -> None:
+        """As :meth:`BatchedSchmaus.reset_done`: the same deals (numpy's shuffle of the same
+        ``rng``), counted and started (W-3, W-5) in the kernel."""
+        which = self.phase == OVER if which is None else which
+        idx = np.flatnonzero(which)
+        if not len(idx):
+            return
+        decks = self.rng.permuted(np.broadcast_to(batched.DECK_CARDS, (len(idx), MAX_CARDS)), axis=1)
+        self._kernel["kernels"].deal(
+            idx, decks, self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc_len,
+            self.scores, self.round, self.phase, self.plays, self.targets, self.x5, self.choosing,
+            self.must, self.sealed_len, self.before_play, self.reshuffles, HAND_SIZE,
+        )  # fmt: skip
 
 
 __all__ = ["BACKENDS", "FastSchmaus", "make_schmaus", "numba_available", "require_numba"]
