@@ -246,6 +246,7 @@ def advance(
             hunter = False
             garbage = 0
             doubling = 0
+            targeted = 0  # W-9: one bit per seat a grocer chose
             for s in range(p):
                 e = peffect[plays[g, s]]
                 guardian = guardian or e == GUARDIAN
@@ -254,6 +255,8 @@ def advance(
                     garbage += 1
                 if e == X2:
                     doubling += 1  # W-11
+                if e == GROCER and targets[g, s] >= 0:
+                    targeted |= 1 << targets[g, s]
             hunter = hunter and not guardian
             if guardian:
                 garbage = 0  # W-10
@@ -263,11 +266,7 @@ def advance(
             for s in range(p):
                 a = plays[g, s]
                 e = peffect[a]
-                zeroed = False  # W-9
-                if not (guardian or hunter):
-                    for o in range(p):
-                        if targets[g, o] == s and peffect[plays[g, o]] == GROCER:
-                            zeroed = True
+                zeroed = not (guardian or hunter) and (targeted >> s) & 1 != 0  # W-9
                 f = pfood[a]
                 if e == X5:
                     total = f + 4 * value[max(x5[g, s], 0)]
@@ -622,6 +621,59 @@ def deciding(phase: Any, plays: Any, choosing: Any, must: Any, out: Any) -> None
 
 
 @kernel
+def sample_lay(
+    hands: Any,
+    g: int,
+    s: int,
+    u: float,
+    nthird: Any,
+    total: Any,
+    pairs: Any,
+    short: Any,
+    first: Any,
+    pair_ij: Any,
+) -> int:
+    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
+    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
+    it from its table by hand key, but from small tables by food key (counts capped at 3):
+    ``nthird`` (1024, 15) the legal food third cards of each pair of food cards (-1: the
+    pair is not held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the
+    forced lay of a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j)."""
+    fk = 0
+    food = 0
+    weight = 1
+    for k in range(F_KINDS):
+        c = min(hands[g, s, k], 3)
+        fk += c * weight
+        food += c
+        weight *= 4
+    effects = 0
+    for k in range(F_KINDS, KINDS):
+        if hands[g, s, k] > 0:
+            effects += 1
+    if not full(food, effects):
+        return int(short[fk])  # W-5: the one lay of every food card held
+    pick = np.int64(u * (total[fk] + pairs[fk] * effects))
+    for q in range(pair_ij.shape[0]):
+        n = nthird[fk, q]
+        if n < 0:
+            continue
+        if pick >= n + effects:
+            pick -= n + effects
+            continue
+        i, j = pair_ij[q, 0], pair_ij[q, 1]
+        for k in range(j, KINDS):  # the thirds of pair (i, j) in id order: food j..4, effects
+            left = hands[g, s, k]
+            if k < F_KINDS:
+                left = min(left, 3) - (1 if k == i else 0) - (1 if k == j else 0)
+            if left > 0:
+                if pick == 0:
+                    return int(first[i, j] + k - j)
+                pick -= 1
+    return -1  # not reached: pick < the number of legal lays
+
+
+@kernel
 def sample(
     rng: Any,
     hands: Any,
@@ -631,10 +683,12 @@ def sample(
     targets: Any,
     must: Any,
     before_play: Any,
-    order: Any,
-    number: Any,
-    cap: Any,
-    weight: Any,
+    nthird: Any,
+    total: Any,
+    pairs: Any,
+    short: Any,
+    first: Any,
+    pair_ij: Any,
     peffect: Any,
     pcounts: Any,
     out: Any,
@@ -664,10 +718,7 @@ def sample(
                 continue
             u = rng.random()
             if lays and plays[g, s] < 0:
-                key = 0
-                for k in range(KINDS):
-                    key += min(hands[g, s, k], cap[k]) * weight[k]
-                out[g, s] = order[key, np.int64(u * number[key])]
+                out[g, s] = sample_lay(hands, g, s, u, nthird, total, pairs, short, first, pair_ij)
     if n_target:
         for g in range(b):  # the grocers' targets (W-9)
             if phase[g] != TARGET:

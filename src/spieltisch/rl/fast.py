@@ -81,7 +81,6 @@ def _kernels() -> dict[str, Any]:
         def table(t: IntArray) -> IntArray:
             return np.ascontiguousarray(t, dtype=np.int64)
 
-        _, order, number = batched.play_tables()
         _KERNELS.update(
             kernels=_schmaus_kernels,
             # per lay: food and effect cards, its effect card, its one food kind, food value,
@@ -99,16 +98,35 @@ def _kernels() -> dict[str, Any]:
                     batched.VALUE,
                 )
             ),
-            sample_tables=(
-                np.ascontiguousarray(order),
-                np.ascontiguousarray(number, dtype=np.uint8),  # at most 140 lays: fits the cache
-                table(batched._CAP),
-                table(batched._WEIGHT),
-                table(batched.PLAY_EFFECT),
-                table(batched.PLAY_COUNTS),
-            ),
+            sample_tables=(*_lay_tables(), table(batched.PLAY_EFFECT), table(batched.PLAY_COUNTS)),
         )
     return _KERNELS
+
+
+def _lay_tables() -> tuple[IntArray, ...]:
+    """The small tables of ``_schmaus_kernels.sample_lay`` (instead of the numpy backend's
+    table of every hand key, 18 MB: a cache miss per seat), by food key: the food counts
+    capped at 3, in base 4."""
+    f = batched.F_KINDS
+    pair_ij = np.array([(i, j) for i in range(f) for j in range(i, f)], dtype=np.int64)
+    first = np.full((f, f), -1, dtype=np.int64)
+    for i, j in pair_ij:
+        first[i, j] = batched.PLAY_ID[(int(i), int(j), int(j))]
+    keys = np.arange(4**f)
+    counts = (keys[:, None] // 4 ** np.arange(f)[None, :]) % 4  # (1024, 5)
+    nthird = np.full((len(keys), len(pair_ij)), -1, dtype=np.int8)
+    for q, (i, j) in enumerate(pair_ij):
+        left = counts.copy()
+        left[:, i] -= 1
+        left[:, j] -= 1
+        held = (left >= 0).all(1)
+        nthird[held, q] = (left[held, j:] > 0).sum(1)
+    total = np.where(nthird >= 0, nthird, 0).sum(1)
+    pairs = (nthird >= 0).sum(1)
+    short = np.full(len(keys), -1, dtype=np.int64)
+    for key in np.nonzero(counts.sum(1) < 3)[0]:  # W-5: every food card held (fewer than 3)
+        short[key] = batched.PLAY_ID[tuple(int(k) for k in range(f) for _ in range(counts[key, k]))]
+    return nthird, total.astype(np.int64), pairs.astype(np.int64), short, first, pair_ij
 
 
 class FastSchmaus(BatchedSchmaus):
