@@ -1,22 +1,26 @@
 """An optional compiled (numba) backend of the batched Waschbär-Schmaus engine (docs/rl.md).
 
 :class:`FastSchmaus` is a :class:`~spieltisch.rl.batched.BatchedSchmaus` whose
-:meth:`~FastSchmaus.step` and :meth:`~FastSchmaus.sample_legal` run as one
-``@njit`` loop over the games of the batch, on the same arrays (same layout,
-same dtypes), so every other method (deals, masks, observations) is shared.
+:meth:`~FastSchmaus.step`, :meth:`~FastSchmaus.sample_legal`,
+:meth:`~FastSchmaus.deciding` and :meth:`~FastSchmaus.reset_done` are ``@njit``
+loops over the games of the batch (:mod:`spieltisch.rl._schmaus_kernels`), on the
+same arrays (same layout, same dtypes), so every other method (masks,
+observations, ``load``) is shared.
 
 Same games for the same seed and actions as the numpy backend:
 
-* ``sample_legal`` draws its uniform numbers with numpy, in the same shapes and
-  order as the numpy backend, and passes them into the kernel, which turns them
-  into actions with the same arithmetic.
-* A W-17 reshuffle is the one random event inside a step. The kernel steps
-  every game by itself; a game that would reshuffle during this step is put
-  back exactly as it was (its small per-step state is saved first) and stepped
-  by the numpy backend afterwards, together with the other such games and
-  nobody else. The numpy backend draws reshuffle keys only for reshuffling
-  games, in game order, so the random stream (or the ``shuffler`` calls) is
-  the same as when the numpy backend steps the whole batch.
+* ``sample_legal`` draws its uniform numbers from the given Generator inside the
+  kernel, in the numpy backend's shapes and order, and turns them into actions with
+  the same arithmetic (lays from small tables by food key, the same lay as the numpy
+  backend's table of every hand key).
+* ``reset_done`` shuffles the decks with numpy (the same ``permuted`` call), the
+  kernel deals them.
+* A W-17 reshuffle is the one random event inside a step. The kernel steps every
+  game by itself; a game that needs one pauses at that point, and the paused games
+  are reshuffled (54 keys each from the engine's Generator) by point, then game:
+  the numpy backend's order. With a ``shuffler`` (a Python callable) a game that
+  would reshuffle is put back exactly as it was and stepped by the numpy backend
+  afterwards, together with the other such games and nobody else.
 
 Needs the extra ``rl-fast`` (numba); :func:`require_numba` says how to install it.
 """
