@@ -141,6 +141,26 @@ def test_numba_backend_plays_the_same_games_as_numpy(players: int) -> None:
     assert reshuffled > 0 or players == 2  # the kernel's own reshuffles ran (two players rarely need one)
 
 
+@pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
+@pytest.mark.parametrize("scale", [1, 2])
+def test_numba_samples_the_same_lay_for_every_hand(scale: int) -> None:
+    """The kernel picks lays (W-4, W-5) from small tables by food key, the numpy backend
+    from its table of all 131,072 hand keys: the same lays from the same uniform numbers,
+    for every hand key (scale 1) and for hands over the caps of the key (scale 2)."""
+    keys = np.arange(batched.NUM_KEYS)
+    counts = (keys[:, None] // batched._WEIGHT[None, :]) % batched._RADIX[None, :]
+    hands = (scale * counts).reshape(batched.NUM_KEYS // 2, 2, batched.KINDS)
+    envs = [make_schmaus(len(hands), 2, seed=3, backend=b) for b in BACKENDS]
+    for env in envs:
+        env.hands[:] = hands
+        env.phase[:] = batched.PLAY
+        env.plays[:] = -1
+    for seed in range(2):
+        numpy_lays, numba_lays = (env.sample_legal(np.random.default_rng(seed)) for env in envs)
+        assert (numpy_lays >= 0).all()
+        assert (numpy_lays == numba_lays).all()
+
+
 @backends
 def test_random_play_with_own_deals_and_reset(backend: str) -> None:
     env = make_schmaus(64, 4, seed=1, backend=backend)

@@ -1,12 +1,18 @@
-# ruff: noqa: RUF059  -- each kernel unpacks the whole state tuple by name, used or not
 """The numba kernels of :mod:`spieltisch.rl.fast` (imported only when numba is installed).
 
 One game at a time, in the numpy backend's order of work for that game (W-1 .. W-18).
-A game that needs a W-17 reshuffle pauses there: the functions return the point
-(1 + E/L/R_s below) and :func:`step` resumes the paused games in the numpy
-backend's order of reshuffles (by point, then game), so they draw the same
-random numbers. ``st`` is the engine's state arrays, ``tb`` the lay tables,
-``pend`` (B, P) the draws waiting for a reshuffle (see ``fast.FastSchmaus``).
+The rest of a decision node after the actions (W-6 draws, reveal, scoring, W-13 loser
+draws, W-16 discards, the next round's W-5 draws) is one state machine,
+:func:`advance`. A game that needs a W-17 reshuffle pauses there: ``advance``
+returns the point (1 + E/L/S_s below) and :func:`step` resumes the paused games in
+the numpy backend's order of reshuffles (by point, then game), so they draw the
+same random numbers.
+
+Speed: every array is passed by itself (no tuples of arrays: numba reference-counts
+each array taken out of a tuple, an atomic operation per array per game), nothing
+is allocated per game, and ``sample_legal``, ``deciding`` and the deal of finished
+games are kernels too (``sample`` draws its uniform numbers from the Generator
+itself, in numpy's order).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from spieltisch.rl.batched import (
     HUNTER,
     KINDS,
     LOSER_DRAWS,
+    MAX_CARDS,
     OVER,
     PLAY,
     TARGET,
@@ -38,13 +45,31 @@ from spieltisch.rl.batched import (
     X5_BASE,
 )
 
+POINT_EMPTY, POINT_LOSER, POINT_SHORT = 0, 1, 2
+"""Where a step reshuffles: the W-6 draws of empty hands, the W-13 loser draws, the W-5
+draws of seat s (point 2 + s); numpy reshuffles all games at one point, in game order."""
 
-@njit(cache=True, inline="always")
+_OPTIONS: dict[str, Any] = {"cache": True, "_nrt": False}
+kernel = njit(**_OPTIONS)
+"""Every kernel: compiled once into numba's on-disk cache, and without numba's reference
+counting (no kernel allocates; counting would cost two atomic operations per array
+argument per call, many per game), so the caller passes the scratch arrays in."""
+
+BUCKETS = 64
+"""The buckets of a reshuffle's sort."""
+
+S_EMPTY, S_EMPTY_DRAW, S_REVEAL, S_SCORE, S_LOSER_DRAW, S_START, S_SHORT = range(7)
+"""The stages of :func:`advance`: after the lays (W-6 check), the W-6 draws, the reveal
+(W-9/W-11 choices), the scoring (W-8 .. W-15), the W-13 draws and what follows
+(W-18, W-16), a new round, its W-5 draws from a seat on."""
+
+
+@kernel
 def full(food: int, effects: int) -> bool:
     return food >= 3 or (food == 2 and effects > 0)  # W-4
 
 
-@njit(cache=True, inline="always")
+@kernel
 def draw_seat(g: int, s: int, n: int, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
     for _ in range(n):  # the top card is pile[pile_len - 1] (W-17)
         top = pile_len[g] - 1
@@ -57,38 +82,62 @@ def draw_seat(g: int, s: int, n: int, hands: Any, food: Any, effects: Any, pile:
             effects[g, s] += 1
 
 
-POINT_EMPTY, POINT_LOSER, POINT_SHORT = 0, 1, 2
-"""Where a step reshuffles: the W-6 draws of empty hands, the W-13 loser draws, the W-5
-draws of seat s (point 2 + s); numpy reshuffles all games at one point, in game order."""
-
-
-@njit(cache=True, inline="always")
-def needs_reshuffle(g: int, counts: Any, pile_len: Any, disc_len: Any) -> bool:
-    """W-17: the draws ``counts`` run the pile out while there are discards."""
-    total = 0
-    for s in range(counts.shape[0]):
-        total += counts[s]
-    return bool(pile_len[g] < total and disc_len[g] > 0)
-
-
-@njit(cache=True, inline="always")
-def draw(g: int, counts: Any, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
-    """W-17 draws in seat order (both piles empty: no more draws)."""
-    for s in range(counts.shape[0]):
-        n = min(counts[s], pile_len[g])
+@kernel
+def draw(g: int, pend: Any, hands: Any, food: Any, effects: Any, pile: Any, pile_len: Any) -> None:
+    """W-17 draws ``pend[g]`` in seat order (both piles empty: no more draws)."""
+    for s in range(pend.shape[1]):
+        n = min(pend[g, s], pile_len[g])
         draw_seat(g, s, n, hands, food, effects, pile, pile_len)
 
 
-@njit(cache=True, inline="always")
-def reshuffle(g: int, st: Any, reshuffles: Any, rng: Any) -> None:
-    """W-17: the discards, shuffled, go under the pile; the same 54 keys per game and the
-    same order as the numpy backend (``argsort`` of uniform keys)."""
-    pile, pile_len, disc, disc_len = st[3], st[4], st[5], st[6]
+@kernel
+def needs_reshuffle(g: int, pend: Any, pile_len: Any, disc_len: Any) -> bool:
+    """W-17: the draws ``pend[g]`` run the pile out while there are discards."""
+    total = 0
+    for s in range(pend.shape[1]):
+        total += pend[g, s]
+    return bool(pile_len[g] < total and disc_len[g] > 0)
+
+
+@kernel
+def reshuffle(
+    g: int,
+    pile: Any,
+    pile_len: Any,
+    disc: Any,
+    disc_len: Any,
+    reshuffles: Any,
+    rng: Any,
+    keys: Any,
+    order: Any,
+    bucket: Any,
+) -> None:
+    """W-17: the discards, shuffled, go under the pile; the same 54 keys per game as the
+    numpy backend and the same order (its ``argsort`` of the keys: distinct keys sort
+    alike by any sort). Here a bucket sort (64 buckets of the uniform keys), then an
+    insertion sort of the nearly sorted result, in the scratch arrays ``keys``, ``order``
+    (54,) and ``bucket`` (65,)."""
     size = disc_len[g]
-    keys = np.empty(pile.shape[1])
-    for i in range(pile.shape[1]):
+    for i in range(MAX_CARDS):
         keys[i] = rng.random()
-    order = np.argsort(keys[:size])
+    for t in range(BUCKETS + 1):
+        bucket[t] = 0
+    for i in range(size):
+        bucket[np.int64(keys[i] * BUCKETS) + 1] += 1
+    for t in range(BUCKETS):
+        bucket[t + 1] += bucket[t]
+    for i in range(size):
+        c = np.int64(keys[i] * BUCKETS)
+        order[bucket[c]] = i
+        bucket[c] += 1
+    for i in range(1, size):
+        o = order[i]
+        v = keys[o]
+        j = i - 1
+        while j >= 0 and keys[order[j]] > v:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = o
     for i in range(pile_len[g] - 1, -1, -1):
         pile[g, i + size] = pile[g, i]
     for i in range(size):
@@ -98,20 +147,13 @@ def reshuffle(g: int, st: Any, reshuffles: Any, rng: Any) -> None:
     reshuffles[g] += 1
 
 
-@njit(cache=True, inline="always")
-def ask_discards(g: int, before: bool, st: Any) -> bool:
+@kernel
+def ask_discards(
+    g: int, before: bool, food: Any, effects: Any, phase: Any, must: Any, sealed_len: Any, before_play: Any
+) -> bool:
     """W-16: who must discard, and whether anybody must (then the phase is DISCARD)."""
-    hands, food, effects, phase, must, sealed_len, before_play = (
-        st[0],
-        st[1],
-        st[2],
-        st[10],
-        st[15],
-        st[17],
-        st[18],
-    )
     any_must = False
-    for s in range(hands.shape[1]):
+    for s in range(food.shape[1]):
         m = max(0, food[g, s] + effects[g, s] - HAND_LIMIT)
         must[g, s] = m
         sealed_len[g, s] = 0
@@ -123,231 +165,199 @@ def ask_discards(g: int, before: bool, st: Any) -> bool:
     return any_must
 
 
-@njit(cache=True, inline="always")
-def short_draws(g: int, st: Any, first: int) -> int:
-    """W-5 from seat ``first`` on, in seat order: draw one card at a time until a lay is
-    possible; then W-16 before laying. 0, or 1 + the point of a needed reshuffle."""
-    hands, food, effects, pile, pile_len, disc_len = st[0], st[1], st[2], st[3], st[4], st[6]
-    for s in range(first, hands.shape[1]):
-        while not full(food[g, s], effects[g, s]):
-            if pile_len[g] == 0:
-                if disc_len[g] > 0:
-                    return 1 + POINT_SHORT + s
-                break
-            draw_seat(g, s, 1, hands, food, effects, pile, pile_len)
-    ask_discards(g, True, st)
-    return 0
-
-
-@njit(cache=True, inline="always")
-def start_round(g: int, st: Any) -> int:
-    plays, targets, x5, choosing, phase = st[11], st[12], st[13], st[14], st[10]
-    for s in range(plays.shape[1]):
-        plays[g, s] = -1
-        targets[g, s] = -1
-        x5[g, s] = -1
-        choosing[g, s] = False
-    phase[g] = PLAY
-    return short_draws(g, st, 0)
-
-
-@njit(cache=True, inline="always")
-def next_round(g: int, st: Any) -> int:
-    """After the scoring: W-16 discards, else the next round."""
-    if not ask_discards(g, False, st):
-        st[8][g] += 1
-        return start_round(g, st)
-    return 0
-
-
-@njit(cache=True, inline="always")
-def score(g: int, st: Any, tb: Any, pend: Any) -> int:
-    (
-        hands,
-        food,
-        effects,
-        pile,
-        pile_len,
-        disc,
-        disc_len,
-        scores,
-        rnd,
-        rounds,
-        phase,
-        plays,
-        targets,
-        x5,
-        choosing,
-        must,
-        sealed,
-        sealed_len,
-        before_play,
-    ) = st
-    (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
+@kernel
+def advance(
+    g: int,
+    stage: int,
+    seat: int,
+    hands: Any,
+    food: Any,
+    effects: Any,
+    pile: Any,
+    pile_len: Any,
+    disc: Any,
+    disc_len: Any,
+    scores: Any,
+    rnd: Any,
+    rounds: Any,
+    phase: Any,
+    plays: Any,
+    targets: Any,
+    x5: Any,
+    choosing: Any,
+    must: Any,
+    sealed_len: Any,
+    before_play: Any,
+    pend: Any,
+    individual: Any,
+    peffect: Any,
+    ponly: Any,
+    pfood: Any,
+    pbase: Any,
+    pcards: Any,
+    value: Any,
+) -> int:
+    """Game ``g`` from ``stage`` (W-5 from ``seat``) to its next decision node: 0, or
+    1 + the point of a W-17 reshuffle it needs first (the draws wait in ``pend``)."""
     p = hands.shape[1]
-    guardian = False
-    hunter = False
-    garbage = 0
-    doubling = 0
-    for s in range(p):
-        e = peffect[plays[g, s]]
-        guardian = guardian or e == GUARDIAN
-        hunter = hunter or e == HUNTER
-        if e == GARBAGE:
-            garbage += 1
-        if e == X2:
-            doubling += 1  # W-11
-    hunter = hunter and not guardian
-    if guardian:
-        garbage = 0  # W-10
-    individual = np.empty(p, dtype=np.int64)
-    for s in range(p):
-        a = plays[g, s]
-        e = peffect[a]
-        zeroed = False  # W-9
-        if not (guardian or hunter):
-            for o in range(p):
-                if peffect[plays[g, o]] == GROCER and targets[g, o] == s:
-                    zeroed = True
-        f = pfood[a]
-        if e == X5:
-            total = f + 4 * value[max(x5[g, s], 0)]
-        elif e == X3:
-            total = 3 * f
-        else:
-            total = f
-        if zeroed:
-            total = 0
-        total = total << doubling
-        ind = (total >> garbage) + pbase[a]  # W-12, W-13
-        individual[s] = 0 if hunter else ind  # W-8
-    pot = individual.sum()  # W-14
-    best = individual.max()
-    low = individual.min()
-    nbest = 0
-    for s in range(p):
-        if individual[s] == best:
-            nbest += 1
-    share = pot // nbest
-    for s in range(p):
-        if individual[s] == best:
-            scores[g, s] += share
-    for s in range(p):  # W-15: the laid cards go to the discard pile, in seat order
-        for j in range(3):
-            c = pcards[plays[g, s], j]
-            if c >= 0:
-                disc[g, disc_len[g]] = c
-                disc_len[g] += 1
-    for s in range(p):
-        pend[g, s] = LOSER_DRAWS if individual[s] == low else 0
-    if needs_reshuffle(g, pend[g], pile_len, disc_len):
-        return 1 + POINT_LOSER
-    return score_rest(g, st, pend)
+    while True:
+        if stage == S_EMPTY:  # W-6, before the reveal
+            empty = False
+            for s in range(p):
+                if food[g, s] + effects[g, s] == 0:
+                    pend[g, s] = EMPTY_DRAW
+                    empty = True
+                else:
+                    pend[g, s] = 0
+            stage = S_REVEAL
+            if empty:
+                if needs_reshuffle(g, pend, pile_len, disc_len):
+                    return 1 + POINT_EMPTY
+                stage = S_EMPTY_DRAW
+        elif stage == S_EMPTY_DRAW:
+            draw(g, pend, hands, food, effects, pile, pile_len)
+            stage = S_REVEAL
+        elif stage == S_REVEAL:
+            guardian = False
+            hunter = False
+            for s in range(p):
+                e = peffect[plays[g, s]]
+                guardian = guardian or e == GUARDIAN
+                hunter = hunter or e == HUNTER
+            hunter = hunter and not guardian
+            choose = False
+            for s in range(p):
+                a = plays[g, s]
+                grocer = peffect[a] == GROCER and not (guardian or hunter)
+                times5 = peffect[a] == X5 and not hunter
+                if p == 2 and grocer:
+                    targets[g, s] = 1 - s  # W-9: the forced target
+                if times5 and ponly[a] >= 0:
+                    x5[g, s] = ponly[a]  # W-11: the forced choice
+                c = (grocer and targets[g, s] < 0) or (times5 and x5[g, s] < 0)
+                choosing[g, s] = c
+                choose = choose or c
+            if choose:
+                phase[g] = TARGET
+                return 0
+            stage = S_SCORE
+        elif stage == S_SCORE:
+            guardian = False
+            hunter = False
+            garbage = 0
+            doubling = 0
+            targeted = 0  # W-9: one bit per seat a grocer chose
+            for s in range(p):
+                e = peffect[plays[g, s]]
+                guardian = guardian or e == GUARDIAN
+                hunter = hunter or e == HUNTER
+                if e == GARBAGE:
+                    garbage += 1
+                if e == X2:
+                    doubling += 1  # W-11
+                if e == GROCER and targets[g, s] >= 0:
+                    targeted |= 1 << targets[g, s]
+            hunter = hunter and not guardian
+            if guardian:
+                garbage = 0  # W-10
+            pot = 0
+            best = -1
+            low = -1
+            for s in range(p):
+                a = plays[g, s]
+                e = peffect[a]
+                zeroed = not (guardian or hunter) and (targeted >> s) & 1 != 0  # W-9
+                f = pfood[a]
+                if e == X5:
+                    total = f + 4 * value[max(x5[g, s], 0)]
+                elif e == X3:
+                    total = 3 * f
+                else:
+                    total = f
+                if zeroed:
+                    total = 0
+                total = total << doubling
+                ind = 0 if hunter else (total >> garbage) + pbase[a]  # W-8, W-12, W-13
+                individual[s] = ind
+                pot += ind  # W-14
+                if s == 0 or ind > best:
+                    best = ind
+                if s == 0 or ind < low:
+                    low = ind
+            nbest = 0
+            for s in range(p):
+                if individual[s] == best:
+                    nbest += 1
+            share = pot // nbest
+            n = disc_len[g]
+            for s in range(p):
+                if individual[s] == best:
+                    scores[g, s] += share
+                pend[g, s] = LOSER_DRAWS if individual[s] == low else 0
+                a = plays[g, s]  # W-15: the laid cards go to the discard pile, in seat order
+                for j in range(3):
+                    c = pcards[a, j]
+                    if c >= 0:
+                        disc[g, n] = c
+                        n += 1
+            disc_len[g] = n
+            stage = S_LOSER_DRAW
+            if needs_reshuffle(g, pend, pile_len, disc_len):
+                return 1 + POINT_LOSER
+        elif stage == S_LOSER_DRAW:
+            draw(g, pend, hands, food, effects, pile, pile_len)
+            for s in range(p):
+                plays[g, s] = -1
+            if rnd[g] >= rounds[g]:
+                phase[g] = OVER  # W-18
+                return 0
+            if ask_discards(g, False, food, effects, phase, must, sealed_len, before_play):
+                return 0
+            rnd[g] += 1
+            stage = S_START
+        elif stage == S_START:
+            for s in range(p):
+                plays[g, s] = -1
+                targets[g, s] = -1
+                x5[g, s] = -1
+                choosing[g, s] = False
+            phase[g] = PLAY
+            seat = 0
+            stage = S_SHORT
+        else:  # S_SHORT: W-5 in seat order, one card at a time until a lay is possible
+            for s in range(seat, p):
+                while not full(food[g, s], effects[g, s]):
+                    if pile_len[g] == 0:
+                        if disc_len[g] > 0:
+                            return 1 + POINT_SHORT + s
+                        break
+                    draw_seat(g, s, 1, hands, food, effects, pile, pile_len)
+            ask_discards(g, True, food, effects, phase, must, sealed_len, before_play)  # W-16 before laying
+            return 0
 
 
-@njit(cache=True, inline="always")
-def score_rest(g: int, st: Any, pend: Any) -> int:
-    """The W-13 loser draws (``pend``), then W-18 or the next round."""
-    (
-        hands,
-        food,
-        effects,
-        pile,
-        pile_len,
-        disc,
-        disc_len,
-        scores,
-        rnd,
-        rounds,
-        phase,
-        plays,
-        targets,
-        x5,
-        choosing,
-        must,
-        sealed,
-        sealed_len,
-        before_play,
-    ) = st
-    draw(g, pend[g], hands, food, effects, pile, pile_len)
-    for s in range(plays.shape[1]):
-        plays[g, s] = -1
-    if rnd[g] >= rounds[g]:
-        phase[g] = OVER  # W-18
-        return 0
-    return next_round(g, st)
-
-
-@njit(cache=True, inline="always")
-def reveal(g: int, st: Any, tb: Any, pend: Any) -> int:
-    hands, food, effects, pile, pile_len, disc_len = st[0], st[1], st[2], st[3], st[4], st[6]
-    empty = False
-    for s in range(hands.shape[1]):
-        pend[g, s] = EMPTY_DRAW if food[g, s] + effects[g, s] == 0 else 0
-        if pend[g, s]:
-            empty = True
-    if empty:  # W-6, before the reveal
-        if needs_reshuffle(g, pend[g], pile_len, disc_len):
-            return 1 + POINT_EMPTY
-        draw(g, pend[g], hands, food, effects, pile, pile_len)
-    return reveal_rest(g, st, tb, pend)
-
-
-@njit(cache=True, inline="always")
-def reveal_rest(g: int, st: Any, tb: Any, pend: Any) -> int:
-    (
-        hands,
-        food,
-        effects,
-        pile,
-        pile_len,
-        disc,
-        disc_len,
-        scores,
-        rnd,
-        rounds,
-        phase,
-        plays,
-        targets,
-        x5,
-        choosing,
-        must,
-        sealed,
-        sealed_len,
-        before_play,
-    ) = st
-    (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
-    p = hands.shape[1]
-    guardian = False
-    hunter = False
-    for s in range(p):
-        e = peffect[plays[g, s]]
-        guardian = guardian or e == GUARDIAN
-        hunter = hunter or e == HUNTER
-    hunter = hunter and not guardian
-    choose = False
-    for s in range(p):
-        a = plays[g, s]
-        grocer = peffect[a] == GROCER and not (guardian or hunter)
-        times5 = peffect[a] == X5 and not hunter
-        if p == 2 and grocer:
-            targets[g, s] = 1 - s  # W-9: the forced target
-        if times5 and ponly[a] >= 0:
-            x5[g, s] = ponly[a]  # W-11: the forced choice
-        c = (grocer and targets[g, s] < 0) or (times5 and x5[g, s] < 0)
-        choosing[g, s] = c
-        choose = choose or c
-    if choose:
-        phase[g] = TARGET
-        return 0
-    return score(g, st, tb, pend)
-
-
-@njit(cache=True)
+@kernel
 def step(
     actions: Any,
-    st: Any,
-    tb: Any,
+    hands: Any,
+    food: Any,
+    effects: Any,
+    pile: Any,
+    pile_len: Any,
+    disc: Any,
+    disc_len: Any,
+    scores: Any,
+    rnd: Any,
+    rounds: Any,
+    phase: Any,
+    plays: Any,
+    targets: Any,
+    x5: Any,
+    choosing: Any,
+    must: Any,
+    sealed: Any,
+    sealed_len: Any,
+    before_play: Any,
     reshuffles: Any,
     pend: Any,
     pause: Any,
@@ -355,36 +365,28 @@ def step(
     fallback: Any,
     rng: Any,
     use_rng: bool,
+    individual: Any,
+    keys: Any,
+    order: Any,
+    bucket: Any,
+    save_small: Any,
+    save_hands: Any,
+    save_one: Any,
+    pnfood: Any,
+    pneffects: Any,
+    peffect: Any,
+    ponly: Any,
+    pfood: Any,
+    pbase: Any,
+    pcards: Any,
+    value: Any,
 ) -> int:
-    """Every game's current node. With ``use_rng``, reshuffles draw from ``rng`` in the numpy
-    backend's order; else a game that reshuffles is put back as it was and flagged in
-    ``fallback`` (the caller steps it with numpy and its shuffler). Returns how many were."""
-    (
-        hands,
-        food,
-        effects,
-        pile,
-        pile_len,
-        disc,
-        disc_len,
-        scores,
-        rnd,
-        rounds,
-        phase,
-        plays,
-        targets,
-        x5,
-        choosing,
-        must,
-        sealed,
-        sealed_len,
-        before_play,
-    ) = st
-    (pcounts, pnfood, pneffects, peffect, ponly, pfood, pbase, pcards, value) = tb
+    """Every game's current node; ``change`` gets the score changes. With ``use_rng``,
+    reshuffles draw from ``rng`` in the numpy backend's order; else a game that reshuffles
+    is put back as it was and flagged in ``fallback`` (the caller steps it with numpy and
+    its shuffler). Returns how many were. Scratch: ``individual`` (P,), ``keys`` and
+    ``order`` (54,), ``bucket`` (65,), ``save_small`` (10, P), ``save_hands`` (P, 12), ``save_one`` (5,)."""
     b, p = hands.shape[0], hands.shape[1]
-    save_small = np.empty((10, p), dtype=np.int64)
-    save_hands = np.empty((p, KINDS), dtype=np.int16)
-    save_one = np.empty(5, dtype=np.int64)
     span = POINT_SHORT + p
     n_fallback = 0
     n_pause = 0
@@ -396,41 +398,45 @@ def step(
         ph = phase[g]
         if ph == OVER:
             continue
-        for s in range(p):  # what a step changes, to put the game back if it reshuffles
-            if use_rng:
-                break
-            save_small[0, s] = food[g, s]
-            save_small[1, s] = effects[g, s]
-            save_small[2, s] = scores[g, s]
-            save_small[3, s] = plays[g, s]
-            save_small[4, s] = targets[g, s]
-            save_small[5, s] = x5[g, s]
-            save_small[6, s] = choosing[g, s]
-            save_small[7, s] = must[g, s]
-            save_small[8, s] = sealed_len[g, s]
-            for k in range(KINDS):
-                save_hands[s, k] = hands[g, s, k]
-        save_one[0] = pile_len[g]
-        save_one[1] = disc_len[g]
-        save_one[2] = rnd[g]
-        save_one[3] = ph
-        save_one[4] = before_play[g]
+        if not use_rng:  # what a step changes, to put the game back if it reshuffles
+            for s in range(p):
+                save_small[0, s] = food[g, s]
+                save_small[1, s] = effects[g, s]
+                save_small[2, s] = scores[g, s]
+                save_small[3, s] = plays[g, s]
+                save_small[4, s] = targets[g, s]
+                save_small[5, s] = x5[g, s]
+                save_small[6, s] = choosing[g, s]
+                save_small[7, s] = must[g, s]
+                save_small[8, s] = sealed_len[g, s]
+                for k in range(KINDS):
+                    save_hands[s, k] = hands[g, s, k]
+            save_one[0] = pile_len[g]
+            save_one[1] = disc_len[g]
+            save_one[2] = rnd[g]
+            save_one[3] = ph
+            save_one[4] = before_play[g]
         code = 0
         if ph == PLAY:
-            for s in range(p):
-                if plays[g, s] < 0:
-                    a = actions[g, s]
-                    for k in range(KINDS):
-                        hands[g, s, k] -= pcounts[a, k]
-                    food[g, s] -= pnfood[a]
-                    effects[g, s] -= pneffects[a]
-                    plays[g, s] = a
             laid = True
             for s in range(p):
                 if plays[g, s] < 0:
-                    laid = False
+                    a = actions[g, s]
+                    for j in range(3):
+                        c = pcards[a, j]
+                        if c >= 0:
+                            hands[g, s, c] -= 1
+                    food[g, s] -= pnfood[a]
+                    effects[g, s] -= pneffects[a]
+                    plays[g, s] = a
+                    if a < 0:
+                        laid = False
             if laid:
-                code = reveal(g, st, tb, pend)
+                code = advance(
+                    g, S_EMPTY, 0, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds,
+                    phase, plays, targets, x5, choosing, must, sealed_len, before_play, pend, individual,
+                    peffect, ponly, pfood, pbase, pcards, value,
+                )  # fmt: skip
         elif ph == TARGET:
             for s in range(p):
                 if choosing[g, s]:
@@ -441,7 +447,11 @@ def step(
                         x5[g, s] = a - X5_BASE
                     choosing[g, s] = False
             phase[g] = PLAY  # every choosing seat chose at once
-            code = score(g, st, tb, pend)
+            code = advance(
+                g, S_SCORE, 0, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds,
+                phase, plays, targets, x5, choosing, must, sealed_len, before_play, pend, individual,
+                peffect, ponly, pfood, pbase, pcards, value,
+            )  # fmt: skip
         else:  # DISCARD (W-16)
             waiting = False
             for s in range(p):
@@ -467,7 +477,11 @@ def step(
                     phase[g] = PLAY
                 else:
                     rnd[g] += 1
-                    code = start_round(g, st)
+                    code = advance(
+                        g, S_START, 0, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd,
+                        rounds, phase, plays, targets, x5, choosing, must, sealed_len, before_play, pend,
+                        individual, peffect, ponly, pfood, pbase, pcards, value,
+                    )  # fmt: skip
         if code == 0:
             continue
         if use_rng:
@@ -504,14 +518,18 @@ def step(
                 continue
             pause[g] = -1
             n_pause -= 1
-            reshuffle(g, st, reshuffles, rng)
+            reshuffle(g, pile, pile_len, disc, disc_len, reshuffles, rng, keys, order, bucket)
             if point == POINT_EMPTY:
-                draw(g, pend[g], hands, food, effects, pile, pile_len)
-                code = reveal_rest(g, st, tb, pend)
+                resume, seat = S_EMPTY_DRAW, 0
             elif point == POINT_LOSER:
-                code = score_rest(g, st, pend)
+                resume, seat = S_LOSER_DRAW, 0
             else:
-                code = short_draws(g, st, point - POINT_SHORT)
+                resume, seat = S_SHORT, point - POINT_SHORT
+            code = advance(
+                g, resume, seat, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds,
+                phase, plays, targets, x5, choosing, must, sealed_len, before_play, pend, individual,
+                peffect, ponly, pfood, pbase, pcards, value,
+            )  # fmt: skip
             if code:
                 pause[g] = stage - point + code - 1
                 n_pause += 1
@@ -521,8 +539,143 @@ def step(
     return n_fallback
 
 
-@njit(cache=True)
+@kernel
+def deal(
+    idx: Any,
+    decks: Any,
+    hands: Any,
+    food: Any,
+    effects: Any,
+    pile: Any,
+    pile_len: Any,
+    disc_len: Any,
+    scores: Any,
+    rnd: Any,
+    phase: Any,
+    plays: Any,
+    targets: Any,
+    x5: Any,
+    choosing: Any,
+    must: Any,
+    sealed_len: Any,
+    before_play: Any,
+    reshuffles: Any,
+    hand_size: int,
+) -> None:
+    """``reset_done`` after its shuffle: games ``idx[i]`` get the shuffled deck ``decks[i]``
+    (seat s the cards ``s * hand_size`` on, the rest the draw pile with the last card on
+    top, W-3), then the first round starts (W-5; no discards yet, so no reshuffle)."""
+    p = hands.shape[1]
+    dealt = hand_size * p
+    for i in range(idx.shape[0]):
+        g = idx[i]
+        for s in range(p):
+            for k in range(KINDS):
+                hands[g, s, k] = 0
+            f = 0
+            for j in range(hand_size):
+                c = decks[i, s * hand_size + j]
+                hands[g, s, c] += 1
+                if c < F_KINDS:
+                    f += 1
+            food[g, s] = f
+            effects[g, s] = hand_size - f
+            scores[g, s] = 0
+            plays[g, s] = -1
+            targets[g, s] = -1
+            x5[g, s] = -1
+            choosing[g, s] = False
+        size = MAX_CARDS - dealt
+        for j in range(size):
+            pile[g, j] = decks[i, MAX_CARDS - 1 - j]
+        for j in range(size, MAX_CARDS):
+            pile[g, j] = 0
+        pile_len[g] = size
+        disc_len[g] = 0
+        rnd[g] = 1
+        reshuffles[g] = 0
+        phase[g] = PLAY
+        for s in range(p):  # W-5 in seat order (no discards yet: an empty pile ends the draws)
+            while not full(food[g, s], effects[g, s]) and pile_len[g] > 0:
+                draw_seat(g, s, 1, hands, food, effects, pile, pile_len)
+        ask_discards(g, True, food, effects, phase, must, sealed_len, before_play)
+
+
+@kernel
+def discardable(k: int, food: int, effects: int, keep: bool) -> bool:
+    """W-16: a held card of kind ``k`` may go (before laying, W-5 keeps a legal lay)."""
+    return not keep or (full(food - 1, effects) if k < F_KINDS else full(food, effects - 1))
+
+
+@kernel
+def deciding(phase: Any, plays: Any, choosing: Any, must: Any, out: Any) -> None:
+    """(B, P): the seats that decide at each game's current node."""
+    for g in range(phase.shape[0]):
+        ph = phase[g]
+        for s in range(plays.shape[1]):
+            out[g, s] = (
+                (ph == PLAY and plays[g, s] < 0)
+                or (ph == TARGET and choosing[g, s])
+                or (ph == DISCARD and must[g, s] > 0)
+            )
+
+
+@kernel
+def sample_lay(
+    hands: Any,
+    g: int,
+    s: int,
+    u: float,
+    nthird: Any,
+    total: Any,
+    pairs: Any,
+    short: Any,
+    first: Any,
+    pair_ij: Any,
+) -> int:
+    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
+    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
+    it from its table by hand key, but from small tables by food key (counts capped at 3):
+    ``nthird`` (1024, 15) the legal food third cards of each pair of food cards (-1: the
+    pair is not held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the
+    forced lay of a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j)."""
+    fk = 0
+    food = 0
+    weight = 1
+    for k in range(F_KINDS):
+        c = min(hands[g, s, k], 3)
+        fk += c * weight
+        food += c
+        weight *= 4
+    effects = 0
+    for k in range(F_KINDS, KINDS):
+        if hands[g, s, k] > 0:
+            effects += 1
+    if not full(food, effects):
+        return int(short[fk])  # W-5: the one lay of every food card held
+    pick = np.int64(u * (total[fk] + pairs[fk] * effects))
+    for q in range(pair_ij.shape[0]):
+        n = nthird[fk, q]
+        if n < 0:
+            continue
+        if pick >= n + effects:
+            pick -= n + effects
+            continue
+        i, j = pair_ij[q, 0], pair_ij[q, 1]
+        for k in range(j, KINDS):  # the thirds of pair (i, j) in id order: food j..4, effects
+            left = hands[g, s, k]
+            if k < F_KINDS:
+                left = min(left, 3) - (1 if k == i else 0) - (1 if k == j else 0)
+            if left > 0:
+                if pick == 0:
+                    return int(first[i, j] + k - j)
+                pick -= 1
+    return -1  # not reached: pick < the number of legal lays
+
+
+@kernel
 def sample(
+    rng: Any,
     hands: Any,
     phase: Any,
     plays: Any,
@@ -530,50 +683,65 @@ def sample(
     targets: Any,
     must: Any,
     before_play: Any,
-    order: Any,
-    number: Any,
-    cap: Any,
-    weight: Any,
+    nthird: Any,
+    total: Any,
+    pairs: Any,
+    short: Any,
+    first: Any,
+    pair_ij: Any,
     peffect: Any,
     pcounts: Any,
-    u_play: Any,
-    target_rows: Any,
-    u_other: Any,
-    u_kind: Any,
-    discard_rows: Any,
-    u_discard: Any,
     out: Any,
 ) -> None:
-    """``sample_legal`` from the numpy backend's uniform numbers (same shapes, same use)."""
+    """``sample_legal``: the numpy backend's uniform numbers, drawn from ``rng`` in its
+    shapes and order (lays (B, P) if any game lays; then (T, P) grocer targets and (T, P)
+    ×5 kinds for the T games choosing; then (D, P) discards), with its arithmetic."""
     b, p = hands.shape[0], hands.shape[1]
+    playing = False
+    n_target = 0
+    n_discard = 0
     for g in range(b):
-        for s in range(p):
-            out[g, s] = -1
-        if phase[g] == PLAY and u_play.shape[0] > 0:
+        ph = phase[g]
+        if ph == TARGET:
+            n_target += 1
+        elif ph == DISCARD:
+            n_discard += 1
+        elif ph == PLAY and not playing:
             for s in range(p):
                 if plays[g, s] < 0:
-                    key = 0
-                    for k in range(KINDS):
-                        key += min(hands[g, s, k], cap[k]) * weight[k]
-                    pick = np.int64(u_play[g, s] * number[key])
-                    out[g, s] = order[key, pick]
-    for i in range(target_rows.shape[0]):
-        g = target_rows[i]
+                    playing = True
+    for g in range(b):
+        lays = playing and phase[g] == PLAY
         for s in range(p):
-            if not choosing[g, s]:
+            out[g, s] = -1
+            if not playing:
                 continue
-            a = max(plays[g, s], 0)
-            if peffect[a] == GROCER and targets[g, s] < 0:
-                other = np.int64(u_other[i, s] * (p - 1))
-                if other >= s:
-                    other += 1
-                out[g, s] = TARGET_BASE + other
-            else:
+            u = rng.random()
+            if lays and plays[g, s] < 0:
+                out[g, s] = sample_lay(hands, g, s, u, nthird, total, pairs, short, first, pair_ij)
+    if n_target:
+        for g in range(b):  # the grocers' targets (W-9)
+            if phase[g] != TARGET:
+                continue
+            for s in range(p):
+                u = rng.random()
+                if choosing[g, s] and peffect[max(plays[g, s], 0)] == GROCER and targets[g, s] < 0:
+                    other = np.int64(u * (p - 1))
+                    if other >= s:
+                        other += 1
+                    out[g, s] = TARGET_BASE + other
+        for g in range(b):  # the ×5 kinds (W-11)
+            if phase[g] != TARGET:
+                continue
+            for s in range(p):
+                a = max(plays[g, s], 0)
                 n = 0
                 for k in range(F_KINDS):
                     if pcounts[a, k] > 0:
                         n += 1
-                pick = np.int64(u_kind[i, s] * n)
+                pick = np.int64(rng.random() * n)
+                if not choosing[g, s] or (peffect[a] == GROCER and targets[g, s] < 0):
+                    continue
                 kind = 0
                 seen = 0
                 for k in range(F_KINDS):
@@ -583,29 +751,32 @@ def sample(
                             break
                         seen += 1
                 out[g, s] = X5_BASE + kind
-    for i in range(discard_rows.shape[0]):
-        g = discard_rows[i]
-        for s in range(p):
-            f = 0
-            e = 0
-            for k in range(KINDS):
-                if k < F_KINDS:
-                    f += hands[g, s, k]
-                else:
-                    e += hands[g, s, k]
-            keep = before_play[g] and full(f, e)  # W-5 keeps a legal lay (W-16)
-            n = 0
-            for k in range(KINDS):
-                if hands[g, s, k] > 0 and (not keep or (full(f - 1, e) if k < F_KINDS else full(f, e - 1))):
-                    n += 1
-            pick = np.int64(u_discard[i, s] * n)
-            kind = 0
-            seen = 0
-            for k in range(KINDS):
-                if hands[g, s, k] > 0 and (not keep or (full(f - 1, e) if k < F_KINDS else full(f, e - 1))):
-                    if seen == pick:
-                        kind = k
-                        break
-                    seen += 1
-            if must[g, s] > 0:
+    if n_discard:
+        for g in range(b):
+            if phase[g] != DISCARD:
+                continue
+            for s in range(p):
+                f = 0
+                e = 0
+                for k in range(KINDS):
+                    if k < F_KINDS:
+                        f += hands[g, s, k]
+                    else:
+                        e += hands[g, s, k]
+                keep = before_play[g] and full(f, e)  # W-5 keeps a legal lay (W-16)
+                n = 0
+                for k in range(KINDS):
+                    if hands[g, s, k] > 0 and discardable(k, f, e, keep):
+                        n += 1
+                pick = np.int64(rng.random() * n)
+                if must[g, s] <= 0:
+                    continue
+                kind = 0
+                seen = 0
+                for k in range(KINDS):
+                    if hands[g, s, k] > 0 and discardable(k, f, e, keep):
+                        if seen == pick:
+                            kind = k
+                            break
+                        seen += 1
                 out[g, s] = DISCARD_BASE + kind
