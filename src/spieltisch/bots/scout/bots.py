@@ -12,6 +12,9 @@
   score relative to the opponents (in the last round: winning the game).
 * :class:`HardBotV2` (``hard@v2``) adds deliberate long-set scouts to the
   candidates and scores every round by the chance to win the game.
+* :class:`HardBotV3` (``hard@v3``) plays v1's search with cheaper playouts,
+  and :class:`HardBotV4` (``hard@v4``) v3's search over worlds weighted by
+  the opponents' recorded actions (:mod:`.inference`).
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
