@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, HardBotV3, MediumBot, policy
+from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, HardBotV3, HardBotV4, MediumBot, policy
 from spieltisch.bots.scout.bots import game_utility, round_utility, set_through
+from spieltisch.bots.scout.inference import RoundRecord, log_likelihood, past_decisions
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState, parse_card
@@ -64,7 +65,7 @@ def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
     return a, b
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4"])
 @pytest.mark.parametrize("phase", ["play", "flip"])
 def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
     a, b = twin_positions(phase)
@@ -219,7 +220,7 @@ def test_easy_is_noisy_across_seeds() -> None:
 # -- judgement ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4"])
 def test_shows_the_run_that_ends_the_round(level: str) -> None:
     # Seat 0 holds 3-4-5 and can beat the pair on the table, emptying its hand
     # (S-7: more cards beat fewer; S-10 (a): the round ends at once). Scouting
@@ -375,3 +376,160 @@ def test_v3_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> No
     assert HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal) == first
     assert len(counted) == used
     assert HardBotV3.default_work == 300
+
+
+# -- hard v4: opponents' hands weighted by their actions ---------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_v4_rewinds_the_round_to_each_past_decision(players: int) -> None:
+    # In the true world the rewound record (S-6 shows put back into the hand,
+    # S-8 scouted cards back on the table, S-9/S-14 chips back) gives exactly
+    # the hands, tables and chips the opponents had when they acted.
+    for seed in range(3):
+        state = ScoutState.new(players, seed)
+        bots = [make_bot("scout", "medium", s, seed) for s in range(players)]
+        before: list[tuple[int, list[int], list[int], int, int]] = []
+        checked = 0
+        while not state.is_over():
+            seat = state.to_move()[0]
+            if state.phase == "flip":
+                before = []
+            view, legal = state.view(seat), state.legal_action_ids(seat)
+            if seat == 0 and state.phase == "play":
+                record = RoundRecord.from_view(view, Position.from_view(view))
+                assert record is not None
+                rewound = past_decisions(record, state.hands, 0, 99)
+                expected = [b for b in reversed(before) if b[0] != 0]
+                assert rewound == expected
+                checked += len(rewound)
+            action = bots[seat].choose(view, legal)
+            if state.phase == "play":
+                before.append((seat, list(state.hands[seat]), list(state.table), state.chips[seat], action))
+            state.apply_id(seat, action)
+        assert checked > 10
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_v4_weights_the_true_hands_above_random_ones(players: int) -> None:
+    # The opponents play medium, so in the real world their recorded actions
+    # are medium's best (log-likelihood 0); sampled worlds are on average less likely.
+    state = ScoutState.new(players, 11)
+    bots = [make_bot("scout", "medium", s, 11) for s in range(players)]
+    true_ll: list[float] = []
+    sampled_ll: list[float] = []
+    rng = random.Random(0)
+    while not state.is_over() and state.round == 0:
+        seat = state.to_move()[0]
+        view, legal = state.view(seat), state.legal_action_ids(seat)
+        if seat == 0 and state.phase == "play":
+            pos = Position.from_view(view)
+            record = RoundRecord.from_view(view, pos)
+            assert record is not None
+            true_ll.append(log_likelihood(record, state.hands, 0, 99, 0.5, 0.05))
+            knowledge = Knowledge()
+            knowledge.update(view, pos)
+            for _ in range(10):
+                world = sample_world(pos, knowledge.unseen(pos), rng)
+                sampled_ll.append(log_likelihood(record, world.hands, 0, 99, 0.5, 0.05))
+        state.apply_id(seat, bots[seat].choose(view, legal))
+    assert true_ll and max(true_ll) <= 0.0
+    assert sum(true_ll) / len(true_ll) > sum(sampled_ll) / len(sampled_ll)
+    assert min(sampled_ll) < 0.0
+
+
+def test_v4_action_scores_are_medium_scores() -> None:
+    # The opponent model scores a recorded action as score_actions does.
+    for players, seed in ((2, 1), (4, 2), (5, 3)):
+        state = ScoutState.new(players, seed)
+        rng = random.Random(seed)
+        for _ in range(40):
+            if state.is_over():
+                break
+            seat = state.to_move()[0]
+            legal = state.legal_action_ids(seat)
+            if state.phase == "play":
+                args = (state.hands[seat], state.table, players, state.chips[seat])
+                for score, a in score_actions(*args, full=True):
+                    assert policy.action_score(*args, a) == pytest.approx(score, abs=1e-9)
+                best = max(s for s, _ in score_actions(*args, full=False))
+                assert policy.fast_best_score(*args) == pytest.approx(best, abs=1e-9)
+            state.apply_id(seat, legal[rng.randrange(len(legal))])
+
+
+def mid_round(players: int, seed: int, turns: int) -> ScoutState:
+    """A seeded game played by medium bots until seat 0 is to move in the play
+    phase after at least ``turns`` moves of this round (so the round's record
+    holds opponents' decisions to weight the worlds by)."""
+    state = ScoutState.new(players, seed)
+    bots = [make_bot("scout", "medium", s, seed) for s in range(players)]
+    played = 0
+    while True:
+        seat = state.to_move()[0]
+        if state.phase == "play" and seat == 0 and played >= turns:
+            return state
+        played = 0 if state.phase == "flip" else played + 1
+        state.apply_id(seat, bots[seat].choose(state.view(seat), state.legal_action_ids(seat)))
+
+
+def hidden_swapped(state: ScoutState) -> ScoutState:
+    """The same position with one hidden card of seat 1 and one of seat 2
+    exchanged: seat 0's view is unchanged."""
+    twin = state.clone()
+    i = twin.known[1].index(False)
+    j = twin.known[2].index(False)
+    twin.hands[1][i], twin.hands[2][j] = twin.hands[2][j], twin.hands[1][i]
+    assert twin.view(0) == state.view(0)
+    assert twin.hands != state.hands
+    return twin
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_v4_decides_from_the_view_alone_and_repeats_itself(players: int) -> None:
+    # Mid-round, with opponents' decisions to weight by: changing cards seat 0
+    # cannot see changes nothing, and the same seed and budget give the same move.
+    for seed in (1, 2):
+        state = mid_round(players, seed, 6)
+        twin = hidden_swapped(state)
+        legal = state.legal_action_ids(0)
+        first = HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal)
+        assert first in legal
+        assert HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(twin.view(0), legal) == first
+        assert HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal) == first
+
+
+def test_v4_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    # At most the budget's playouts per decision, whatever the clock says, and
+    # the worlds really are weighted there (the opponents have acted).
+    state = mid_round(4, 3, 6)
+    view, legal = state.view(0), state.legal_action_ids(0)
+    counted: list[int] = []
+    weighed: list[int] = []
+    playout = HardBotV4._playout
+    weigh = log_likelihood
+
+    def counting(self: HardBotV4, w: ScoutState, pos: Position) -> float:
+        counted.append(1)
+        return playout(self, w, pos)
+
+    def weighing(*args: object, **kwargs: object) -> float:
+        weighed.append(1)
+        return weigh(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(HardBotV4, "_playout", counting)
+    monkeypatch.setattr("spieltisch.bots.scout.bots.log_likelihood", weighing)
+    first = HardBotV4("scout", 0, 4, Budget(iterations=37)).choose(view, legal)
+    assert 12 <= len(counted) <= 37
+    assert weighed
+    used = len(counted)
+    readings = [0.0]
+
+    def clock() -> float:
+        readings[0] += 3600.0
+        return readings[0]
+
+    monkeypatch.setattr(time, "perf_counter", clock)
+    counted.clear()
+    assert HardBotV4("scout", 0, 4, Budget(iterations=37)).choose(view, legal) == first
+    assert len(counted) == used
+    assert HardBotV4.default_work == 220

@@ -42,6 +42,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v1": "spieltisch.bots.scout:HardBot",
             "v2": "spieltisch.bots.scout:HardBotV2",
             "v3": "spieltisch.bots.scout:HardBotV3",
+            "v4": "spieltisch.bots.scout:HardBotV4",
         },
     },
     "schmaus": {

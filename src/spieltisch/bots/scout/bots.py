@@ -12,6 +12,9 @@
   score relative to the opponents (in the last round: winning the game).
 * :class:`HardBotV2` (``hard@v2``) adds deliberate long-set scouts to the
   candidates and scores every round by the chance to win the game.
+* :class:`HardBotV3` (``hard@v3``) plays v1's search with cheaper playouts,
+  and :class:`HardBotV4` (``hard@v4``) v3's search over worlds weighted by
+  the opponents' recorded actions (:mod:`.inference`).
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 
 from spieltisch.bots.base import Bot, Budget, View
 from spieltisch.bots.scout import policy
+from spieltisch.bots.scout.inference import RoundRecord, log_likelihood
 from spieltisch.bots.scout.worlds import FLIP_WORDS, Knowledge, Position, sample_world
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.actions import SCOUT_BASE, SHOW_BASE, SS_BASE, Scout, ScoutShow, Show, from_id
@@ -353,6 +357,99 @@ class HardBotV3(HardBot):
             s = w.current
             w.apply_id(s, best(w.hands[s], w.table, w.players, w.chips[s]))
         return self._utility(w.results[-1]["points"], pos)
+
+
+class HardBotV4(HardBotV3):
+    """Version 4 (``hard@v4``): v3's search over worlds in which the opponents'
+    hands are weighted by what they did this round (:mod:`.inference`).
+
+    Every sampled world is rewound to each opponent's last :attr:`per_seat`
+    decisions of this round and weighted by how likely the medium policy would
+    have taken the recorded action there (a softmax of medium's scores at
+    :attr:`temperature`, at least :attr:`floor` per decision). The search is
+    v3's, with weighted means and a weighted pruning test (importance
+    sampling: every world is played once per live candidate, as in v3). The
+    work is still counted in playouts; the weighting costs about one medium
+    move per rewound decision and world, which the smaller default budget pays
+    for (about v3's CPU time per decision).
+    """
+
+    version = "v4"
+    default_work = 220
+    per_seat = 3
+    temperature = 0.7
+    floor = 0.1
+
+    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
+        super().__init__(game, seat, seed, budget)
+        self.record: RoundRecord | None = None
+
+    def choose(self, view: View, legal: Sequence[int]) -> int:
+        self.record = None
+        if len(legal) > 1 and view["phase"] == "play":
+            self.record = RoundRecord.from_view(view, Position.from_view(view))
+        return super().choose(view, legal)
+
+    def _search(self, pos: Position, cands: list[int], deadline: float, limit: int) -> int:
+        record = self.record
+        if record is None or not any(seat != pos.seat for seat, _, _ in record.moves):
+            return super()._search(pos, cands, deadline, limit)  # nothing to weight by
+        pool = self.knowledge.unseen(pos)
+        scores: list[list[float]] = [[] for _ in cands]
+        weights: list[float] = []
+        live = list(range(len(cands)))
+        playouts = 0
+        while playouts < limit and len(live) > 1:
+            world = sample_world(pos, pool, self.rng)
+            weight = math.exp(
+                log_likelihood(record, world.hands, pos.seat, self.per_seat, self.temperature, self.floor)
+            )
+            done = []
+            for i in live:
+                w = world.clone()
+                w.apply_id(pos.seat, cands[i])
+                scores[i].append(self._playout(w, pos))
+                done.append(i)
+                playouts += 1
+                if playouts >= limit or time.perf_counter() >= deadline:
+                    break
+            if len(done) < len(live):
+                for i in done:  # keep the worlds aligned across live candidates
+                    scores[i].pop()
+                break
+            weights.append(weight)
+            if len(weights) >= 12 and len(weights) % 4 == 0:
+                live = _weighted_prune(scores, weights, live)
+        means = [_weighted_mean(x, weights) if x else -1e9 for x in scores]
+        return max(live, key=lambda i: (means[i], -i))
+
+
+def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:
+    """The mean of ``xs`` weighted by the first ``len(xs)`` weights."""
+    w = weights[: len(xs)]
+    return sum(a * b for a, b in zip(xs, w, strict=True)) / sum(w)
+
+
+def _weighted_prune(scores: Sequence[list[float]], weights: Sequence[float], live: list[int]) -> list[int]:
+    """:func:`_prune` with weighted worlds: the paired differences' weighted
+    mean and variance, over the effective number of worlds."""
+    means = {i: _weighted_mean(scores[i], weights) for i in live}
+    leader = max(live, key=lambda i: (means[i], -i))
+    total = sum(weights)
+    effective = total * total / sum(w * w for w in weights)
+    if effective < 4:
+        return live
+    keep = []
+    for i in live:
+        if i == leader:
+            keep.append(i)
+            continue
+        d = [a - b for a, b in zip(scores[i], scores[leader], strict=True)]
+        mean = sum(x * w for x, w in zip(d, weights, strict=True)) / total
+        var = sum(w * (x - mean) ** 2 for x, w in zip(d, weights, strict=True)) / total
+        if mean + 2.5 * math.sqrt(var / effective) >= 0:
+            keep.append(i)
+    return keep
 
 
 ROUND_SPREAD = 6.0

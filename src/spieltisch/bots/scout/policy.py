@@ -404,11 +404,39 @@ def fast_best_action(hand: Sequence[int], table: Sequence[int], players: int, ch
     if found is None:
         if len(_FAST) >= _CACHE_LIMIT:
             _FAST.clear()
-        found = _FAST[key] = _fast_best(hand, table, players, chips)
+        found = _FAST[key] = _fast_best(hand, table, players, chips)[1]
     return found
 
 
-def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
+def fast_best_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> float:
+    """The score of :func:`fast_best_action`'s action (hard@v4's opponent model)."""
+    return _fast_best(hand, table, players, chips)[0]
+
+
+def action_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int, action: int) -> float:
+    """The score :func:`score_actions` gives the legal action ``action``."""
+    vals = [TOP[c] for c in hand]
+    if action < SCOUT_BASE:
+        s, n = divmod(action - SHOW_BASE, H)
+        n += 1
+        return show_score(vals[:s] + vals[s + n :], n, set_key(vals[s : s + n]), len(table))
+    if action < SS_BASE:
+        index, show = action - SCOUT_BASE, -1
+    else:
+        index, show = divmod(action - SS_BASE, HH)
+    side_turn, at = divmod(index, H + 1)
+    end, turn = divmod(side_turn, 2)
+    c = table[0] if end == 0 else table[-1]
+    nv = [*vals[:at], BOTTOM[c] if turn else TOP[c], *vals[at:]]
+    if show < 0:
+        return hand_value(nv) - (CHIP_2P if players == 2 else TOKEN)
+    s, n = divmod(show, H)
+    n += 1
+    rest = nv[:s] + nv[s + n :]
+    return show_score(rest, n, set_key(nv[s : s + n]), len(table) - 1) - TOKEN - SS_CHIP
+
+
+def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> tuple[float, int]:
     vals = [TOP[c] for c in hand]
     h = len(vals)
     m = len(table)
@@ -422,10 +450,10 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
         if score > best_score:
             best_score, best = score, SHOW_BASE + s * H + n - 1
     if not table:
-        return best
+        return best_score, best
     two = players == 2
     if two and chips == 0:
-        return best
+        return best_score, best
     cost = CHIP_2P if two else TOKEN
     with_ss = not two and chips > 0 and h + 1 <= H
     for end in (0, 1):
@@ -464,4 +492,4 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
                         score = rm + EMPTY_BONUS - TOKEN - SS_CHIP
                     if score > best_score:
                         best_score, best = score, base + s * H + n - 1
-    return best
+    return best_score, best
