@@ -18,6 +18,10 @@ what the opponents showed count more.
 Only the seat's view is used (the round results and hand sizes everyone
 sees). The budget is v1's: ``samples`` sampled worlds (default 64), counted
 in work, so a decision depends only on the seed and the view.
+
+Measured against v1 on the same deals (docs/bots.md, "Waschbär-Schmaus
+hard@v3"), it is not shown stronger, so ``hard`` stays hard@v1; v3 is kept
+as a candidate.
 """
 
 from __future__ import annotations
