@@ -551,15 +551,30 @@ class HardBot(_SchmausBot):
         medium: Any,
         short: Mapping[int, int | None],
     ) -> dict[int, list[int]]:
+        """The opponents' hands of one sample: see :meth:`_deal_kept`."""
+        return self._deal_kept(rest, sizes, history, last, medium, short)[0]
+
+    def _deal_kept(
+        self,
+        rest: Sequence[int],
+        sizes: Mapping[int, int],
+        history: Mapping[int, tuple[int, tuple[bool, ...]]],
+        last: Mapping[int, int],
+        medium: Any,
+        short: Mapping[int, int | None],
+    ) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
         """The opponents' hands of one sample, dealt from the shuffled unseen
         cards ``rest``. First the cards each kept unplayed at its last lay
         (:func:`carried`): up to :attr:`tries` disjoint random sets of the
         kinds it could have kept are tried, and the first with which a medium
         player would have chosen that lay (``last``) again is taken; then the
         rest of its hand, as drawn since: up to :attr:`fit_tries` random sets
-        are tried until the hand fits its W-5 draws (see :func:`_fits`)."""
+        are tried until the hand fits its W-5 draws (see :func:`_fits`).
+        Also returns each opponent's sampled hand at its last lay: the cards it
+        kept beside that lay plus the lay's cards (hard@v3 weights by them)."""
         used = [False] * len(rest)
         hands = {}
+        before_lay = {}
         for s, k in sizes.items():
             counts = [0] * 12
             old, allowed = history[s]
@@ -584,6 +599,11 @@ class HardBot(_SchmausBot):
                 for i in chosen:
                     used[i] = True
                     counts[rest[i]] += 1
+            if s in last:
+                before = list(counts)
+                for c in A.PLAYS[last[s]]:
+                    before[c] += 1
+                before_lay[s] = before
             need = k - sum(counts)
             free = [i for i in range(len(rest)) if not used[i]]
             pick = free[:need]
@@ -603,7 +623,7 @@ class HardBot(_SchmausBot):
                 used[i] = True
                 counts[rest[i]] += 1
             hands[s] = counts
-        return hands
+        return hands, before_lay
 
     # -- lay -----------------------------------------------------------------
     def lay(self, view: View, lays: list[int]) -> int:
