@@ -345,6 +345,16 @@ def bench_server(
         str | None, typer.Option(help="With --workers: the PostgreSQL URL (postgresql+psycopg://...).")
     ] = None,
     redis: Annotated[str, typer.Option(help="With --workers: the Redis URL.")] = "redis://127.0.0.1:6379/0",
+    client_procs: Annotated[
+        int | None,
+        typer.Option(min=1, help="Client processes (default: one per 250 clients, at most one per CPU)."),
+    ] = None,
+    client_nice: Annotated[
+        int, typer.Option(min=0, help="Niceness of the client processes (the server is served first).")
+    ] = 0,
+    warm_up: Annotated[
+        float, typer.Option(help="Most seconds to wait for every game's clients before measuring anyway.")
+    ] = 180.0,
 ) -> None:
     """Moves/s, act-to-state latency (p50/p90/p99) and CPU of the web table under many games.
     Fails (exit 1) when a connection failed or a game loop died."""
@@ -359,8 +369,9 @@ def bench_server(
         cluster = ClusterSpec(workers, database, redis)
     levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
     stats = run(
-        clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster
-    )
+        clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster,
+        client_procs=client_procs, client_nice=client_nice, warm_up=warm_up,
+    )  # fmt: skip
     if not stats.ok:
         raise typer.Exit(1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -50,6 +51,31 @@ def test_a_short_run_with_medium_and_hard_bots_measures_everything() -> None:
         "dead game loops: 0",
     ):
         assert figure in text
+
+
+def test_clients_in_two_processes_measure_their_own_lag_and_cpu() -> None:
+    console = Console(record=True, width=200)
+    with ThreadPoolExecutor(1) as thread:
+        stats = thread.submit(
+            run, clients=8, games=2, seconds=3, game="scout", think=0.05, console=console, client_procs=2
+        ).result()
+    text = console.export_text()
+    assert stats.ok, text
+    assert stats.latencies and len(stats.client_cpus) == 2 and stats.loop_lags
+    assert stats.ready == 2 and "2 process(es)" in text and "event loops' lag" in text
+
+
+def test_a_client_process_that_cannot_reach_the_server_fails_the_run() -> None:
+    from spieltisch.benchmarks.server import _drive
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        base = f"http://127.0.0.1:{s.getsockname()[1]}"
+    plans = [plan_tables("scout", 4, ("random",))]
+    console = Console(record=True, width=200)
+    stats = _drive([base], plans, 2, 1.0, console, 0.05, [], 2, 0, warm_up=1.0)
+    assert not stats.ok
+    assert stats.failed_connections["HTTP: ConnectError"] > 0  # counted in the client processes
 
 
 def test_a_short_run_against_two_workers_spreads_the_clients_and_cleans_up(cluster_env: ClusterEnv) -> None:

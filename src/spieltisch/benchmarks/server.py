@@ -18,6 +18,15 @@ handshake timeout, closed by the server before its game ended) and every game
 loop that dies is counted and printed, and makes the run fail. The server's
 CPU time (its own process, and its bot workers apart) is measured with psutil.
 
+The clients run in ``client_procs`` processes of their own (the games shared
+out among them), so that one client process's event loop is not what limits
+the figures: each process measures its event loop's lag (how late a 20 ms
+timer fires) and its CPU time, and the report prints both next to the
+latency. A latency figure is the server's only while the clients' lag is
+small beside it; the report says so when it is not. ``client_nice`` lowers
+the clients' CPU priority, so that the server is served first on a busy
+machine.
+
 With ``workers`` the server is a cluster (docs/deploy.md): that many worker
 processes, each on a port of its own, on one PostgreSQL ``database`` and one
 Redis; the clients of each game are spread over the workers (like a reverse
@@ -32,7 +41,10 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
+import multiprocessing
 import os
+import queue
 import random
 import socket
 import statistics
@@ -42,6 +54,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +62,7 @@ import httpx
 import psutil
 import websockets
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from spieltisch.engine import RulesError, get_game
 from spieltisch.server.rooms import bot_levels
@@ -76,8 +89,31 @@ class Stats:
     bots_cpu: float = 0.0
     """CPU seconds of the server's bot worker processes during the run."""
     client_cpu: float = 0.0
-    """CPU seconds of this (the clients') process during the run."""
+    """CPU seconds of the client processes during the run (together)."""
+    client_cpus: list[float] = field(default_factory=list)
+    """CPU seconds of each client process."""
+    loop_lags: list[float] = field(default_factory=list)
+    """Seconds each sample of a client process's 20 ms timer fired late (all processes)."""
     elapsed: float = 0.0
+    load: tuple[float, float] = (0.0, 0.0)
+    """The machine's 1-minute load average when the window opened and at the end."""
+    warm_up: float = 0.0
+    """Seconds from the start to the window's opening (every game's clients connected)."""
+    ready: int = 0
+    """Game loops whose clients were all connected when the window opened."""
+
+    def merge(self, other: Stats) -> None:
+        """Add a client process's figures to these."""
+        self.latencies += other.latencies
+        self.errors.update(other.errors)
+        self.failed_connections.update(other.failed_connections)
+        self.dead_loops += other.dead_loops
+        self.games_done += other.games_done
+        self.games_started += other.games_started
+        self.moves_total += other.moves_total
+        self.client_cpu += other.client_cpu
+        self.client_cpus += other.client_cpus
+        self.loop_lags += other.loop_lags
 
     @property
     def ok(self) -> bool:
@@ -147,13 +183,70 @@ def hello(seat: int | None = None, secret: str | None = None) -> dict[str, Any]:
     return {"type": "hello"} if seat is None else {"type": "hello", "seat": seat, "secret": secret}
 
 
-@dataclass
+@dataclass(eq=False)  # hashed by identity (Window.games)
 class _Game:
     """What the clients of one game share."""
 
     room: str
+    clients: int
+    first: bool
+    """The first game of its game loop (the warm-up waits for its clients)."""
     over: bool = False
     version: int = 0
+    base: int = 0
+    """The version when the window opened (its moves before are not counted)."""
+    greeted: int = 0
+    """Clients that have received their first state."""
+
+
+class Window:
+    """The measured time of one client process.
+
+    The games start at once and play from the start (the warm-up), but nothing
+    is counted until the window opens - when every game's clients are connected
+    (:func:`_drive`) - and every client stops when it closes, ``seconds`` later.
+    So the figures are those of the steady state with every client connected,
+    not of 1,000 handshakes at once."""
+
+    def __init__(self) -> None:
+        self.start: float | None = None
+        """``time.monotonic()`` when the window opened (``None``: the warm-up)."""
+        self.deadline = math.inf
+        self.ready = 0
+        """Game loops whose first game has all its clients connected."""
+        self.games: set[_Game] = set()
+        """The games being played."""
+        self._timeouts: set[asyncio.Timeout] = set()
+
+    def open(self, start: float, seconds: float) -> None:
+        self.start, self.deadline = start, start + seconds
+        for game in self.games:
+            game.base = game.version
+        when = self._loop_deadline()
+        for timeout in self._timeouts:
+            timeout.reschedule(when)
+
+    def counting(self) -> bool:
+        """Is the window open now?"""
+        return self.start is not None and time.monotonic() < self.deadline
+
+    def over(self) -> bool:
+        return time.monotonic() >= self.deadline
+
+    def _loop_deadline(self) -> float | None:
+        if self.start is None:
+            return None
+        return asyncio.get_running_loop().time() + max(0.0, self.deadline - time.monotonic())
+
+    @contextlib.asynccontextmanager
+    async def until_closed(self) -> AsyncIterator[None]:
+        """The body is cancelled (``TimeoutError``) when the window closes."""
+        async with asyncio.timeout_at(self._loop_deadline()) as timeout:
+            self._timeouts.add(timeout)
+            try:
+                yield
+            finally:
+                self._timeouts.discard(timeout)
 
 
 async def _client(
@@ -162,26 +255,29 @@ async def _client(
     game: _Game,
     rng: random.Random,
     stats: Stats,
-    deadline: float,
+    window: Window,
     refs: itertools.count[int],
     think: float,
     person: bool,
 ) -> None:
-    """One WebSocket client until its game ends or the time is up (a spectator when not ``person``)."""
-    sent: dict[str, float] = {}
+    """One WebSocket client until its game ends or the window closes (a spectator when not ``person``).
+
+    A move's latency is from just before its ``act`` is sent to the receipt of
+    the ``state`` that acknowledges it; only moves sent while the window is open count."""
+    sent: dict[str, tuple[float, bool]] = {}
+    greeted = False
     try:
         ws = await websockets.connect(url, max_size=None, open_timeout=10)
     except (OSError, TimeoutError, websockets.exceptions.WebSocketException) as exc:
         stats.failed_connections[_reason(exc)] += 1
         return
-    loop = asyncio.get_running_loop()
     try:
-        # Stop at the deadline even while waiting (for a thinking bot, say).
-        async with ws, asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
+        # Stop when the window closes, even while waiting (for a thinking bot, say).
+        async with ws, window.until_closed():
             await ws.send(json.dumps(first))
             async for raw in ws:
-                msg: dict[str, Any] = json.loads(raw)
                 now = time.perf_counter()
+                msg: dict[str, Any] = json.loads(raw)
                 if msg["type"] == "error":
                     stats.errors[msg["code"]] += 1
                     sent.pop(msg.get("ref", ""), None)
@@ -191,10 +287,17 @@ async def _client(
                     continue
                 if msg["type"] != "state":
                     continue
+                if not greeted:
+                    greeted = True
+                    game.greeted += 1
+                    if game.first and game.greeted == game.clients:
+                        window.ready += 1
                 game.version = max(game.version, msg["version"])
                 ack = msg.get("ack")
                 if ack is not None and ack in sent:
-                    stats.latencies.append(now - sent.pop(ack))
+                    at, counted = sent.pop(ack)
+                    if counted:
+                        stats.latencies.append(now - at)
                 if msg["room"]["status"] == "over":
                     game.over = True
                     return
@@ -203,12 +306,11 @@ async def _client(
                         await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
                     action_id = rng.choice(msg["legal"])[0]
                     ref = str(next(refs))
-                    sent[ref] = time.perf_counter()
-                    await ws.send(
-                        json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": ref})
-                    )
+                    text = json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": ref})
+                    sent[ref] = (time.perf_counter(), window.counting())
+                    await ws.send(text)
     except TimeoutError:
-        return  # the time is up
+        return  # the window closed
     except (OSError, websockets.exceptions.WebSocketException) as exc:
         stats.failed_connections[_reason(exc)] += 1
         return
@@ -257,7 +359,13 @@ def plan_tables(game: str, clients_per_game: int, bots: tuple[str, ...]) -> Tabl
 
 
 async def _game_loop(
-    bases: list[str], plan: Tables, index: int, stats: Stats, deadline: float, think: float
+    http: httpx.AsyncClient,
+    bases: list[str],
+    plan: Tables,
+    index: int,
+    stats: Stats,
+    window: Window,
+    think: float,
 ) -> None:
     """Games one after the other, each made on a worker and its clients spread over all of them."""
     base = bases[index % len(bases)]
@@ -265,39 +373,41 @@ async def _game_loop(
     seats = [{"kind": "human"}] * plan.people + [{"kind": "bot", "level": lv} for lv in plan.bots]
     refs = itertools.count()
     rng = random.Random(index)
-    # Shorter keep-alive than the server's 5 s, so that it never closes a connection we are reusing.
-    limits = httpx.Limits(keepalive_expiry=2.0)
-    async with httpx.AsyncClient(base_url=base, timeout=30, limits=limits) as http:
-        while time.monotonic() < deadline:
-            body = {"game": plan.game, "players": plan.players, "seats": seats, "bot_delay": 0}
-            try:
-                r = await http.post("/api/rooms", json=body)
-                r.raise_for_status()
-                room = r.json()
-                secrets = {room["seat"]: room["secret"]}
-                for seat in range(1, plan.people):
-                    j = await http.post(f"/api/rooms/{room['room']}/join", json={"seat": seat})
-                    j.raise_for_status()
-                    secrets[seat] = j.json()["secret"]
-            except httpx.HTTPError as exc:
-                stats.failed_connections[f"HTTP: {type(exc).__name__}"] += 1
-                await asyncio.sleep(0.5)
-                continue
+    first = True
+    while not window.over():
+        body = {"game": plan.game, "players": plan.players, "seats": seats, "bot_delay": 0}
+        try:
+            r = await http.post(f"{base}/api/rooms", json=body)
+            r.raise_for_status()
+            room = r.json()
+            secrets = {room["seat"]: room["secret"]}
+            for seat in range(1, plan.people):
+                j = await http.post(f"{base}/api/rooms/{room['room']}/join", json={"seat": seat})
+                j.raise_for_status()
+                secrets[seat] = j.json()["secret"]
+        except httpx.HTTPError as exc:
+            stats.failed_connections[f"HTTP: {type(exc).__name__}"] += 1
+            await asyncio.sleep(0.5)
+            continue
+        game = _Game(room["room"], plan.people + plan.spectators, first)
+        first = False
+        window.games.add(game)
+        # The first client on the worker after the one that made the room (its owner), and so on.
+        start = (index + 1) % len(ws_bases)
+        urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
+        clients = [
+            _client(next(urls), hello(s, sec), game, rng, stats, window, refs, think, True)
+            for s, sec in secrets.items()
+        ]
+        clients += [
+            _client(next(urls), hello(), game, rng, stats, window, refs, think, False)
+            for _ in range(plan.spectators)
+        ]
+        await asyncio.gather(*clients)
+        window.games.discard(game)
+        if window.start is not None:  # played (at least partly) in the window
             stats.games_started += 1
-            game = _Game(room["room"])
-            # The first client on the worker after the one that made the room (its owner), and so on.
-            start = (index + 1) % len(ws_bases)
-            urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
-            clients = [
-                _client(next(urls), hello(s, sec), game, rng, stats, deadline, refs, think, True)
-                for s, sec in secrets.items()
-            ]
-            clients += [
-                _client(next(urls), hello(), game, rng, stats, deadline, refs, think, False)
-                for _ in range(plan.spectators)
-            ]
-            await asyncio.gather(*clients)
-            stats.moves_total += game.version
+            stats.moves_total += game.version - game.base
             if game.over:
                 stats.games_done += 1
 
@@ -327,12 +437,113 @@ class _CpuMeter:
                 self.seen[child.pid] = float(t.user + t.system)
         return sum(self.seen.values())
 
+    def restart(self) -> None:
+        """Count from now on."""
+        self.start_own = self._own()
+        self.start_children = self._children()
+
     def sample(self) -> tuple[float, float]:
         """CPU seconds since the start: the process's own, its children's."""
         return self._own() - self.start_own, self._children() - self.start_children
 
 
-async def _drive(
+LAG_PERIOD = 0.02
+"""Seconds between two samples of a client process's event-loop lag."""
+LAG_WARN = 0.25
+"""A client lag p99 over this share of the latency p99 is reported as part of it."""
+WARM_UP = 180.0
+"""Most seconds the warm-up waits for every game's clients to be connected."""
+
+
+async def _lag_meter(stats: Stats, window: Window) -> None:
+    """Sample how late this event loop runs a ``LAG_PERIOD`` timer while the window is open."""
+    loop = asyncio.get_running_loop()
+    while not window.over():
+        before = loop.time()
+        await asyncio.sleep(LAG_PERIOD)
+        stats.loop_lags.append(max(0.0, loop.time() - before - LAG_PERIOD))
+
+
+async def _drive_part(
+    bases: list[str],
+    plans: list[Tables],
+    indices: list[int],
+    seconds: float,
+    think: float,
+    go: Callable[[int], float | None],
+    progress: Callable[[int, int], None],
+) -> Stats:
+    """The game loops ``indices`` (one client process's share): warm up until ``go``
+    (given how many game loops are ready) answers the window's start, then measure."""
+    stats = Stats()
+    window = Window()
+    # One HTTP client for all the game loops (making one costs CPU); a keep-alive shorter
+    # than the server's 5 s, so that it never closes a connection being reused.
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=2.0)
+    async with httpx.AsyncClient(timeout=30, limits=limits) as http:
+        tasks = [
+            asyncio.create_task(
+                _game_loop(http, bases, plans[i % len(plans)], i, stats, window, think), name=f"game {i}"
+            )
+            for i in indices
+        ]
+        while (start := go(window.ready)) is None:
+            progress(window.ready, 0)
+            await asyncio.sleep(0.01)
+        window.open(start, seconds)
+        cpu_start = time.process_time()
+        lag = asyncio.create_task(_lag_meter(stats, window))
+        while not all(t.done() for t in tasks) and time.monotonic() < window.deadline + 30:
+            progress(window.ready, len(stats.latencies))
+            await asyncio.sleep(0.25)
+        progress(window.ready, len(stats.latencies))
+        stats.client_cpu = time.process_time() - cpu_start
+        stats.client_cpus = [stats.client_cpu]
+        for t in tasks:
+            if not t.done():
+                t.cancel()
+                stats.dead_loops.append(f"{t.get_name()}: still running 30 s after the end")
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        for t, r in zip(tasks, results, strict=True):
+            if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
+                stats.dead_loops.append(f"{t.get_name()}: {r!r}")
+        await lag
+    return stats
+
+
+def _client_process(
+    part: int,
+    bases: list[str],
+    plans: list[Tables],
+    indices: list[int],
+    seconds: float,
+    think: float,
+    nice: int,
+    counts: Any,
+    go: Any,
+    results: Any,
+) -> None:
+    """A client process: drives its games, says how many are ready (``counts[2 * part + 1]``),
+    opens its window when the parent sets ``go`` and puts its :class:`Stats` (or why it
+    failed) on ``results``; ``counts[2 * part]`` is its count of measured moves."""
+    try:
+        if nice:
+            os.nice(nice)
+
+        def start(ready: int) -> float | None:
+            counts[2 * part + 1] = ready
+            return float(go.value) if go.value else None
+
+        def progress(ready: int, moves: int) -> None:
+            counts[2 * part], counts[2 * part + 1] = moves, ready
+
+        stats = asyncio.run(_drive_part(bases, plans, indices, seconds, think, start, progress))
+        results.put((part, stats))
+    except BaseException as exc:  # the parent counts it as a dead game loop
+        results.put((part, f"client process {part} failed: {exc!r}"))
+
+
+def _drive(
     bases: list[str],
     plans: list[Tables],
     games: int,
@@ -340,52 +551,133 @@ async def _drive(
     console: Console,
     think: float,
     meters: list[_CpuMeter],
+    client_procs: int,
+    client_nice: int,
+    warm_up: float = WARM_UP,
 ) -> Stats:
+    """The games shared out among ``client_procs`` client processes (1 and no niceness:
+    this one). The window opens when every game loop's first game has all its clients
+    connected (at most ``warm_up`` s after the start); the server's CPU is measured
+    from then to the end."""
     stats = Stats()
-    deadline = time.monotonic() + seconds
-    tasks = [
-        asyncio.create_task(
-            _game_loop(bases, plans[i % len(plans)], i, stats, deadline, think), name=f"game {i}"
-        )
-        for i in range(games)
-    ]
+    parts = [list(range(k, games, client_procs)) for k in range(client_procs)]
     columns = (
         TextColumn("[bold]bench server"),
         BarColumn(),
-        TextColumn("{task.fields[moves]} moves, {task.fields[rate]:.0f}/s, {task.fields[failed]} failed"),
+        TextColumn("{task.fields[what]}"),
         TimeElapsedColumn(),
-        TimeRemainingColumn(),
     )
-    start, cpu_start = time.monotonic(), time.process_time()
+    began: list[float] = []
+    opened: list[float] = []
+    closed: list[float] = []
+
+    def start_now(ready: int) -> float | None:
+        """The window's start once every game is ready (or the warm-up, counted from the
+        first call, is over)."""
+        if not began:
+            began.append(time.monotonic())
+        if not opened and (ready >= games or time.monotonic() - began[0] > warm_up):
+            for meter in meters:
+                meter.restart()
+            opened.append(time.monotonic())
+            stats.load = (os.getloadavg()[0], 0.0)
+            stats.warm_up = opened[0] - began[0]
+            stats.ready = ready
+        return opened[0] if opened else None
+
+    def close() -> None:
+        """The window is over: the server's CPU up to now."""
+        closed.append(time.monotonic())
+        stats.load = (stats.load[0], os.getloadavg()[0])
+        for meter in meters:
+            own, bots = meter.sample()
+            stats.server_cpu += own
+            stats.bots_cpu += bots
+
     with Progress(*columns, console=console) as progress:
-        bar = progress.add_task("run", total=seconds, moves=0, rate=0.0, failed=0)
-        while not all(t.done() for t in tasks):
-            await asyncio.sleep(0.25)
-            elapsed = time.monotonic() - start
-            n = len(stats.latencies)
-            failed = sum(stats.failed_connections.values()) + sum(
-                t.done() and not t.cancelled() and t.exception() is not None for t in tasks
+        bar = progress.add_task("run", total=seconds, what="")
+
+        def show(ready: int, moves: int) -> None:
+            if not opened:
+                progress.update(bar, what=f"warming up: {ready} of {games} games connected")
+                return
+            elapsed = time.monotonic() - opened[0]
+            if elapsed >= seconds and not closed:
+                close()
+            rate = moves / max(min(elapsed, seconds), 1e-9)
+            progress.update(bar, completed=min(elapsed, seconds), what=f"{moves} moves, {rate:.0f}/s")
+
+        if client_procs == 1 and not client_nice:
+            stats.merge(asyncio.run(_drive_part(bases, plans, parts[0], seconds, think, start_now, show)))
+        else:
+            done_by = time.monotonic() + warm_up + seconds + 90
+            _drive_processes(
+                stats, bases, plans, parts, seconds, think, client_nice, start_now, show, done_by
             )
-            progress.update(
-                bar, completed=min(elapsed, seconds), moves=n, rate=n / max(elapsed, 1e-9), failed=failed
-            )
-            if elapsed > seconds + 30:
-                break
-    stats.elapsed = time.monotonic() - start
-    stats.client_cpu = time.process_time() - cpu_start
-    for meter in meters:
-        own, bots = meter.sample()
-        stats.server_cpu += own
-        stats.bots_cpu += bots
-    for t in tasks:
-        if not t.done():
-            t.cancel()
-            stats.dead_loops.append(f"{t.get_name()}: still running 30 s after the end")
-    results = await asyncio.gather(*tasks, return_exceptions=True)
-    for t, r in zip(tasks, results, strict=True):
-        if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError):
-            stats.dead_loops.append(f"{t.get_name()}: {r!r}")
+    if opened and not closed:
+        close()
+    if opened:
+        stats.elapsed = closed[0] - opened[0]
     return stats
+
+
+def _drive_processes(
+    stats: Stats,
+    bases: list[str],
+    plans: list[Tables],
+    parts: list[list[int]],
+    seconds: float,
+    think: float,
+    nice: int,
+    start_now: Callable[[int], float | None],
+    show: Callable[[int, int], None],
+    give_up: float,
+) -> None:
+    """Run ``parts`` in client processes of their own and merge their figures into ``stats``
+    (a process that has not answered by ``give_up``, monotonic, counts as failed)."""
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that may have threads
+    n = len(parts)
+    counts = ctx.Array("q", 2 * n, lock=False)  # per process: moves measured, game loops ready
+    for k in range(n):
+        counts[2 * k + 1] = -1  # not started yet
+    go = ctx.Value("d", 0.0, lock=False)
+    results = ctx.Queue()
+    procs = [
+        ctx.Process(
+            target=_client_process,
+            args=(k, bases, plans, parts[k], seconds, think, nice, counts, go, results),
+            name=f"bench-clients-{k}",
+            daemon=True,
+        )
+        for k in range(n)
+    ]
+    for p in procs:
+        p.start()
+    try:
+        got: dict[int, Stats | str] = {}
+        while len(got) < n and time.monotonic() < give_up:
+            ready = [counts[2 * k + 1] for k in range(n)]
+            start = start_now(sum(ready)) if min(ready) >= 0 else None  # every process started
+            if start is not None and not go.value:
+                go.value = start
+            with contextlib.suppress(queue.Empty):
+                part, result = results.get(timeout=0.02 if start is None else 0.25)
+                got[part] = result
+            show(sum(max(0, counts[2 * k + 1]) for k in range(n)), sum(counts[2 * k] for k in range(n)))
+            if len(got) < n and all(p.exitcode is not None for p in procs) and results.empty():
+                break
+        for k in range(n):
+            result = got.get(k, f"client process {k} gave no figures (exit code {procs[k].exitcode})")
+            if isinstance(result, str):
+                stats.dead_loops.append(result)
+            else:
+                stats.merge(result)
+    finally:
+        for p in procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+                p.join()
 
 
 def run(
@@ -397,10 +689,20 @@ def run(
     bots: tuple[str, ...] = ("random",),
     console: Console | None = None,
     cluster: ClusterSpec | None = None,
+    client_procs: int | None = None,
+    client_nice: int = 0,
+    warm_up: float = WARM_UP,
 ) -> Stats:
-    """Start a server (or a ``cluster`` of workers), drive it, print the figures;
-    ``Stats.ok`` tells whether nothing failed."""
+    """Start a server (or a ``cluster`` of workers), drive it from ``client_procs``
+    client processes (default: :func:`default_client_procs`; 1: this process) at
+    niceness ``client_nice``, print the figures; ``Stats.ok`` tells whether nothing failed."""
     console = console or Console()
+    procs_ = client_procs if client_procs is not None else default_client_procs(clients)
+    if procs_ < 1:
+        raise SystemExit("--client-procs: at least 1")
+    if client_nice < 0:
+        raise SystemExit("--client-nice: 0 or more (the clients are never given a higher priority)")
+    procs_ = min(procs_, games)
     if game not in (*GAMES, "mixed"):
         raise SystemExit(f"--game must be scout, schmaus or mixed, not {game!r}")
     if games < 1 or clients < games:
@@ -420,7 +722,7 @@ def run(
                 procs.append(proc)
                 bases.append(base)
             meters = [_CpuMeter(p.pid) for p in procs]
-            stats = asyncio.run(_drive(bases, plans, games, seconds, console, think, meters))
+            stats = _drive(bases, plans, games, seconds, console, think, meters, procs_, client_nice, warm_up)
         finally:
             for proc in procs:
                 proc.terminate()
@@ -434,6 +736,11 @@ def run(
                 _clean(cluster)
     _report(console, stats, plans, games, think, cluster)
     return stats
+
+
+def default_client_procs(clients: int) -> int:
+    """A client process per 250 clients, at most one per CPU this process may use."""
+    return max(1, min(len(os.sched_getaffinity(0)), clients // 250))
 
 
 def _clean(cluster: ClusterSpec) -> None:
@@ -469,7 +776,9 @@ def _report(
         f"{games} games at a time ({'/'.join(pl.game for pl in plans)}), {connected} clients: "
         f"{p.people} person(s) and {p.spectators} spectator(s) per game; bots per game: {bots} "
         f"(no delay); think time {think:g} s on average (0: every client answers at once); "
-        f"{stats.elapsed:.1f} s"
+        f"measured {stats.elapsed:.1f} s after a warm-up of {stats.warm_up:.1f} s "
+        f"({stats.ready} of {games} games with every client connected); load average "
+        f"{stats.load[0]:.1f} at the start, {stats.load[1]:.1f} at the end"
     )
     lat = stats.latencies
     if lat:
@@ -477,7 +786,7 @@ def _report(
         console.print(
             f"people's moves: {len(lat)} ({len(lat) / stats.elapsed:.0f}/s); all moves (bots' too): "
             f"{stats.moves_total} ({stats.moves_total / stats.elapsed:.0f}/s); "
-            f"games finished: {stats.games_done} of {stats.games_started}"
+            f"games finished: {stats.games_done} of the {stats.games_started} played in the window"
         )
         console.print(
             f"act → state latency of people's moves: p50 {statistics.median(ms):.1f} ms, "
@@ -489,9 +798,23 @@ def _report(
     servers = "workers (together)" if cluster is not None else "server"
     console.print(
         f"CPU: {servers} {stats.server_cpu:.1f} s ({100 * stats.server_cpu / max(stats.elapsed, 1e-9):.0f}% "
-        f"of one core; {per_cpu:.0f} moves per server CPU second), bot workers {stats.bots_cpu:.1f} s, "
-        f"clients {stats.client_cpu:.1f} s"
+        f"of one core; {per_cpu:.0f} moves per server CPU second, "
+        f"{1000 / per_cpu if per_cpu else 0:.2f} ms per move), bot workers {stats.bots_cpu:.1f} s"
     )
+    share = [100 * c / max(stats.elapsed, 1e-9) for c in stats.client_cpus]
+    if stats.loop_lags:
+        lag_ms = [x * 1000 for x in stats.loop_lags]
+        lag_p99 = _percentile(lag_ms, 99)
+        console.print(
+            f"clients: {len(stats.client_cpus)} process(es), CPU {stats.client_cpu:.1f} s "
+            f"(busiest process {max(share, default=0):.0f}% of one core); their event loops' lag "
+            f"p50 {statistics.median(lag_ms):.1f} ms, p99 {lag_p99:.1f} ms, max {max(lag_ms):.1f} ms"
+        )
+        if lat and lag_p99 > LAG_WARN * _percentile([x * 1000 for x in lat], 99):
+            console.print(
+                "[yellow]the clients' own event loops lagged by more than a quarter of the latency p99: "
+                "the latency figures include the clients' lag (try more --client-procs, --client-nice)"
+            )
     if stats.errors:
         console.print("server errors: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.errors.items())))
     failed = sum(stats.failed_connections.values())

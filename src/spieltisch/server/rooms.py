@@ -188,6 +188,15 @@ _ACTION_TEXTS: dict[str, dict[int, str]] = {}
 """Notation per game and action id (the numbering is fixed, so the text is too)."""
 
 
+def _action_text(game: str, state: State, action_id: int) -> str:
+    """The notation of an action id (cached per game: the numbering is fixed, so the text is too)."""
+    texts = _ACTION_TEXTS.setdefault(game, {})
+    text = texts.get(action_id)
+    if text is None:
+        text = texts[action_id] = state.action_from_id(action_id).to_text()
+    return text
+
+
 def _verb(text: str) -> str:
     return text.split(" ", 1)[0]
 
@@ -196,7 +205,9 @@ def _verb(text: str) -> str:
 class _Cache:
     rev: int = -1
     texts: dict[tuple[int | None, int], str] = field(default_factory=dict)
-    info: dict[str, Any] | None = None
+    info: orjson.Fragment | None = None
+    """The room's info as JSON, the same in every seat's message."""
+    over: bool = False
     legal: dict[int, tuple[int, list[int]]] = field(default_factory=dict)
 
 
@@ -231,6 +242,8 @@ class Room:
         self.clock_task: asyncio.Task[None] | None = None
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
+        self._moving: tuple[State, tuple[int, ...]] | None = None
+        """The seats to move in ``_moving[0]`` (:meth:`to_move`)."""
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
@@ -261,6 +274,15 @@ class Room:
 
     def connected(self, seat: int) -> bool:
         return seat in self.elsewhere or any(c.seat == seat for c in self.connections)
+
+    def to_move(self) -> tuple[int, ...]:
+        """``self.state.to_move()``, computed once per state (a state is never changed
+        in place: a move makes a new one)."""
+        state = self.state
+        moving = self._moving
+        if moving is None or moving[0] is not state:
+            moving = self._moving = (state, state.to_move())
+        return moving[1]
 
     def derive_clocks(self, row: RoomRow) -> None:
         """The clocks, who played each move and the stand-ins, derived from the stored
@@ -361,7 +383,7 @@ class Room:
 
     # -- messages --------------------------------------------------------------
     def legal_ids(self, seat: int) -> list[int]:
-        if self.row.status != "playing" or self.archived is not None or seat not in self.state.to_move():
+        if self.row.status != "playing" or self.archived is not None or seat not in self.to_move():
             return []
         cached = self._cache.legal.get(seat)
         if cached is not None and cached[0] == self.version:
@@ -399,21 +421,16 @@ class Room:
         if cache.rev != self.rev:
             cache.rev = self.rev
             cache.texts = {}
-            cache.info = self.info()  # the same for every seat
-        start = 0 if full or self.state.is_over() else self._log_mark
+            cache.info = orjson.Fragment(orjson.dumps(self.info()))  # the same for every seat
+            cache.over = self.state.is_over()
+        start = 0 if full or cache.over else self._log_mark
         key = (seat, start)
         text = cache.texts.get(key)
         if text is None:
             legal: list[list[Any]] = []
             if seat is not None:
                 state = self.state
-                texts = _ACTION_TEXTS.setdefault(self.game.name, {})
-                legal = []
-                for a in self.legal_ids(seat):
-                    t = texts.get(a)
-                    if t is None:
-                        t = texts[a] = state.action_from_id(a).to_text()
-                    legal.append([a, t])
+                legal = [[a, _action_text(self.game.name, state, a)] for a in self.legal_ids(seat)]
             view = self.state.view(seat, log=False)
             view.pop("log", None)  # the message's own log replaces the engine's
             msg = {
@@ -582,7 +599,7 @@ class Room:
             if status == "over":
                 raise CommandError("illegal", "the game is over: no more actions")
             state = self.state
-            to_move = state.to_move()
+            to_move = self.to_move()
             if version > self.version or (
                 version < self.version and (seat not in to_move or version < self.turn_version[seat])
             ):
@@ -628,7 +645,7 @@ class Room:
             except RulesError as exc:
                 because = exc if isinstance(exc, IllegalActionError) else None
                 raise CommandError("illegal", str(exc), because) from exc
-            added = [(s, new.action_from_id(a).to_text()) for s, a in new.history[len(state.history) :]]
+            added = [(s, _action_text(self.game.name, new, a)) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
             try:  # durable before it is applied, acknowledged or broadcast
@@ -663,21 +680,31 @@ class Room:
     def _commit(
         self, seat: int, new: State, added: list[tuple[int, str]], status: str, by: str | None = None
     ) -> None:
-        old = self.state
-        before = set(old.to_move())
+        old, old_version = self.state, self.version
+        before = set(self.to_move())
+        moving = new.to_move()
         if self.clocks is not None:
-            after = new.to_move() if status == "playing" else ()
+            after = moving if status == "playing" else ()
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
         self.state = new
+        self._moving = (new, moving)
         self.actions.extend(added)
         self.by.extend([by] * len(added))
         self.version += len(added)
         self.row.status = status
-        for s in new.to_move():
+        legal = self._cache.legal
+        for s in moving:
+            ids = new.legal_action_ids(s)
             # A seat whose sealed decision is untouched by another seat's commit
             # keeps its opening version (docs/protocol.md: versions).
-            if s == seat or s not in before or old.legal_action_ids(s) != new.legal_action_ids(s):
+            if s == seat or s not in before:
+                changed = True
+            else:
+                known = legal.get(s)
+                changed = (known[1] if known and known[0] == old_version else old.legal_action_ids(s)) != ids
+            if changed:
                 self.turn_version[s] = self.version
+            legal[s] = (self.version, ids)  # the broadcast and the bots ask for them next
 
     # -- hints (docs/review.md, "Hints") -------------------------------------------
     async def hint(self, seat: int | None) -> dict[str, Any]:
@@ -690,12 +717,12 @@ class Room:
             raise CommandError(
                 "hints_off", f"room {self.code} does not allow hints (it was opened with hints off)"
             )
-        if self.row.status != "playing" or seat not in self.state.to_move():
+        if self.row.status != "playing" or seat not in self.to_move():
             raise CommandError("not_your_turn", f"a hint is for your own decision: it is not seat {seat}'s")
         async with self.hint_lock:  # one hint at a time per room; asked again, the same one
             decision = self.turn_version[seat]
             cached = self.hints.get(seat)
-            if cached is not None and cached[0] == decision and seat in self.state.to_move():
+            if cached is not None and cached[0] == decision and seat in self.to_move():
                 return {**cached[1], "version": self.version}
             version = self.version
             view = self.state.view(seat)
@@ -755,7 +782,7 @@ class Room:
             or self.archived is not None
             or seat in self.bots
             or seat in self.stand_in
-            or seat not in self.state.to_move()
+            or seat not in self.to_move()
         ):
             return None
         due = self.clocks.deadline(seat) if self.clocks is not None else None
@@ -860,7 +887,7 @@ class Room:
     def _bot_movers(self) -> list[int]:
         if self.row.status != "playing" or self.archived is not None:
             return []
-        return [s for s in self.state.to_move() if s in self.bots or s in self.stand_in]
+        return [s for s in self.to_move() if s in self.bots or s in self.stand_in]
 
     async def _bot_loop(self) -> None:
         loop = asyncio.get_running_loop()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import logging
 import threading
@@ -211,6 +212,13 @@ class Store:
             raise StoreError(f"cannot open database {url!r}: {exc}") from exc
         self.version_table = Table(
             migrate.version_table(prefix), MetaData(), Column("version_num", String(32), primary_key=True)
+        )
+        # The hot write, rendered once: appended actions go to the driver as they are
+        # (no statement to build, compile and look up in the cache per move).
+        compiled = self.actions.insert().compile(dialect=self.engine.dialect)
+        self._append_sql = str(compiled)
+        self._append_keys: tuple[str, ...] | None = (
+            tuple(compiled.positiontup) if compiled.positiontup else None
         )
         self.writer = GroupWriter(self.engine, self._write_lock)
 
@@ -510,8 +518,12 @@ class _Append:
 def _run_appends(conn: Connection, appends: Sequence[_Append]) -> None:
     store = appends[0].store
     rows = [row for a in appends for row in a.rows]
-    if rows:
-        conn.execute(store.actions.insert(), rows)
+    keys = store._append_keys
+    params: list[Any] = rows if keys is None else [tuple(r[k] for k in keys) for r in rows]
+    if len(params) == 1:
+        conn.exec_driver_sql(store._append_sql, params[0])
+    elif params:
+        conn.exec_driver_sql(store._append_sql, params)
     for a in appends:
         if a.status is not None:
             conn.execute(update(store.rooms).where(store.rooms.c.code == a.code).values(status=a.status))
@@ -553,6 +565,8 @@ class GroupWriter:
         self._queue: deque[tuple[Write, concurrent.futures.Future[None]]] = deque()
         self._cond = threading.Condition()
         self._closed = False
+        self._conn: Connection | None = None
+        """The writer thread's connection (opened at its first write)."""
         self.commits = 0
         """Transactions committed so far."""
         self.writes = 0
@@ -578,14 +592,20 @@ class GroupWriter:
             self._thread.join()
 
     def _run(self) -> None:
-        while True:
-            with self._cond:
-                while not self._queue and not self._closed:
-                    self._cond.wait()
-                if not self._queue:
-                    return  # closed, and everything queued is written
-                group = [self._queue.popleft() for _ in range(min(MAX_GROUP, len(self._queue)))]
-            self._commit(group)
+        try:
+            while True:
+                with self._cond:
+                    while not self._queue and not self._closed:
+                        self._cond.wait()
+                    if not self._queue:
+                        return  # closed, and everything queued is written
+                    group = [self._queue.popleft() for _ in range(min(MAX_GROUP, len(self._queue)))]
+                self._commit(group)
+        finally:
+            conn, self._conn = self._conn, None
+            if conn is not None:
+                with contextlib.suppress(Exception):
+                    conn.close()
 
     def _commit(self, group: list[tuple[Write, concurrent.futures.Future[None]]]) -> None:
         live = [(w, f) for w, f in group if f.set_running_or_notify_cancel()]
@@ -609,9 +629,22 @@ class GroupWriter:
             f.set_result(None)
 
     def _transaction(self, writes: Sequence[Write]) -> None:
+        """One transaction on the writer's own connection (kept from one group to the
+        next: no pool checkout and reset per commit); a failed one is closed, and the
+        next transaction opens a fresh one (the database may have restarted)."""
         lock = self._lock if self._lock is not None else _NoLock()
-        with lock, self._engine.begin() as conn:
-            _run_group(conn, writes)
+        with lock:
+            if self._conn is None:
+                self._conn = self._engine.connect()
+            conn = self._conn
+            try:
+                with conn.begin():
+                    _run_group(conn, writes)
+            except BaseException:
+                self._conn = None
+                with contextlib.suppress(Exception):
+                    conn.close()
+                raise
         self.commits += 1
         self.writes += len(writes)
 
