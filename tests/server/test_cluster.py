@@ -23,7 +23,8 @@ from conftest import ClusterEnv
 from server_harness import Player, SeatUrl, Workers, open_room, play, run_async, seat_socket
 
 from spieltisch.engine import GameRecord
-from spieltisch.server.store import Store
+from spieltisch.server.rooms import hash_secret, new_secret
+from spieltisch.server.store import SeatRow, Store
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
@@ -151,6 +152,36 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
                     break
 
     run_async(asyncio.wait_for(main(), 30))
+
+
+def test_a_worker_whose_copy_is_behind_accepts_a_seat_taken_elsewhere(
+    workers: Workers, cluster_env: ClusterEnv
+) -> None:
+    """A seat taken through another worker is accepted here even before that worker's
+    news arrives: a secret this copy does not know is checked against the database."""
+    with workers.client(0) as client:
+        r = client.post(
+            "/api/rooms",
+            json={"game": "scout", "players": 3, "seats": [HUMAN, HUMAN, HUMAN], "name": "A", "seed": 9},
+        )
+        assert r.status_code == 200, r.text
+        room = r.json()["room"]
+    with workers.client(1) as client:  # worker 1 holds a copy: seat 1 is open there
+        assert client.get(f"/api/rooms/{room}").json()["seats"][1]["taken"] is False
+    secret = new_secret()
+    store = Store(cluster_env.database, prefix=cluster_env.prefix)
+    try:  # the seat is taken in the database, and nobody tells worker 1
+        store.update_seat(room, SeatRow(1, "human", name="B", secret_hash=hash_secret(secret), taken=True))
+    finally:
+        store.close()
+
+    async def hello() -> dict[str, object]:
+        async with seat_socket(workers.url(1, room, 1, secret)) as ws:
+            return dict(json.loads(await asyncio.wait_for(ws.recv(), 10)))
+
+    first = run_async(hello())
+    assert first["type"] == "state", first
+    assert first["view"]["seat"] == 1  # a seat's own view, not a spectator's
 
 
 def _stand_ins(state: dict[str, object]) -> dict[int, str]:

@@ -508,6 +508,8 @@ async def _greet(
         except ValueError:
             await _refuse(websocket, "forbidden", f"seat must be a seat number, not {seat_text!r}", 4403)
             return None
+    if not room.check_seat(seat, secret) and room.hooks is not None:
+        await room.hooks.refresh(room)  # the seat may have been taken through another worker just now
     if not room.check_seat(seat, secret):
         await _refuse(
             websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403, ref

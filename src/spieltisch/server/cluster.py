@@ -674,6 +674,9 @@ class Cluster:
         log.warning("room %s: another worker stored the next move; reloading", room.code)
         self._resync_soon(room)
 
+    async def refresh(self, room: Room) -> None:
+        await self._resync(room)
+
     def stand_ins(self, room: Room) -> None:
         """The owner's stand-ins changed: every worker shows them at once (and one that
         loads the room later reads them from ``stand_in:CODE``)."""

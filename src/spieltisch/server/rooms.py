@@ -142,6 +142,10 @@ class RoomHooks(Protocol):
         """The seats a stand-in bot plays for changed (a time-out, a player back): tell
         the other workers at once, not with the bot's first move."""
 
+    async def refresh(self, room: Room) -> None:
+        """Bring this worker's copy of ``room`` up to date with the database now (a
+        seat taken through another worker may not have reached the copy yet)."""
+
 
 def unreachable(exc: BaseException) -> bool:
     """Did a database operation fail because the database cannot be reached (not a refusal)?"""
