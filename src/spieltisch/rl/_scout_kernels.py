@@ -7,11 +7,15 @@ and the deck. A hand is a row of live numbers and a row of other numbers; the
 places from its size on hold the pad numbers 12, 14, 16, … (``12 + 2 * place``),
 which never form a set with anything, so a hand's runs need no length checks.
 
-Deals (S-1 .. S-5) come from the engine's own ``numpy.random.Generator``
-(numba shares its bit generator) in the numpy backend's order: per deal call
-every game's deck is shuffled (numpy's ``permuted`` is one Fisher–Yates shuffle
-per row, the same draws as ``shuffle``), then every card's orientation is one
-uniform number, game by game. Round ends inside a step are queued and dealt
+Deals (S-1 .. S-5) come from the engine's own ``numpy.random.Generator`` in the
+numpy backend's order: per deal call every game's deck is shuffled (numpy's
+``permuted`` is one Fisher–Yates shuffle per row with numpy's
+``random_interval``), then every card's orientation is one uniform number, game
+by game. The kernels call the bit generator's own C functions on its own state
+(``bitgen``: its state address and function addresses, see
+``FastScout._bitgen``), so the stream is shared with numpy exactly;
+passing the ``Generator`` itself would cost numba about 20 µs per call to
+unbox. Round ends inside a step are queued and dealt
 after the loop over the games in the numpy backend's order of deal calls: the
 scouts' round ends, then the shows that emptied a hand, then the shows after
 which the next seat ends the round; within each, by new round, then game.
@@ -22,7 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from spieltisch.rl.batched_scout import ALL_SCOUTED, FLIP, HAND_EMPTY, OVER, PLAY, STUCK, TABLE, W
 from spieltisch.rl.scout_actions import (
@@ -46,6 +52,57 @@ POINT_SCOUT, POINT_EMPTY, POINT_PASS = 0, 1, 2
 (S-10 (b), S-15 (c)), after a show that empties the hand (S-10 (a)), after a show when the
 next seat ends the round (S-10 (b), S-15 (c)). A queued deal's key is ``point * 8 + round``."""
 TWO_PLAYER_CHIPS = 3
+
+
+def _bitgen_call(ret: Any) -> Any:
+    """An intrinsic ``call(function address, state address) -> ret``: one of the bit
+    generator's ``next_*`` C functions (numba's own Generator support does the same)."""
+
+    @intrinsic  # type: ignore[misc]
+    def call(typingctx: Any, fnptr: Any, state: Any) -> Any:
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            address, st = args
+            fnty = ir.FunctionType(context.get_value_type(ret), (st.type,))
+            return builder.call(builder.inttoptr(address, fnty.as_pointer()), (st,))
+
+        return ret(fnptr, state), codegen
+
+    return call
+
+
+_next_double = _bitgen_call(types.double)
+_next_uint32 = _bitgen_call(types.uint32)
+BITGEN_STATE, BITGEN_DOUBLE, BITGEN_UINT32 = 0, 1, 2
+"""Places in ``bitgen``: the state address, ``next_double``, ``next_uint32``."""
+
+
+@njit(cache=True)
+def next_double(bitgen: Any) -> float:
+    """The Generator's ``random()``."""
+    return _next_double(bitgen[BITGEN_DOUBLE], bitgen[BITGEN_STATE])  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def random_interval(bitgen: Any, most: int) -> int:
+    """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32``: a uniform number in
+    0 .. most by masked rejection of 32-bit draws (what its shuffles use)."""
+    if most == 0:
+        return 0
+    mask = most
+    for shift in (1, 2, 4, 8, 16):
+        mask |= mask >> shift
+    while True:
+        value = np.int64(_next_uint32(bitgen[BITGEN_UINT32], bitgen[BITGEN_STATE])) & mask
+        if value <= most:
+            return value  # type: ignore[no-any-return]
+
+
+@njit(cache=True)
+def shuffle(bitgen: Any, row: Any, n: int) -> None:
+    """numpy's ``Generator.shuffle`` of ``row[:n]`` (and so one row of ``permuted``)."""
+    for i in range(n - 1, 0, -1):
+        j = random_interval(bitgen, i)
+        row[i], row[j] = row[j], row[i]
 
 
 @njit(cache=True)
@@ -190,8 +247,8 @@ def half_fill(
 
 
 # -- dealing (S-1 .. S-5) -------------------------------------------------------------------
-@njit(cache=True)
-def deal(st: Any, idx: Any, n: int, r: int, rng: Any, deck: Any, dealt: int, decks: Any) -> None:
+@njit(cache=True, inline="always")
+def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, decks: Any) -> None:
     """Deal round ``r`` (from 0) to games ``idx[:n]``, as ``BatchedScout._deal``."""
     (
         top, bottom, size, ttop, tbot, tsize, tkey, owner, current, phase, pending,
@@ -207,10 +264,10 @@ def deal(st: Any, idx: Any, n: int, r: int, rng: Any, deck: Any, dealt: int, dec
         for i in range(n):  # numpy's permuted: one shuffle per row, row by row
             for c in range(cards):
                 decks[i, c] = deck[c]
-            rng.shuffle(decks[i, :cards])
+            shuffle(bitgen, decks[i], cards)
         for i in range(n):  # S-1: then every card's orientation, game by game
             for c in range(cards):
-                if rng.random() < 0.5:
+                if next_double(bitgen) < 0.5:
                     d = decks[i, c]
                     decks[i, c] = (d % 11) * 11 + d // 11
         if p == 2:
@@ -252,7 +309,7 @@ def deal(st: Any, idx: Any, n: int, r: int, rng: Any, deck: Any, dealt: int, dec
 
 
 @njit(cache=True)
-def reset(st: Any, which: Any, over: bool, rng: Any, deck: Any, dealt: int, idx: Any, decks: Any) -> int:
+def reset(st: Any, which: Any, over: bool, bitgen: Any, deck: Any, dealt: int, idx: Any, decks: Any) -> int:
     """``reset_done``: deal new games where ``which`` (with ``over``: where a game is over)."""
     totals, phase = st[14], st[9]
     n = 0
@@ -263,12 +320,12 @@ def reset(st: Any, which: Any, over: bool, rng: Any, deck: Any, dealt: int, idx:
             for s in range(totals.shape[1]):
                 totals[g, s] = 0
     if n:
-        deal(st, idx, n, 0, rng, deck, dealt, decks)
+        deal(st, idx, n, 0, bitgen, deck, dealt, decks)
     return n
 
 
 # -- stepping ---------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     """S-11, S-15, S-16: score the round; whether a next round is to be dealt (else S-12)."""
     size, owner, phase, chips, collected, tokens, totals, rnd = (
@@ -286,7 +343,7 @@ def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -> bool:
     """The next seat's turn; whether that ends the round with a deal to follow (S-10 (b), S-15 (c))."""
     size, tsize, owner, current = st[2], st[5], st[7], st[8]
@@ -301,7 +358,7 @@ def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     """S-15 (c), two players: the seat can scout (a set and a chip) or show."""
     top, size, tsize, tkey, chips = st[0], st[2], st[5], st[6], st[11]
@@ -310,7 +367,7 @@ def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     return beats(top, g, seat, size[g, seat], tkey[g], step, runlen)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-6: show ``count`` cards from place ``start``; the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, collected, half_at = (
@@ -339,7 +396,7 @@ def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: 
     return POINT_PASS if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-8 (S-9: the scout half, S-14: two players); the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, chips, tokens, half_at = (
@@ -389,7 +446,7 @@ def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: An
 
 @njit(cache=True)
 def step(
-    actions: Any, st: Any, tb: Any, rounds: int, dealt: int, rng: Any, use_rng: bool,
+    actions: Any, st: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, use_rng: bool,
     change: Any, req_game: Any, req_key: Any, idx: Any, decks: Any, step_: Any, runlen: Any,
 ) -> int:  # fmt: skip
     """One decision in every game (``BatchedScout.step``); ``change`` gets the totals' changes.
@@ -445,7 +502,7 @@ def step(
                     idx[n] = req_game[i]
                     n += 1
             if n:
-                deal(st, idx, n, key % 8, rng, deck, dealt, decks)
+                deal(st, idx, n, key % 8, bitgen, deck, dealt, decks)
     for g in range(b):
         for s in range(p):
             change[g, s] = totals[g, s] - change[g, s]
@@ -474,7 +531,7 @@ def folded(at: int, j: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def scoutable(st: Any, g: int, seat: int) -> bool:
     """S-8, S-14: a scout is legal (not in a show half, a set to scout, room in the hand)."""
     size, tsize, chips, half_at = st[2], st[5], st[11], st[18]

@@ -25,6 +25,7 @@ Needs the extra ``rl-fast`` (numba); :func:`require_numba` says how to install i
 
 from __future__ import annotations
 
+import ctypes
 from typing import Any
 
 import numpy as np
@@ -237,7 +238,20 @@ class FastScout(BatchedScout):
         self._blocks = np.zeros(4, dtype=np.int64)
         self._no_numbers = np.zeros(0)
         self._no_games = np.zeros(batch, dtype=np.bool_)
+        self._bitgen_of: np.random.Generator | None = None
+        self._bitgen_array = np.zeros(3, dtype=np.uint64)
         super().__init__(batch, players, seed=seed, dealer=dealer)
+
+    def _bitgen(self) -> IntArray:
+        """The addresses the kernels draw from ``self.rng`` with (``_scout_kernels``): its bit
+        generator's state, ``next_double`` and ``next_uint32`` (refreshed if ``rng`` is replaced;
+        the Generator held in ``self.rng`` keeps them valid)."""
+        if self._bitgen_of is not self.rng:
+            c = self.rng.bit_generator.ctypes
+            functions = [ctypes.cast(f, ctypes.c_void_p).value or 0 for f in (c.next_double, c.next_uint32)]
+            self._bitgen_array = np.array([c.state_address, *functions], dtype=np.uint64)
+            self._bitgen_of = self.rng
+        return self._bitgen_array
 
     def _state(self) -> tuple[Any, ...]:
         return (
@@ -255,14 +269,14 @@ class FastScout(BatchedScout):
         over = which is None
         flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
         self._kernel["reset"](
-            self._state(), flags, over, self.rng, self._tables[2], self.dealt, self._idx, self._decks
+            self._state(), flags, over, self._bitgen(), self._tables[2], self.dealt, self._idx, self._decks
         )
 
     def step(self, actions: ScoutIntArray) -> ScoutIntArray:
         """As :meth:`BatchedScout.step` (trusted path: the ids must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         n = self._kernel["step"](
-            actions, self._state(), self._tables, self.rounds, self.dealt, self.rng, self.dealer is None,
+            actions, self._state(), self._tables, self.rounds, self.dealt, self._bitgen(), self.dealer is None,
             self._change, self._req_game, self._req_key, self._idx, self._decks, self._step, self._runlen,
         )  # fmt: skip
         if n and self.dealer is not None:  # the numpy backend's deal calls, in its order
