@@ -76,13 +76,13 @@ BITGEN_STATE, BITGEN_DOUBLE, BITGEN_UINT32 = 0, 1, 2
 """Places in ``bitgen``: the state address, ``next_double``, ``next_uint32``."""
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def next_double(bitgen: Any) -> float:
     """The Generator's ``random()``."""
     return _next_double(bitgen[BITGEN_DOUBLE], bitgen[BITGEN_STATE])  # type: ignore[no-any-return]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def random_interval(bitgen: Any, most: int) -> int:
     """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32``: a uniform number in
     0 .. most by masked rejection of 32-bit draws (what its shuffles use)."""
@@ -97,7 +97,7 @@ def random_interval(bitgen: Any, most: int) -> int:
             return value  # type: ignore[no-any-return]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def shuffle(bitgen: Any, row: Any, n: int) -> None:
     """numpy's ``Generator.shuffle`` of ``row[:n]`` (and so one row of ``permuted``)."""
     for i in range(n - 1, 0, -1):
@@ -105,7 +105,7 @@ def shuffle(bitgen: Any, row: Any, n: int) -> None:
         row[i], row[j] = row[j], row[i]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def set_key(t: Any, g: int, offset: int, n: int) -> int:
     """S-7 strength of the set ``t[g, offset : offset + n]`` (live numbers), -1 for none."""
     if n <= 0:
@@ -118,7 +118,7 @@ def set_key(t: Any, g: int, offset: int, n: int) -> int:
     return n * 64 + same + min(first, last)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def hand_runs(top: Any, g: int, s: int, size: int, step: Any, runlen: Any) -> None:
     """``step[j]``: the live number of place j + 1 less that of place j; ``runlen[j]``: the
     length of the run (step -1, 0 or +1) starting at place j, for the places of the hand."""
@@ -134,7 +134,7 @@ def hand_runs(top: Any, g: int, s: int, size: int, step: Any, runlen: Any) -> No
             runlen[j] = 2
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def fewest_beating(v: int, d: int, key: int) -> int:
     """The fewest cards of a set starting with live number ``v`` (step ``d`` to the next
     card) that beat ``key`` (S-6, S-7); more cards of the same run are always stronger."""
@@ -148,7 +148,7 @@ def fewest_beating(v: int, d: int, key: int) -> int:
     return n + 1 if strength <= key else n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def bounds(top: Any, g: int, s: int, size: int, step: Any, runlen: Any, key: int, fewest: Any) -> int:
     """Per start place j of the hand, the fewest cards of a set there that beat ``key``
     (``fewest[j]``; the most are ``runlen[j]``). Returns the number of legal shows."""
@@ -161,7 +161,7 @@ def bounds(top: Any, g: int, s: int, size: int, step: Any, runlen: Any, key: int
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def beats(top: Any, g: int, s: int, size: int, key: int, step: Any, runlen: Any) -> bool:
     """Whether the hand holds a set stronger than ``key`` (its strongest set: S-7)."""
     hand_runs(top, g, s, size, step, runlen)
@@ -179,25 +179,51 @@ def beats(top: Any, g: int, s: int, size: int, key: int, step: Any, runlen: Any)
     return False
 
 
-@njit(cache=True)
-def half_fill(
-    top: Any, g: int, s: int, size: int, ttop: Any, tbot: Any, n: int,
-    step: Any, runlen: Any, left: Any, right: Any, out: Any, row: int, base: int, blocks: Any,
-) -> int:  # fmt: skip
-    """S-9: the scout halves (end, turn, insert place) that some show completes, written as
-    ``out[row, base + (end * 2 + turn) * 46 + insert]`` for inserts 0 .. size of the scoutable
-    ends (one end for a one-card set, S-8); ``blocks[end * 2 + turn]`` their numbers. Needs
-    ``hand_runs`` of the hand. Returns how many there are.
-
-    A show completes the scout half when it is a held set wholly left of the insert place
-    (not ending right before it: that is folded onto "before") or wholly right of it, or
-    the scouted card alone (insert 0 only), or the longest run through the inserted card."""
-    for d in range(3):  # runs with step d - 1 ending at (left) / starting at (right) each place
+@njit(cache=True, _nrt=False)
+def run_ends(step: Any, size: int, left: Any, right: Any) -> None:
+    """``left[d + 1, j]`` / ``right[d + 1, j]``: the run with step d (-1, 0, +1) ending / starting
+    at place j (at least the card itself)."""
+    for d in range(3):
         for j in range(size):
             left[d, j] = left[d, j - 1] + 1 if j > 0 and step[j - 1] == d - 1 else 1
         for j in range(size - 1, -1, -1):
             right[d, j] = right[d, j + 1] + 1 if step[j] == d - 1 else 1
+
+
+@njit(cache=True, _nrt=False)
+def through(top: Any, g: int, s: int, size: int, a: int, v: int, key: int, left: Any, right: Any) -> bool:
+    """Whether the card ``v`` inserted at place ``a`` is the scouted card shown alone (insert 0)
+    or in a run of the hand through it that beats ``key`` (the longest is the strongest)."""
+    if a == 0 and 80 + v > key:
+        return True
+    for d in range(-1, 2):
+        ll = left[d + 1, a - 1] if a > 0 and np.int64(top[g, s, a - 1]) == v - d else 0
+        rr = right[d + 1, a] if a < size and np.int64(top[g, s, a]) == v + d else 0
+        c = ll + rr + 1
+        if c >= 2:
+            low = v - ll if d == 1 else (v - rr if d == -1 else v)
+            if c * 64 + (16 if d == 0 else 0) + low > key:
+                return True
+    return False
+
+
+@njit(cache=True, _nrt=False)
+def half_fill(
+    top: Any, g: int, s: int, size: int, ttop: Any, tbot: Any, n: int, step: Any, runlen: Any,
+    left: Any, right: Any, out: Any, row: int, base: int, whole: bool, blocks: Any, spans: Any,
+) -> int:  # fmt: skip
+    """S-9: the scout halves (end, turn, insert place) that some show completes, for inserts
+    0 .. size of the scoutable ends (one end for a one-card set, S-8). Needs ``hand_runs``
+    of the hand. Returns how many there are; ``blocks[end * 2 + turn]``: how many per block.
+
+    A show completes the scout half when it is a held set wholly left of the insert place
+    (not ending right before it: that is folded onto "before") or wholly right of it: every
+    insert place outside ``spans[2 * block] .. spans[2 * block + 1]``; else the scouted card
+    alone (insert 0) or the longest run through the inserted card, written to
+    ``out[row, base + block * 46 + insert]`` for the places inside the span (for all places
+    with ``whole``: the mask)."""
     total = 0
+    ends_known = False
     for end in range(2):
         if end == 1 and n <= 1:
             blocks[2] = 0
@@ -216,38 +242,34 @@ def half_fill(
             if f <= runlen[j]:
                 stop = min(stop, j + f)
                 start = j
+        lo, hi = start + 1, min(stop, size)  # the insert places with no held set apart
+        apart = size + 1 - max(hi - lo + 1, 0)
+        if hi >= lo and not ends_known:
+            run_ends(step, size, left, right)
+            ends_known = True
         for turn in range(2):
+            blk = end * 2 + turn
+            spans[2 * blk] = lo
+            spans[2 * blk + 1] = hi
+            first = base + blk * INSERTS
+            if whole:
+                for a in range(size + 1):
+                    if a < lo or a > hi:
+                        out[row, first + a] = True
             v = other if turn else live
-            count = 0
-            first = base + (end * 2 + turn) * INSERTS
-            for a in range(size + 1):
-                ok = stop <= a - 1 or start >= a
-                if not ok and a == 0 and 80 + v > rkey:
-                    ok = True  # the scouted card shown alone
-                if not ok:
-                    for d in range(-1, 2):
-                        ll = 0
-                        if a > 0 and np.int64(top[g, s, a - 1]) == v - d:
-                            ll = left[d + 1, a - 1]
-                        rr = 0
-                        if a < size and np.int64(top[g, s, a]) == v + d:
-                            rr = right[d + 1, a]
-                        c = ll + rr + 1
-                        if c >= 2:
-                            low = v - ll if d == 1 else (v - rr if d == -1 else v)
-                            if c * 64 + (16 if d == 0 else 0) + low > rkey:
-                                ok = True
-                                break
+            count = apart
+            for a in range(lo, hi + 1):
+                ok = through(top, g, s, size, a, v, rkey, left, right)
                 out[row, first + a] = ok
                 if ok:
                     count += 1
-            blocks[end * 2 + turn] = count
+            blocks[blk] = count
             total += count
     return total
 
 
 # -- dealing (S-1 .. S-5) -------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, decks: Any) -> None:
     """Deal round ``r`` (from 0) to games ``idx[:n]``, as ``BatchedScout._deal``."""
     (
@@ -308,7 +330,7 @@ def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, 
         half_at[g] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def reset(st: Any, which: Any, over: bool, bitgen: Any, deck: Any, dealt: int, idx: Any, decks: Any) -> int:
     """``reset_done``: deal new games where ``which`` (with ``over``: where a game is over)."""
     totals, phase = st[14], st[9]
@@ -325,7 +347,7 @@ def reset(st: Any, which: Any, over: bool, bitgen: Any, deck: Any, dealt: int, i
 
 
 # -- stepping ---------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     """S-11, S-15, S-16: score the round; whether a next round is to be dealt (else S-12)."""
     size, owner, phase, chips, collected, tokens, totals, rnd = (
@@ -343,7 +365,7 @@ def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -> bool:
     """The next seat's turn; whether that ends the round with a deal to follow (S-10 (b), S-15 (c))."""
     size, tsize, owner, current = st[2], st[5], st[7], st[8]
@@ -358,7 +380,7 @@ def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     """S-15 (c), two players: the seat can scout (a set and a chip) or show."""
     top, size, tsize, tkey, chips = st[0], st[2], st[5], st[6], st[11]
@@ -367,7 +389,7 @@ def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     return beats(top, g, seat, size[g, seat], tkey[g], step, runlen)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-6: show ``count`` cards from place ``start``; the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, collected, half_at = (
@@ -396,7 +418,7 @@ def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: 
     return POINT_PASS if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-8 (S-9: the scout half, S-14: two players); the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, chips, tokens, half_at = (
@@ -444,7 +466,7 @@ def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: An
     return POINT_SCOUT if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(
     actions: Any, st: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, use_rng: bool,
     change: Any, req_game: Any, req_key: Any, idx: Any, decks: Any, step_: Any, runlen: Any,
@@ -510,7 +532,7 @@ def step(
 
 
 # -- sampling and masks -----------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def count_half(phase: Any, half_at: Any) -> int:
     """Games waiting for the show half of a scout & show (their draws follow the others')."""
     n = 0
@@ -520,7 +542,7 @@ def count_half(phase: Any, half_at: Any) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def folded(at: int, j: int) -> int:
     """The show half's count from place ``j`` that is folded away after inserting at ``at``
     (the card shown alone, or the shown cards ending right before it); 0 for none."""
@@ -531,7 +553,7 @@ def folded(at: int, j: int) -> int:
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def scoutable(st: Any, g: int, seat: int) -> bool:
     """S-8, S-14: a scout is legal (not in a show half, a set to scout, room in the hand)."""
     size, tsize, chips, half_at = st[2], st[5], st[11], st[18]
@@ -541,10 +563,10 @@ def scoutable(st: Any, g: int, seat: int) -> bool:
     return p != 2 or chips[g, seat] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def sample(
     st: Any, u: Any, u_half: Any, out: Any,
-    step: Any, runlen: Any, fewest: Any, left: Any, right: Any, hm: Any, blocks: Any,
+    step: Any, runlen: Any, fewest: Any, left: Any, right: Any, hm: Any, blocks: Any, spans: Any,
 ) -> None:  # fmt: skip
     """``sample_legal`` from the numpy backend's uniform numbers, with its arithmetic."""
     top, size, ttop, tbot, tsize, tkey, current, phase, chips, half_at = (
@@ -589,7 +611,9 @@ def sample(
         scouts = (4 if n > 1 else 2) * (sz + 1) if can else 0
         halves = 0
         if p > 2 and can and chips[g, seat] > 0:
-            halves = half_fill(top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, hm, 0, 0, blocks)
+            halves = half_fill(
+                top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, hm, 0, 0, False, blocks, spans
+            )
         k = np.int64(u[g] * (shows + scouts + halves))
         out[g] = -1
         if k < shows:
@@ -606,8 +630,9 @@ def sample(
             k -= shows + scouts
             for blk in range(4):
                 if k < blocks[blk]:
+                    lo, hi = spans[2 * blk], spans[2 * blk + 1]
                     for a in range(sz + 1):
-                        if hm[0, blk * INSERTS + a]:
+                        if a < lo or a > hi or hm[0, blk * INSERTS + a]:
                             if k == 0:
                                 out[g] = SCOUT_SHOW_BASE + blk * INSERTS + a
                                 break
@@ -616,9 +641,9 @@ def sample(
                 k -= blocks[blk]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mask(
-    st: Any, out: Any, step: Any, runlen: Any, fewest: Any, left: Any, right: Any, blocks: Any
+    st: Any, out: Any, step: Any, runlen: Any, fewest: Any, left: Any, right: Any, blocks: Any, spans: Any
 ) -> None:
     """``legal_mask``: the legal learning ids of the seat to move in every game."""
     top, size, ttop, tbot, tsize, tkey, current, phase, chips, half_at = (
@@ -653,4 +678,6 @@ def mask(
             for a in range(sz + 1):
                 out[g, SCOUT_BASE + blk * INSERTS + a] = True
         if p > 2 and chips[g, seat] > 0:  # S-9: one chip a round
-            half_fill(top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, out, g, SCOUT_SHOW_BASE, blocks)
+            half_fill(
+                top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, out, g, SCOUT_SHOW_BASE, True, blocks, spans
+            )

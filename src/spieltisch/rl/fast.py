@@ -236,6 +236,7 @@ class FastScout(BatchedScout):
         self._right = np.zeros((3, w), dtype=np.int64)
         self._hm = np.zeros((1, scout_actions.NUM_SCOUTS), dtype=np.bool_)
         self._blocks = np.zeros(4, dtype=np.int64)
+        self._spans = np.zeros(8, dtype=np.int64)
         self._no_numbers = np.zeros(0)
         self._no_games = np.zeros(batch, dtype=np.bool_)
         self._bitgen_of: np.random.Generator | None = None
@@ -294,7 +295,7 @@ class FastScout(BatchedScout):
         out: ScoutIntArray = np.empty(self.batch, dtype=np.int64)
         self._kernel["sample"](
             self._state(), u, u_half, out, self._step, self._runlen, self._fewest,
-            self._left, self._right, self._hm, self._blocks,
+            self._left, self._right, self._hm, self._blocks, self._spans,
         )  # fmt: skip
         return out
 
@@ -302,8 +303,9 @@ class FastScout(BatchedScout):
         """As :meth:`BatchedScout.legal_mask`."""
         out: BoolArray = np.empty((self.batch, scout_actions.NUM_ACTIONS), dtype=np.bool_)
         self._kernel["mask"](
-            self._state(), out, self._step, self._runlen, self._fewest, self._left, self._right, self._blocks
-        )
+            self._state(), out, self._step, self._runlen, self._fewest, self._left, self._right,
+            self._blocks, self._spans,
+        )  # fmt: skip
         return out
 
 
