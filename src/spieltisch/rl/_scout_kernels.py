@@ -481,10 +481,11 @@ def step(
     b, p = size.shape[0], size.shape[1]
     nreq = 0
     for g in range(b):
-        for s in range(p):
-            change[g, s] = totals[g, s]
         ph = phase[g]
         a = actions[g]
+        if ph != PLAY:
+            for s in range(p):
+                change[g, s] = 0
         if ph == FLIP:
             seat = 0
             while not pending[g, seat]:
@@ -506,6 +507,8 @@ def step(
             if done:
                 phase[g] = PLAY
         elif ph == PLAY:
+            for s in range(p):
+                change[g, s] = totals[g, s]
             seat = current[g]
             point = -1
             if SHOW_BASE <= a < SCOUT_BASE:
@@ -516,6 +519,8 @@ def step(
                 req_game[nreq] = g
                 req_key[nreq] = point * 8 + rnd[g] + 1
                 nreq += 1
+            for s in range(p):  # totals change at round ends only, and deals leave them be
+                change[g, s] = totals[g, s] - change[g, s]
     if use_rng and nreq:
         for key in range(3 * 8):  # the numpy backend's deal calls: by point, then round, then game
             n = 0
@@ -525,9 +530,6 @@ def step(
                     n += 1
             if n:
                 deal(st, idx, n, key % 8, bitgen, deck, dealt, decks)
-    for g in range(b):
-        for s in range(p):
-            change[g, s] = totals[g, s] - change[g, s]
     return nreq
 
 
@@ -650,9 +652,7 @@ def mask(
         st[0], st[2], st[3], st[4], st[5], st[6], st[8], st[9], st[11], st[18],
     )  # fmt: skip
     b, p = size.shape[0], size.shape[1]
-    for g in range(b):
-        for i in range(NUM_ACTIONS):
-            out[g, i] = False
+    for g in range(b):  # ``out`` comes zeroed (np.zeros: zero pages)
         ph = phase[g]
         if ph == FLIP:
             out[g, KEEP_ID] = True

@@ -109,7 +109,6 @@ class FastSchmaus(BatchedSchmaus):
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
         self._kernel = _kernels()  # fails with the install command before any work
         super().__init__(batch, players, seed=seed, shuffler=shuffler)
-        self._change = np.zeros((batch, players), dtype=np.int64)
         self._fallback = np.zeros(batch, dtype=bool)
         self._pend = np.zeros((batch, players), dtype=np.int64)
         self._pause = np.zeros(batch, dtype=np.int64)
@@ -224,7 +223,6 @@ class FastScout(BatchedScout):
             batched_scout.ID_COUNT[scout_actions.SHOW_BASE : scout_actions.SCOUT_BASE].copy(),
             np.array([c for c in ALL_CARDS if c not in REMOVED[players]], dtype=np.int16),
         )
-        self._change = np.zeros((batch, players), dtype=np.int64)
         self._req_game = np.zeros(batch, dtype=np.int64)
         self._req_key = np.zeros(batch, dtype=np.int64)
         self._idx = np.zeros(batch, dtype=np.int64)
@@ -276,15 +274,15 @@ class FastScout(BatchedScout):
     def step(self, actions: ScoutIntArray) -> ScoutIntArray:
         """As :meth:`BatchedScout.step` (trusted path: the ids must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
+        out: ScoutIntArray = np.empty((self.batch, self.players), dtype=np.int64)
         n = self._kernel["step"](
             actions, self._state(), self._tables, self.rounds, self.dealt, self._bitgen(), self.dealer is None,
-            self._change, self._req_game, self._req_key, self._idx, self._decks, self._step, self._runlen,
+            out, self._req_game, self._req_key, self._idx, self._decks, self._step, self._runlen,
         )  # fmt: skip
         if n and self.dealer is not None:  # the numpy backend's deal calls, in its order
             keys, games = self._req_key[:n], self._req_game[:n]
             for key in np.unique(keys):
                 self._deal(games[keys == key], int(key) % 8)
-        out: ScoutIntArray = self._change.copy()
         return out
 
     def sample_legal(self, rng: np.random.Generator) -> ScoutIntArray:
@@ -301,7 +299,7 @@ class FastScout(BatchedScout):
 
     def legal_mask(self) -> BoolArray:
         """As :meth:`BatchedScout.legal_mask`."""
-        out: BoolArray = np.empty((self.batch, scout_actions.NUM_ACTIONS), dtype=np.bool_)
+        out: BoolArray = np.zeros((self.batch, scout_actions.NUM_ACTIONS), dtype=np.bool_)
         self._kernel["mask"](
             self._state(), out, self._step, self._runlen, self._fewest, self._left, self._right,
             self._blocks, self._spans,
