@@ -237,7 +237,7 @@ class FastScout(BatchedScout):
         self._req_game = np.zeros(batch, dtype=np.int64)
         self._req_key = np.zeros(batch, dtype=np.int64)
         self._idx = np.zeros(batch, dtype=np.int64)
-        self._decks = np.zeros((batch, len(self._tables[2])), dtype=np.int16)
+        self._deck_rows = np.zeros((batch, len(self._tables[2])), dtype=np.int16)
         self._step = np.zeros(w, dtype=np.int64)
         self._runlen = np.zeros(w, dtype=np.int64)
         self._fewest = np.zeros(w, dtype=np.int64)
@@ -279,7 +279,7 @@ class FastScout(BatchedScout):
         over = which is None
         flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
         self._kernel["reset"](
-            self._state(), flags, over, self._bitgen(), self._tables[2], self.dealt, self._idx, self._decks
+            self._state(), flags, over, self._bitgen(), self._tables[2], self.dealt, self._idx, self._deck_rows
         )
 
     def step(self, actions: ScoutIntArray) -> ScoutIntArray:
@@ -288,7 +288,7 @@ class FastScout(BatchedScout):
         out: ScoutIntArray = np.empty((self.batch, self.players), dtype=np.int64)
         n = self._kernel["step"](
             actions, self._state(), self._tables, self.rounds, self.dealt, self._bitgen(), self.dealer is None,
-            out, self._req_game, self._req_key, self._idx, self._decks, self._step, self._runlen,
+            out, self._req_game, self._req_key, self._idx, self._deck_rows, self._step, self._runlen,
         )  # fmt: skip
         if n and self.dealer is not None:  # the numpy backend's deal calls, in its order
             keys, games = self._req_key[:n], self._req_game[:n]
