@@ -13,7 +13,7 @@ from spieltisch.cli import app
 
 
 def test_bench_rl_prints_steps_per_cpu_second() -> None:
-    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8,16", "--players", "3"]
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8,16", "--players", "3", "--backend", "numpy"]
     result = CliRunner().invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "random legal play" in result.output and "per CPU second" in result.output

@@ -23,7 +23,8 @@ which the next seat ends the round; within each, by new round, then game.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from llvmlite import ir
@@ -37,7 +38,6 @@ from spieltisch.rl.scout_actions import (
 from spieltisch.rl.scout_actions import (
     INSERTS,
     MAX_HAND,
-    NUM_ACTIONS,
     NUM_SCOUTS,
     SCOUT_BASE,
     SCOUT_SHOW_BASE,
@@ -46,6 +46,17 @@ from spieltisch.rl.scout_actions import (
 from spieltisch.rl.scout_actions import (
     KEEP as KEEP_ID,
 )
+
+F = TypeVar("F", bound=Callable[..., Any])
+_njit: Any = njit
+
+
+def kernel(inline: str = "never") -> Callable[[F], F]:
+    """``@njit(cache=True)`` without numba's reference counting (``_nrt=False``): the kernels
+    never allocate, and the counting of the arrays passed from function to function cost
+    about a third of a step."""
+    return cast("Callable[[F], F]", _njit(cache=True, inline=inline, _nrt=False))
+
 
 POINT_SCOUT, POINT_EMPTY, POINT_PASS = 0, 1, 2
 """Where a step ends a round (the numpy backend's deal calls, in this order): after a scout
@@ -58,7 +69,7 @@ def _bitgen_call(ret: Any) -> Any:
     """An intrinsic ``call(function address, state address) -> ret``: one of the bit
     generator's ``next_*`` C functions (numba's own Generator support does the same)."""
 
-    @intrinsic  # type: ignore[misc]
+    @intrinsic
     def call(typingctx: Any, fnptr: Any, state: Any) -> Any:
         def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
             address, st = args
@@ -76,13 +87,13 @@ BITGEN_STATE, BITGEN_DOUBLE, BITGEN_UINT32 = 0, 1, 2
 """Places in ``bitgen``: the state address, ``next_double``, ``next_uint32``."""
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def next_double(bitgen: Any) -> float:
     """The Generator's ``random()``."""
     return _next_double(bitgen[BITGEN_DOUBLE], bitgen[BITGEN_STATE])  # type: ignore[no-any-return]
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def random_interval(bitgen: Any, most: int) -> int:
     """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32``: a uniform number in
     0 .. most by masked rejection of 32-bit draws (what its shuffles use)."""
@@ -94,10 +105,10 @@ def random_interval(bitgen: Any, most: int) -> int:
     while True:
         value = np.int64(_next_uint32(bitgen[BITGEN_UINT32], bitgen[BITGEN_STATE])) & mask
         if value <= most:
-            return value  # type: ignore[no-any-return]
+            return int(value)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def shuffle(bitgen: Any, row: Any, n: int) -> None:
     """numpy's ``Generator.shuffle`` of ``row[:n]`` (and so one row of ``permuted``)."""
     for i in range(n - 1, 0, -1):
@@ -105,8 +116,8 @@ def shuffle(bitgen: Any, row: Any, n: int) -> None:
         row[i], row[j] = row[j], row[i]
 
 
-@njit(cache=True, _nrt=False)
-def set_key(t: Any, g: int, offset: int, n: int) -> int:
+@kernel()
+def set_key(t: Any, g: int, offset: int, n: int) -> Any:
     """S-7 strength of the set ``t[g, offset : offset + n]`` (live numbers), -1 for none."""
     if n <= 0:
         return -1
@@ -118,7 +129,7 @@ def set_key(t: Any, g: int, offset: int, n: int) -> int:
     return n * 64 + same + min(first, last)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def hand_runs(top: Any, g: int, s: int, size: int, step: Any, runlen: Any) -> None:
     """``step[j]``: the live number of place j + 1 less that of place j; ``runlen[j]``: the
     length of the run (step -1, 0 or +1) starting at place j, for the places of the hand."""
@@ -134,8 +145,8 @@ def hand_runs(top: Any, g: int, s: int, size: int, step: Any, runlen: Any) -> No
             runlen[j] = 2
 
 
-@njit(cache=True, _nrt=False)
-def fewest_beating(v: int, d: int, key: int) -> int:
+@kernel()
+def fewest_beating(v: Any, d: Any, key: Any) -> Any:
     """The fewest cards of a set starting with live number ``v`` (step ``d`` to the next
     card) that beat ``key`` (S-6, S-7); more cards of the same run are always stronger."""
     if 80 + v > key:
@@ -148,7 +159,7 @@ def fewest_beating(v: int, d: int, key: int) -> int:
     return n + 1 if strength <= key else n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def bounds(top: Any, g: int, s: int, size: int, step: Any, runlen: Any, key: int, fewest: Any) -> int:
     """Per start place j of the hand, the fewest cards of a set there that beat ``key``
     (``fewest[j]``; the most are ``runlen[j]``). Returns the number of legal shows."""
@@ -161,7 +172,7 @@ def bounds(top: Any, g: int, s: int, size: int, step: Any, runlen: Any, key: int
     return total
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def beats(top: Any, g: int, s: int, size: int, key: int, step: Any, runlen: Any) -> bool:
     """Whether the hand holds a set stronger than ``key`` (its strongest set: S-7)."""
     hand_runs(top, g, s, size, step, runlen)
@@ -179,7 +190,7 @@ def beats(top: Any, g: int, s: int, size: int, key: int, step: Any, runlen: Any)
     return False
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def run_ends(step: Any, size: int, left: Any, right: Any) -> None:
     """``left[d + 1, j]`` / ``right[d + 1, j]``: the run with step d (-1, 0, +1) ending / starting
     at place j (at least the card itself)."""
@@ -190,8 +201,8 @@ def run_ends(step: Any, size: int, left: Any, right: Any) -> None:
             right[d, j] = right[d, j + 1] + 1 if step[j] == d - 1 else 1
 
 
-@njit(cache=True, _nrt=False)
-def through(top: Any, g: int, s: int, size: int, a: int, v: int, key: int, left: Any, right: Any) -> bool:
+@kernel()
+def through(top: Any, g: int, s: int, size: int, a: int, v: Any, key: Any, left: Any, right: Any) -> bool:
     """Whether the card ``v`` inserted at place ``a`` is the scouted card shown alone (insert 0)
     or in a run of the hand through it that beats ``key`` (the longest is the strongest)."""
     if a == 0 and 80 + v > key:
@@ -207,7 +218,7 @@ def through(top: Any, g: int, s: int, size: int, a: int, v: int, key: int, left:
     return False
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def half_fill(
     top: Any, g: int, s: int, size: int, ttop: Any, tbot: Any, n: int, step: Any, runlen: Any,
     left: Any, right: Any, out: Any, row: int, base: int, whole: bool, blocks: Any, spans: Any,
@@ -269,7 +280,7 @@ def half_fill(
 
 
 # -- dealing (S-1 .. S-5) -------------------------------------------------------------------
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, decks: Any) -> None:
     """Deal round ``r`` (from 0) to games ``idx[:n]``, as ``BatchedScout._deal``."""
     (
@@ -298,7 +309,7 @@ def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, 
                     set_aside[idx[i], c] = decks[i, 2 * dealt + c]
     for i in range(n):
         g = idx[i]
-        best = 1 << 30
+        best: Any = 1 << 30
         arg = 0
         for s in range(p):
             for j in range(dealt):
@@ -330,7 +341,7 @@ def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, 
         half_at[g] = -1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def reset(st: Any, which: Any, over: bool, bitgen: Any, deck: Any, dealt: int, idx: Any, decks: Any) -> int:
     """``reset_done``: deal new games where ``which`` (with ``over``: where a game is over)."""
     totals, phase = st[14], st[9]
@@ -347,14 +358,14 @@ def reset(st: Any, which: Any, over: bool, bitgen: Any, deck: Any, dealt: int, i
 
 
 # -- stepping ---------------------------------------------------------------------------------
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     """S-11, S-15, S-16: score the round; whether a next round is to be dealt (else S-12)."""
     size, owner, phase, chips, collected, tokens, totals, rnd = (
         st[2], st[7], st[9], st[11], st[12], st[13], st[14], st[15],
     )  # fmt: skip
     p = size.shape[1]
-    exempt = owner[g] if ended_by == ALL_SCOUTED or ended_by == STUCK else -1
+    exempt = owner[g] if ended_by in (ALL_SCOUTED, STUCK) else -1
     for s in range(p):
         bonus = chips[g, s] if p == 2 else tokens[g, s]
         hand = 0 if s == exempt else size[g, s]
@@ -365,7 +376,7 @@ def end_round(st: Any, g: int, ended_by: int, rounds: int) -> bool:
     return True
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -> bool:
     """The next seat's turn; whether that ends the round with a deal to follow (S-10 (b), S-15 (c))."""
     size, tsize, owner, current = st[2], st[5], st[7], st[8]
@@ -380,7 +391,7 @@ def pass_turn(st: Any, g: int, seat: int, rounds: int, step: Any, runlen: Any) -
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     """S-15 (c), two players: the seat can scout (a set and a chip) or show."""
     top, size, tsize, tkey, chips = st[0], st[2], st[5], st[6], st[11]
@@ -389,7 +400,7 @@ def can_act(st: Any, g: int, seat: int, step: Any, runlen: Any) -> bool:
     return beats(top, g, seat, size[g, seat], tkey[g], step, runlen)
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-6: show ``count`` cards from place ``start``; the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, collected, half_at = (
@@ -418,7 +429,7 @@ def show(st: Any, g: int, seat: int, start: int, count: int, rounds: int, step: 
     return POINT_PASS if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: Any) -> int:
     """S-8 (S-9: the scout half, S-14: two players); the point of a deal to follow, or -1."""
     top, bottom, size, ttop, tbot, tsize, tkey, owner, chips, tokens, half_at = (
@@ -466,7 +477,7 @@ def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: An
     return POINT_SCOUT if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def step(
     actions: Any, st: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, use_rng: bool,
     change: Any, req_game: Any, req_key: Any, idx: Any, decks: Any, step_: Any, runlen: Any,
@@ -512,7 +523,9 @@ def step(
             seat = current[g]
             point = -1
             if SHOW_BASE <= a < SCOUT_BASE:
-                point = show(st, g, seat, show_start[a - SHOW_BASE], show_count[a - SHOW_BASE], rounds, step_, runlen)
+                point = show(
+                    st, g, seat, show_start[a - SHOW_BASE], show_count[a - SHOW_BASE], rounds, step_, runlen
+                )
             elif a >= SCOUT_BASE:
                 point = scout(st, g, seat, a, rounds, step_, runlen)
             if point >= 0:
@@ -534,7 +547,7 @@ def step(
 
 
 # -- sampling and masks -----------------------------------------------------------------------
-@njit(cache=True, _nrt=False)
+@kernel()
 def count_half(phase: Any, half_at: Any) -> int:
     """Games waiting for the show half of a scout & show (their draws follow the others')."""
     n = 0
@@ -544,7 +557,7 @@ def count_half(phase: Any, half_at: Any) -> int:
     return n
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def folded(at: int, j: int) -> int:
     """The show half's count from place ``j`` that is folded away after inserting at ``at``
     (the card shown alone, or the shown cards ending right before it); 0 for none."""
@@ -555,17 +568,17 @@ def folded(at: int, j: int) -> int:
     return 0
 
 
-@njit(cache=True, inline="always", _nrt=False)
+@kernel(inline="always")
 def scoutable(st: Any, g: int, seat: int) -> bool:
     """S-8, S-14: a scout is legal (not in a show half, a set to scout, room in the hand)."""
     size, tsize, chips, half_at = st[2], st[5], st[11], st[18]
     p = size.shape[1]
     if half_at[g] >= 0 or tsize[g] == 0 or size[g, seat] + 1 > MAX_HAND:
         return False
-    return p != 2 or chips[g, seat] > 0
+    return bool(p != 2 or chips[g, seat] > 0)
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def sample(
     st: Any, u: Any, u_half: Any, out: Any,
     step: Any, runlen: Any, fewest: Any, left: Any, right: Any, hm: Any, blocks: Any, spans: Any,
@@ -593,7 +606,9 @@ def sample(
             total = 0
             for j in range(sz):
                 f = folded(at, j)
-                total += max(runlen[j] - fewest[j] + 1, 0) - (1 if f > 0 and fewest[j] <= f <= runlen[j] else 0)
+                total += max(runlen[j] - fewest[j] + 1, 0) - (
+                    1 if f > 0 and fewest[j] <= f <= runlen[j] else 0
+                )
             k = np.int64(u_half[ih] * total)
             ih += 1
             for j in range(sz):
@@ -643,7 +658,7 @@ def sample(
                 k -= blocks[blk]
 
 
-@njit(cache=True, _nrt=False)
+@kernel()
 def mask(
     st: Any, out: Any, step: Any, runlen: Any, fewest: Any, left: Any, right: Any, blocks: Any, spans: Any
 ) -> None:
@@ -679,5 +694,21 @@ def mask(
                 out[g, SCOUT_BASE + blk * INSERTS + a] = True
         if p > 2 and chips[g, seat] > 0:  # S-9: one chip a round
             half_fill(
-                top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, out, g, SCOUT_SHOW_BASE, True, blocks, spans
+                top,
+                g,
+                seat,
+                sz,
+                ttop,
+                tbot,
+                n,
+                step,
+                runlen,
+                left,
+                right,
+                out,
+                g,
+                SCOUT_SHOW_BASE,
+                True,
+                blocks,
+                spans,
             )

@@ -25,7 +25,7 @@ alike).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -190,7 +190,7 @@ class _Runs:
 class BatchedScout:
     """B games of Scout, ``players`` seats each."""
 
-    _dtypes: dict[str, type[np.integer[Any]]] = {}
+    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {}
     """Narrower dtypes for some state arrays (the numba backend's, ``spieltisch.rl.fast``)."""
 
     def __init__(self, batch: int, players: int, seed: int = 0, dealer: Dealer | None = None) -> None:

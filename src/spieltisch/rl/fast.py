@@ -26,7 +26,7 @@ Needs the extra ``rl-fast`` (numba); :func:`require_numba` says how to install i
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -109,6 +109,7 @@ class FastSchmaus(BatchedSchmaus):
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
         self._kernel = _kernels()  # fails with the install command before any work
         super().__init__(batch, players, seed=seed, shuffler=shuffler)
+        self._change = np.zeros((batch, players), dtype=np.int64)
         self._fallback = np.zeros(batch, dtype=bool)
         self._pend = np.zeros((batch, players), dtype=np.int64)
         self._pause = np.zeros(batch, dtype=np.int64)
@@ -214,7 +215,7 @@ class FastScout(BatchedScout):
       kernel queues the round ends and the numpy backend deals them, in the same order.
     """
 
-    _dtypes = {
+    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {
         **dict.fromkeys(("top", "bottom", "table_top", "table_bottom", "set_aside"), np.int8),
         **dict.fromkeys(("size", "chips", "collected", "current", "phase", "owner"), np.int8),
         **dict.fromkeys(("table_size", "round", "first_start", "half_at"), np.int8),
@@ -279,7 +280,14 @@ class FastScout(BatchedScout):
         over = which is None
         flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
         self._kernel["reset"](
-            self._state(), flags, over, self._bitgen(), self._tables[2], self.dealt, self._idx, self._deck_rows
+            self._state(),
+            flags,
+            over,
+            self._bitgen(),
+            self._tables[2],
+            self.dealt,
+            self._idx,
+            self._deck_rows,
         )
 
     def step(self, actions: ScoutIntArray) -> ScoutIntArray:
@@ -287,8 +295,9 @@ class FastScout(BatchedScout):
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         out: ScoutIntArray = np.empty((self.batch, self.players), dtype=np.int64)
         n = self._kernel["step"](
-            actions, self._state(), self._tables, self.rounds, self.dealt, self._bitgen(), self.dealer is None,
-            out, self._req_game, self._req_key, self._idx, self._deck_rows, self._step, self._runlen,
+            actions, self._state(), self._tables, self.rounds, self.dealt, self._bitgen(),
+            self.dealer is None, out, self._req_game, self._req_key, self._idx, self._deck_rows,
+            self._step, self._runlen,
         )  # fmt: skip
         if n and self.dealer is not None:  # the numpy backend's deal calls, in its order
             keys, games = self._req_key[:n], self._req_game[:n]
