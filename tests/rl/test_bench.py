@@ -65,4 +65,4 @@ def test_bench_rl_prints_both_scout_backends_side_by_side() -> None:
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "Batched Scout (numpy, numba, one core)" in text
-    assert "numba env steps/s" in text and "numba + mask" in text
+    assert text.count("numba") >= 3  # the title and both numba columns
