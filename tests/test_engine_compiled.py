@@ -38,6 +38,7 @@ def test_the_build_script_compiles_the_modules_the_benchmark_names() -> None:
     names = [m.removeprefix("spieltisch/engine/").replace("/", ".") for m in listed[1].split()]
     assert names == list(ENGINE_MODULES)
 
+
 # Plays seeded random games of both games with every player count and prints one
 # digest of every action, final state and spectator view.
 GAMES_SCRIPT = """

@@ -20,6 +20,9 @@ from spieltisch.engine.scout.cards import ALL_CARDS, TURNED  # noqa: E402
 from spieltisch.engine.scout.state import REMOVED  # noqa: E402
 from spieltisch.rl import batched_scout, scout_actions  # noqa: E402
 from spieltisch.rl.batched_scout import BatchedScout  # noqa: E402
+from spieltisch.rl.fast import BACKENDS, make_scout, numba_available  # noqa: E402
+
+needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
 
 SCOUT = get_game("scout")
 PHASES = {batched_scout.FLIP: "flip", batched_scout.PLAY: "play", batched_scout.OVER: "over"}
@@ -103,7 +106,9 @@ def batched_public(env: BatchedScout, g: int) -> tuple[Any, ...]:
     )
 
 
-def run_against_engine(players: int, games: int, seed: int, full_every: int = 4) -> tuple[int, set[str]]:
+def run_against_engine(
+    players: int, games: int, seed: int, full_every: int = 4, backend: str = "numpy"
+) -> tuple[int, set[str]]:
     """Random legal play in both engines. Every ``full_every``-th game is compared in
     full at every node (state and mask against the engine's legal list); the others
     at every node on the public state, in full at every deal and at the end, and each
@@ -111,7 +116,7 @@ def run_against_engine(players: int, games: int, seed: int, full_every: int = 4)
     Returns (decisions, kinds of decision and round end seen)."""
     seeds = [seed * 100_000 + i for i in range(games)]
     states = [SCOUT.new_state(players, s) for s in seeds]
-    env = BatchedScout(games, players, dealer=engine_dealer(players, seeds))
+    env = make_scout(games, players, dealer=engine_dealer(players, seeds), backend=backend)
     rng = random.Random(seed)
     pending: list[int | None] = [None] * games
     legal: list[scout_actions.ScoutLegal | None] = [None] * games
@@ -173,6 +178,71 @@ def test_batched_scout_matches_the_reference_engine(players: int, games: int) ->
         assert {"scout_show", "ended_by all_scouted", "ended_by hand_empty"} <= kinds
 
 
+@needs_numba
+@pytest.mark.slow  # a few seconds each: the reference engine's Python side dominates
+@pytest.mark.parametrize(("players", "games"), [(2, 200), (3, 40), (4, 30), (5, 24)])
+def test_numba_backend_matches_the_reference_engine(players: int, games: int) -> None:
+    """The same comparison for the numba backend (its kernels; deals by the engine's dealer)."""
+    decisions, kinds = run_against_engine(players, games, seed=players + 10, full_every=2, backend="numba")
+    assert decisions > games * players * 10
+    assert {"keep", "flip", "show", "scout"} <= kinds
+    if players > 2:
+        assert "scout_show" in kinds
+
+
+STATE = (
+    "top", "bottom", "size", "table_top", "table_bottom", "table_size", "table_key", "owner",
+    "current", "phase", "pending", "chips", "collected", "tokens", "totals", "round",
+    "first_start", "set_aside", "half_at",
+)  # fmt: skip
+
+
+@needs_numba
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_numba_backend_plays_the_same_games_as_numpy(players: int) -> None:
+    """Same seed, same sampling rng, own deals (S-1 .. S-5 from the engine's Generator): the
+    same masks, sampled ids, total changes and every state array at every step, over
+    hundreds of whole games with new deals."""
+    games = 96
+    envs = [make_scout(games, players, seed=players, backend=b) for b in BACKENDS]
+    rngs = [np.random.default_rng(players + 100) for _ in BACKENDS]
+    finished = halves = 0
+    for step in range(250 + 150 * players):  # a 5-player random game takes 590-980 decisions
+        if step % 4 == 0:
+            masks = [env.legal_mask() for env in envs]
+            assert (masks[0] == masks[1]).all(), f"masks differ at step {step}"
+        actions = [env.sample_legal(rng) for env, rng in zip(envs, rngs, strict=True)]
+        assert (actions[0] == actions[1]).all(), f"sampled ids differ at step {step}"
+        if step % 4 == 0:
+            live = envs[0].phase != batched_scout.OVER
+            assert masks[0][np.arange(games), actions[0]][live].all()
+        halves += int((actions[0] >= scout_actions.SCOUT_SHOW_BASE).sum())
+        changes = [env.step(a) for env, a in zip(envs, actions, strict=True)]
+        assert (changes[0] == changes[1]).all(), f"total changes differ at step {step}"
+        finished += int((envs[0].phase == batched_scout.OVER).sum())
+        for env in envs:
+            env.reset_done()
+        for name in STATE:
+            assert np.array_equal(getattr(envs[0], name), getattr(envs[1], name)), f"{name}, step {step}"
+    assert finished > 0
+    assert (halves > 0) == (players > 2)
+
+
+@needs_numba
+def test_numba_backend_resets_the_games_asked_for() -> None:
+    envs = [make_scout(32, 3, seed=5, backend=b) for b in BACKENDS]
+    rngs = [np.random.default_rng(6) for _ in BACKENDS]
+    for _ in range(40):
+        for env, rng in zip(envs, rngs, strict=True):
+            env.step(env.sample_legal(rng))
+    which = np.arange(32) % 3 == 0
+    for env in envs:
+        env.reset_done(which)
+    for name in STATE:
+        assert np.array_equal(getattr(envs[0], name), getattr(envs[1], name)), name
+    assert (envs[1].phase[which] == batched_scout.FLIP).all() and (envs[1].totals[which] == 0).all()
+
+
 def assert_uniform(env: BatchedScout, rng: Any) -> set[int]:
     """All games at one position: the sampled ids are exactly the legal ones, about equally often."""
     mask = env.legal_mask()
@@ -218,8 +288,25 @@ def test_random_play_with_own_deals_and_reset() -> None:
     assert finished > 0
 
 
-def test_bad_sizes_are_refused() -> None:
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=needs_numba)])
+def test_bad_sizes_are_refused(backend: str) -> None:
     with pytest.raises(ValueError, match="2 to 5 players"):
-        BatchedScout(4, 6)
+        make_scout(4, 6, backend=backend)
     with pytest.raises(ValueError, match="at least one game"):
-        BatchedScout(0, 3)
+        make_scout(0, 3, backend=backend)
+
+
+def test_unknown_backend_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown backend 'jax'; choose one of numpy, numba"):
+        make_scout(4, 3, backend="jax")
+
+
+def test_numba_backend_without_numba_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spieltisch.rl import fast
+
+    monkeypatch.setattr(fast, "numba_available", lambda: False)
+    monkeypatch.setattr(fast, "_SCOUT_KERNELS", {})
+    with pytest.raises(
+        RuntimeError, match=r"needs the extra 'rl-fast' \(not installed\); install with: .*rl-fast"
+    ):
+        make_scout(4, 3, backend="numba")

@@ -13,7 +13,7 @@ from spieltisch.cli import app
 
 
 def test_bench_rl_prints_steps_per_cpu_second() -> None:
-    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8,16", "--players", "3"]
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8,16", "--players", "3", "--backend", "numpy"]
     result = CliRunner().invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "random legal play" in result.output and "per CPU second" in result.output
@@ -56,3 +56,13 @@ def test_bench_rl_backend_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(app, ["bench", "rl", "--backend", "numba"], terminal_width=250)
     assert result.exit_code != 0
     assert "needs the extra 'rl-fast' (not installed)" in result.output and "rl-fast" in result.output
+
+
+def test_bench_rl_prints_both_scout_backends_side_by_side() -> None:
+    pytest.importorskip("numba")
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8", "--players", "3", "--game", "scout"]
+    result = CliRunner().invoke(app, [*args, "--backend", "numpy", "--backend", "numba"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Batched Scout (numpy, numba, one core)" in text
+    assert text.count("numba") >= 3  # the title and both numba columns

@@ -17,9 +17,12 @@ A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
 
-Backends: ``numpy`` (default) and, for Waschbär-Schmaus, ``numba``
-(:mod:`spieltisch.rl.fast`, extra ``rl-fast``), side by side; numba's compile
-(or cache load) time is measured once before and excluded from the figures.
+Backends: ``numpy`` (default) and ``numba`` (:mod:`spieltisch.rl.fast`, extra
+``rl-fast``), side by side, for both games; numba's compile (or cache load)
+time is measured once before and excluded from the figures. Every backend runs
+the same workload: ``sample_legal`` (which counts the legal ids, as the mask
+would, and picks one uniformly), ``step`` and ``reset_done``, plus
+``legal_mask`` in the "+ mask" column.
 """
 
 from __future__ import annotations
@@ -42,18 +45,22 @@ def _engine(game: str, batch: int, players: int, seed: int, backend: str = "nump
 
         play_tables()  # built once per process, not part of the stepping figure
         return make_schmaus(batch, players, seed=seed, backend=backend)
-    from spieltisch.rl.batched_scout import BatchedScout
+    from spieltisch.rl.fast import make_scout
 
-    return BatchedScout(batch, players, seed=seed)
+    return make_scout(batch, players, seed=seed, backend=backend)
 
 
-def compile_seconds() -> float:
-    """CPU seconds to compile (or load from numba's cache) the numba kernels and run them once."""
+def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
+    """CPU seconds to compile (or load from numba's cache) the numba kernels of ``games``
+    and run them once (mask included)."""
     import numpy as np
 
     start = time.process_time()
-    env = _engine("schmaus", 2, 3, 0, backend="numba")
-    env.step(env.sample_legal(np.random.default_rng(0)))
+    for game in games:
+        env = _engine(game, 2, 3, 0, backend="numba")
+        env.legal_mask()
+        env.step(env.sample_legal(np.random.default_rng(0)))
+        env.reset_done()
     return time.process_time() - start
 
 
@@ -126,13 +133,12 @@ def run(
     console = Console()
     if "numba" in backends:
         console.print(
-            f"numba kernels compiled or loaded from the cache in {compile_seconds():.1f} CPU s "
+            f"numba kernels compiled or loaded from the cache in {compile_seconds(games):.1f} CPU s "
             "(once per process; not in the figures)"
         )
     for game in games:
         step = "decision node of one game" if game == "schmaus" else "one seat's decision in one game"
-        # only Waschbär-Schmaus has a numba backend so far
-        kinds = tuple(b for b in backends if game == "schmaus" or b == "numpy") or ("numpy",)
+        kinds = backends or ("numpy",)
         table = Table(
             title=f"{TITLES[game]} ({', '.join(kinds)}, one core): random legal play, per CPU second; "
             f"env step = {step}"

@@ -25,7 +25,7 @@ alike).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -190,6 +190,9 @@ class _Runs:
 class BatchedScout:
     """B games of Scout, ``players`` seats each."""
 
+    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {}
+    """Narrower dtypes for some state arrays (the numba backend's, ``spieltisch.rl.fast``)."""
+
     def __init__(self, batch: int, players: int, seed: int = 0, dealer: Dealer | None = None) -> None:
         if not 2 <= players <= 5:
             raise ValueError(f"Scout is for 2 to 5 players, not {players} (S-2)")
@@ -224,6 +227,8 @@ class BatchedScout:
         self.half_at = np.full(b, -1, dtype=np.int64)
         """Where a scout half inserted its card (-1: no show half pending, S-9)."""
         self.rows = np.arange(b)
+        for name, dtype in self._dtypes.items():
+            setattr(self, name, getattr(self, name).astype(dtype))
         self.reset_done(np.ones(b, dtype=bool))
 
     # -- dealing (S-1 .. S-5) -------------------------------------------------------

@@ -941,13 +941,13 @@ class Room:
         return choice, after
 
 
-
 async def _cancel(task: asyncio.Task[None] | None) -> None:
     """Cancel a room's background task and wait until it has stopped."""
     if task is not None:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
 
 @dataclass
 class SeatSpec:

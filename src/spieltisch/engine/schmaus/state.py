@@ -335,9 +335,7 @@ class SchmausState(BaseState):
             hand = self.hands[seat]
             keep = self._must_keep_play(seat)
             return [
-                DISCARD_BASE + k
-                for k in range(12)
-                if hand[k] and (not keep or self._keeps_play(hand, (k,)))
+                DISCARD_BASE + k for k in range(12) if hand[k] and (not keep or self._keeps_play(hand, (k,)))
             ]
         return []
 
