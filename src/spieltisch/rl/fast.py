@@ -47,7 +47,7 @@ from spieltisch.rl.batched import (
     IntArray,
     Shuffler,
 )
-from spieltisch.rl.batched_scout import BatchedScout, BoolArray, Dealer
+from spieltisch.rl.batched_scout import BatchedScout, Dealer
 from spieltisch.rl.batched_scout import IntArray as ScoutIntArray
 
 BACKENDS = ("numpy", "numba")
