@@ -135,8 +135,14 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     return out
 
 
+DECK_COUNTS: Final[tuple[int, ...]] = tuple(DECK[name] for name in IDS)
+"""The counts of the default deck, by kind."""
+
+
 def deck_counts(options: Mapping[str, Any]) -> list[int]:
     custom = options.get("deck") or {}
+    if not custom:  # the default deck (every game dealt with it)
+        return list(DECK_COUNTS)
     return [int(custom.get(name, DECK[name])) for name in IDS]
 
 
@@ -215,7 +221,7 @@ def resolve(
     hunter_draw: str = "everybody",
 ) -> RoundResult:
     """Score one round from the cards laid and the choices made after the reveal."""
-    r = _resolution(plays, targets, x5, hunter_draw)
+    r = _resolution([tuple(p) for p in plays], list(targets), list(x5), hunter_draw, True)
     return RoundResult(
         plays=tuple(tuple(p) for p in plays),
         targets=tuple(targets),
@@ -238,9 +244,9 @@ def round_record(
     x5: Sequence[int | None],
     hunter_draw: str = "everybody",
 ) -> dict[str, Any]:
-    """``resolve(...).to_json()``, made directly (the state's round summary,
-    once a round of every playout: no frozen dataclass on the way)."""
-    r = _resolution(plays, targets, x5, hunter_draw)
+    """``resolve(...).to_json()``, made directly (the state's round summary:
+    no frozen dataclass on the way)."""
+    r = _resolution([tuple(p) for p in plays], list(targets), list(x5), hunter_draw, True)
     return {
         "plays": [texts(p) for p in plays],
         "targets": list(targets),
@@ -255,6 +261,16 @@ def round_record(
         "winners": r.winners,
         "lowest": r.lowest,
     }
+
+
+def round_points(
+    plays: list[tuple[int, ...]], targets: list[int | None], x5: list[int | None], hunter_draw: str
+) -> tuple[list[int], list[int]]:
+    """The pot's shares (W-14) and the seats that draw for being lowest (W-15):
+    what the state needs at once; the same arithmetic as :func:`round_record`,
+    without its texts (the state makes the round summary only when it is read)."""
+    r = _resolution(plays, targets, x5, hunter_draw, False)
+    return r.awarded, r.lowest
 
 
 class _Resolution:
@@ -278,14 +294,16 @@ class _Resolution:
 
 
 def _resolution(
-    plays: Sequence[Sequence[int]],
-    targets: Sequence[int | None],
-    x5: Sequence[int | None],
+    plays: list[tuple[int, ...]],
+    targets: list[int | None],
+    x5: list[int | None],
     hunter_draw: str,
+    explain: bool,
 ) -> _Resolution:
-    """The round's arithmetic (W-7 .. W-15). Once a round of every playout, so
-    it counts the cards in one pass and then works on small ints only (no
-    generators or sets: a C loop when compiled)."""
+    """The round's arithmetic (W-7 .. W-15), and with ``explain`` the effects'
+    texts. Once a round of every playout, so it counts the cards in one pass
+    and then works on small ints only (no generators or sets: a C loop when
+    compiled)."""
     n = len(plays)
     guardian = False
     hunter_laid = False
@@ -303,12 +321,13 @@ def _resolution(
                 doubling += 1
     hunter = hunter_laid and not guardian  # W-7, W-8
     effects: list[str] = []
-    if guardian:
+    if guardian and explain:
         effects.append("W-7 guardian: negative cards have no effect")
     zeroed = [False] * n
     individual = [0] * n
     if hunter:
-        effects.append("W-8 hunter: the round is void")
+        if explain:
+            effects.append("W-8 hunter: the round is void")
     else:
         if guardian:
             garbage = 0
@@ -318,8 +337,9 @@ def _resolution(
                     target = targets[seat]
                     assert target is not None
                     zeroed[target] = True
-                    effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
-            if garbage:  # W-10
+                    if explain:
+                        effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
+            if garbage and explain:  # W-10
                 effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
         for seat in range(n):  # W-11: the individual raccoons, then the global ×2
             food = 0
@@ -336,15 +356,17 @@ def _resolution(
                     chosen = x5[seat]
                     assert chosen is not None
                     total = food + 4 * VALUE[chosen]
-                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
+                    if explain:
+                        effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
                 elif times3:
                     total = 3 * food
-                    effects.append(f"W-11 ×3 of seat {seat}")
+                    if explain:
+                        effects.append(f"W-11 ×3 of seat {seat}")
                 else:
                     total = food
                 total <<= doubling
             individual[seat] = (total >> garbage) + base  # W-13: rounded down once
-        if doubling:
+        if doubling and explain:
             effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
     pot = 0  # W-14
     best = individual[0]
