@@ -37,6 +37,7 @@ VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
 BASE: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
 DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
         "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
+DECK_SIZE: Final = sum(DECK.values())
 
 NAMES_EN = ("food 1", "berries", "nuts", "cookies", "grapes", "raccoon ×3 own",
             "raccoon ×2 all", "raccoon ×5 one", "hunter", "garbage truck", "angry grocer",
@@ -94,7 +95,7 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
     if options is not None and not isinstance(options, Mapping):
         raise OptionsError(f"rule options must be an object, not {options!r}")
-    if not options and (players is None or players * DEFAULTS["hand_size"] <= sum(DECK.values())):
+    if not options and (players is None or players * DEFAULTS["hand_size"] <= DECK_SIZE):
         return {**DEFAULTS, "deck": {}}  # every new game with the defaults: nothing to check
     opts = dict(options or {})
     unknown = sorted(set(opts) - set(DEFAULTS))
@@ -164,10 +165,18 @@ def play_error(cards: Sequence[int]) -> str | None:
 
 def can_play_full(counts: Sequence[int]) -> bool:
     """Option A or B is possible with this hand (W-4)."""
-    food = counts[0] + counts[1] + counts[2] + counts[3] + counts[4]
+    return can_lay_full(list(counts))
+
+
+def can_lay_full(hand: list[int]) -> bool:
+    """:func:`can_play_full` of a hand's count list (the state's: a C loop when compiled)."""
+    food = hand[0] + hand[1] + hand[2] + hand[3] + hand[4]
     if food >= 3:
         return True
-    return food == 2 and any(counts[k] for k in EFFECTS)
+    return food == 2 and (
+        hand[5] != 0 or hand[6] != 0 or hand[7] != 0 or hand[8] != 0 or hand[9] != 0 or hand[10] != 0
+        or hand[11] != 0
+    )  # fmt: skip
 
 
 # -- round resolution (W-7 .. W-14) ---------------------------------------------
@@ -207,8 +216,11 @@ class RoundResult:
 
 def choices_needed(plays: Sequence[Sequence[int]]) -> tuple[list[bool], list[bool]]:
     """Which seats pick a grocer target, and which a ×5 card, after the reveal."""
-    guardian = any(GUARDIAN in p for p in plays)
-    hunter = not guardian and any(HUNTER in p for p in plays)
+    guardian = hunter = False
+    for p in plays:
+        guardian = guardian or GUARDIAN in p
+        hunter = hunter or HUNTER in p
+    hunter = hunter and not guardian
     grocer = [not guardian and not hunter and GROCER in p for p in plays]
     x5 = [not hunter and X5 in p for p in plays]
     return grocer, x5

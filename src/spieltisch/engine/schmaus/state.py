@@ -20,7 +20,7 @@ from spieltisch.engine.schmaus.cards import (
     IDS,
     VALUE,
     X5,
-    can_play_full,
+    can_lay_full,
     check_choices,
     choices_needed,
     counts_to_list,
@@ -49,7 +49,7 @@ DISCARD_BASE: Final = A.DISCARD_BASE
 
 def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
-    if not can_play_full(counts):
+    if not can_lay_full(list(counts)):
         return (PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
     food = [k for k in FOOD if counts[k]]
     out = []
@@ -66,19 +66,31 @@ def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
 _PLAYS_BY_HAND: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
 _PLAYS_REMEMBERED: Final = 1 << 16
 """At most this many hands' lays are remembered (random games meet some 16,000)."""
+_PLAYS_BY_KINDS: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def _plays_of(hand: list[int]) -> tuple[int, ...]:
-    """:func:`_legal_plays` of a hand, remembered: a plain dictionary, cleared
-    when full (cheaper than an LRU cache at every decision)."""
+    """:func:`_legal_plays` of a hand, remembered: a plain dictionary by the
+    hand (cleared when full), and behind it one by what the lays depend on."""
     key = tuple(hand)
     plays = _PLAYS_BY_HAND.get(key)
     if plays is None:
+        # The lays depend on up to three cards of a food kind and on whether an
+        # effect kind is held: at most 4**5 * 2**7 such keys, all remembered.
+        kinds = tuple([min(hand[k], 3) for k in FOOD] + [min(hand[k], 1) for k in EFFECTS])
+        plays = _PLAYS_BY_KINDS.get(kinds)
+        if plays is None:
+            plays = _legal_plays(kinds)
+            _PLAYS_BY_KINDS[kinds] = plays
         if len(_PLAYS_BY_HAND) >= _PLAYS_REMEMBERED:
             _PLAYS_BY_HAND.clear()
-        plays = _legal_plays(key)
         _PLAYS_BY_HAND[key] = plays
     return plays
+
+
+# Builtins the compiled build would look up at every call, as constants.
+_sum: Final = sum
+_any: Final = any
 
 
 _DEFAULT_DECK: Final[list[int]] = counts_to_list(deck_counts({}))
@@ -307,7 +319,8 @@ class SchmausState(BaseState):
             drawn += 1
         return drawn
 
-    def _start_round(self) -> None:
+    def _start_round(self, limit_checked: bool = False) -> None:
+        """A round's lists, and W-5 (``limit_checked``: no hand is over the limit)."""
         n = self.players
         self.plays = [None] * n
         self.targets = [None] * n
@@ -321,9 +334,13 @@ class SchmausState(BaseState):
         if self.draw_until_playable:
             for seat in range(n):  # W-5, in seat order (W-17)
                 hand = self.hands[seat]
-                while not can_play_full(hand) and self._draw(seat, 1):
+                while not can_lay_full(hand) and self._draw(seat, 1):
                     self.short_draws[seat] += 1
-            self._ask_discards(before_play=True)
+                    limit_checked = False
+            if limit_checked:  # nobody drew: nobody is over the limit (what _ask_discards would find)
+                self.discard_before_play = True
+            else:
+                self._ask_discards(before_play=True)
 
     def _ask_discards(self, before_play: bool) -> None:
         limit = self.hand_limit
@@ -331,7 +348,7 @@ class SchmausState(BaseState):
         must = [0] * n
         over = False
         for seat in range(n):
-            size = sum(self.hands[seat])
+            size = _sum(self.hands[seat])
             if size > limit:
                 must[seat] = size - limit
                 over = True
@@ -347,8 +364,9 @@ class SchmausState(BaseState):
             self._next_round()
 
     def _next_round(self) -> None:
+        """The next round; no hand is over the limit (checked, or after the discards)."""
         self.round += 1
-        self._start_round()
+        self._start_round(limit_checked=True)
 
     def _laid(self) -> list[tuple[int, ...]]:
         """The round's lays (every seat has laid)."""
@@ -357,7 +375,7 @@ class SchmausState(BaseState):
     def _reveal(self) -> None:
         n = self.players
         for seat in range(n):  # W-6, seat order, before the reveal
-            if not any(self.hands[seat]):
+            if not _any(self.hands[seat]):
                 self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
         plays = self._laid()
         guardian = hunter = choice = False
@@ -382,10 +400,10 @@ class SchmausState(BaseState):
                 (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
                 for s in range(n)
             ]
-            if any(self.choosing):
+            if _any(self.choosing):
                 self.phase = TARGET
                 return
-        elif any(self.choosing):  # (nobody chooses: all False already, but for a state read so)
+        elif _any(self.choosing):  # (nobody chooses: all False already, but for a state read so)
             self.choosing = [False] * n
         self._score(plays)
 
@@ -403,7 +421,7 @@ class SchmausState(BaseState):
         refill = self.refill_to
         if refill:
             for seat in range(n):
-                drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
+                drawn[seat] += self._draw(seat, max(0, refill - _sum(self.hands[seat])))
         self._unread.append(
             _Round(
                 plays, self.targets[:], self.x5[:], self.hunter_draw, self.round, self.short_draws[:],
@@ -465,14 +483,14 @@ class SchmausState(BaseState):
 
     def _must_keep_play(self, seat: int) -> bool:
         """W-5: a discard before laying keeps a legal play, when the hand has one."""
-        return self.discard_before_play and can_play_full(self.hands[seat])
+        return self.discard_before_play and can_lay_full(self.hands[seat])
 
     @staticmethod
     def _keeps_play(hand: Sequence[int], cards: Sequence[int]) -> bool:
         rest = list(hand)
         for k in cards:
             rest[k] -= 1
-        return can_play_full(rest)
+        return can_lay_full(rest)
 
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
@@ -524,7 +542,7 @@ class SchmausState(BaseState):
             raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
         if PLAY_ID[cards] not in _plays_of(self.hands[seat]):
-            if can_play_full(self.hands[seat]):
+            if can_lay_full(self.hands[seat]):
                 raise REASONS("W-4", "lay_three")
             raise REASONS("W-5", "short_hand")
 
@@ -557,7 +575,7 @@ class SchmausState(BaseState):
         self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
             7 in play and self.x5[seat] is None
         )
-        if not any(self.choosing):
+        if not _any(self.choosing):
             self.phase = PLAY
             self._score(self._laid())
 
@@ -566,7 +584,7 @@ class SchmausState(BaseState):
         self.hands[seat][card] -= 1
         self.sealed_discards[seat].append(card)
         self.must_discard[seat] -= 1
-        if any(self.must_discard):
+        if _any(self.must_discard):
             return
         for cards in self.sealed_discards:  # W-16: revealed together, seat order
             self.discard.extend(cards)
