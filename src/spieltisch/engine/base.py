@@ -149,7 +149,8 @@ class BaseState(State):
     phase: str
     round: int
     rounds: int
-    results: list[dict[str, Any]]
+    # ``results`` (every round's summary) is the game's: an attribute or a property
+    # (mypyc reads a base class's attribute directly, so it cannot be declared here).
 
     # -- construction --------------------------------------------------------
     @classmethod
@@ -198,7 +199,7 @@ class BaseState(State):
             "players": self.players,
             "seed": self.seed,
             **self._state_json(),
-            "results": self.results,
+            "results": self._results(),
             "history": [list(h) for h in self.history],
         }
 
@@ -213,7 +214,7 @@ class BaseState(State):
             s.players = int(data["players"])
             s.seed = int(data["seed"])
             s._load_json(data)
-            s.results = list(data["results"])
+            s._set_results(list(data["results"]))
             s.history = [(int(a), int(b)) for a, b in data["history"]]
         except (KeyError, TypeError, ValueError, core.RulesError) as exc:
             raise core.RecordError(f"broken {cls.game.title} state: {exc}") from exc
@@ -221,6 +222,14 @@ class BaseState(State):
         if problem:
             raise core.RecordError(f"broken {cls.game.title} state: {problem}")
         return s
+
+    @abstractmethod
+    def _results(self) -> list[dict[str, Any]]:
+        """The game's ``results``: every round's summary so far."""
+
+    @abstractmethod
+    def _set_results(self, results: list[dict[str, Any]]) -> None:
+        """Replace ``results`` (a state read from JSON)."""
 
     @abstractmethod
     def _load_json(self, data: Mapping[str, JSON]) -> None:

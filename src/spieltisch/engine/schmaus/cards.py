@@ -37,6 +37,7 @@ VALUE: Final[tuple[int, ...]] = (1, 2, 3, 4, 5, 0, 0, 0, 0, 0, 0, 0)
 BASE: Final[tuple[int, ...]] = (0, 0, 0, 0, 0, 3, 3, 3, 0, 0, 0, 3)  # W-12
 DECK = {"F1": 15, "F2": 12, "F3": 6, "F4": 4, "F5": 3, "X3": 2, "X2": 2, "X5": 2,
         "HUNTER": 2, "GARBAGE": 2, "GROCER": 2, "GUARDIAN": 2}  # fmt: skip
+DECK_SIZE: Final = sum(DECK.values())
 
 NAMES_EN = ("food 1", "berries", "nuts", "cookies", "grapes", "raccoon ×3 own",
             "raccoon ×2 all", "raccoon ×5 one", "hunter", "garbage truck", "angry grocer",
@@ -94,7 +95,7 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
     if options is not None and not isinstance(options, Mapping):
         raise OptionsError(f"rule options must be an object, not {options!r}")
-    if not options and (players is None or players * DEFAULTS["hand_size"] <= sum(DECK.values())):
+    if not options and (players is None or players * DEFAULTS["hand_size"] <= DECK_SIZE):
         return {**DEFAULTS, "deck": {}}  # every new game with the defaults: nothing to check
     opts = dict(options or {})
     unknown = sorted(set(opts) - set(DEFAULTS))
@@ -135,8 +136,14 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
     return out
 
 
+DECK_COUNTS: Final[tuple[int, ...]] = tuple(DECK[name] for name in IDS)
+"""The counts of the default deck, by kind."""
+
+
 def deck_counts(options: Mapping[str, Any]) -> list[int]:
     custom = options.get("deck") or {}
+    if not custom:  # the default deck (every game dealt with it)
+        return list(DECK_COUNTS)
     return [int(custom.get(name, DECK[name])) for name in IDS]
 
 
@@ -158,10 +165,18 @@ def play_error(cards: Sequence[int]) -> str | None:
 
 def can_play_full(counts: Sequence[int]) -> bool:
     """Option A or B is possible with this hand (W-4)."""
-    food = counts[0] + counts[1] + counts[2] + counts[3] + counts[4]
+    return can_lay_full(list(counts))
+
+
+def can_lay_full(hand: list[int]) -> bool:
+    """:func:`can_play_full` of a hand's count list (the state's: a C loop when compiled)."""
+    food = hand[0] + hand[1] + hand[2] + hand[3] + hand[4]
     if food >= 3:
         return True
-    return food == 2 and any(counts[k] for k in EFFECTS)
+    return food == 2 and (
+        hand[5] != 0 or hand[6] != 0 or hand[7] != 0 or hand[8] != 0 or hand[9] != 0 or hand[10] != 0
+        or hand[11] != 0
+    )  # fmt: skip
 
 
 # -- round resolution (W-7 .. W-14) ---------------------------------------------
@@ -201,8 +216,11 @@ class RoundResult:
 
 def choices_needed(plays: Sequence[Sequence[int]]) -> tuple[list[bool], list[bool]]:
     """Which seats pick a grocer target, and which a ×5 card, after the reveal."""
-    guardian = any(GUARDIAN in p for p in plays)
-    hunter = not guardian and any(HUNTER in p for p in plays)
+    guardian = hunter = False
+    for p in plays:
+        guardian = guardian or GUARDIAN in p
+        hunter = hunter or HUNTER in p
+    hunter = hunter and not guardian
     grocer = [not guardian and not hunter and GROCER in p for p in plays]
     x5 = [not hunter and X5 in p for p in plays]
     return grocer, x5
@@ -215,7 +233,7 @@ def resolve(
     hunter_draw: str = "everybody",
 ) -> RoundResult:
     """Score one round from the cards laid and the choices made after the reveal."""
-    r = _resolution(plays, targets, x5, hunter_draw)
+    r = _resolution([tuple(p) for p in plays], list(targets), list(x5), hunter_draw, True)
     return RoundResult(
         plays=tuple(tuple(p) for p in plays),
         targets=tuple(targets),
@@ -238,9 +256,9 @@ def round_record(
     x5: Sequence[int | None],
     hunter_draw: str = "everybody",
 ) -> dict[str, Any]:
-    """``resolve(...).to_json()``, made directly (the state's round summary,
-    once a round of every playout: no frozen dataclass on the way)."""
-    r = _resolution(plays, targets, x5, hunter_draw)
+    """``resolve(...).to_json()``, made directly (the state's round summary:
+    no frozen dataclass on the way)."""
+    r = _resolution([tuple(p) for p in plays], list(targets), list(x5), hunter_draw, True)
     return {
         "plays": [texts(p) for p in plays],
         "targets": list(targets),
@@ -255,6 +273,16 @@ def round_record(
         "winners": r.winners,
         "lowest": r.lowest,
     }
+
+
+def round_points(
+    plays: list[tuple[int, ...]], targets: list[int | None], x5: list[int | None], hunter_draw: str
+) -> tuple[list[int], list[int]]:
+    """The pot's shares (W-14) and the seats that draw for being lowest (W-15):
+    what the state needs at once; the same arithmetic as :func:`round_record`,
+    without its texts (the state makes the round summary only when it is read)."""
+    r = _resolution(plays, targets, x5, hunter_draw, False)
+    return r.awarded, r.lowest
 
 
 class _Resolution:
@@ -278,14 +306,16 @@ class _Resolution:
 
 
 def _resolution(
-    plays: Sequence[Sequence[int]],
-    targets: Sequence[int | None],
-    x5: Sequence[int | None],
+    plays: list[tuple[int, ...]],
+    targets: list[int | None],
+    x5: list[int | None],
     hunter_draw: str,
+    explain: bool,
 ) -> _Resolution:
-    """The round's arithmetic (W-7 .. W-15). Once a round of every playout, so
-    it counts the cards in one pass and then works on small ints only (no
-    generators or sets: a C loop when compiled)."""
+    """The round's arithmetic (W-7 .. W-15), and with ``explain`` the effects'
+    texts. Once a round of every playout, so it counts the cards in one pass
+    and then works on small ints only (no generators or sets: a C loop when
+    compiled)."""
     n = len(plays)
     guardian = False
     hunter_laid = False
@@ -303,12 +333,13 @@ def _resolution(
                 doubling += 1
     hunter = hunter_laid and not guardian  # W-7, W-8
     effects: list[str] = []
-    if guardian:
+    if guardian and explain:
         effects.append("W-7 guardian: negative cards have no effect")
     zeroed = [False] * n
     individual = [0] * n
     if hunter:
-        effects.append("W-8 hunter: the round is void")
+        if explain:
+            effects.append("W-8 hunter: the round is void")
     else:
         if guardian:
             garbage = 0
@@ -318,8 +349,9 @@ def _resolution(
                     target = targets[seat]
                     assert target is not None
                     zeroed[target] = True
-                    effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
-            if garbage:  # W-10
+                    if explain:
+                        effects.append(f"W-9 grocer of seat {seat}: food of seat {target} is worth 0")
+            if garbage and explain:  # W-10
                 effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
         for seat in range(n):  # W-11: the individual raccoons, then the global ×2
             food = 0
@@ -336,15 +368,17 @@ def _resolution(
                     chosen = x5[seat]
                     assert chosen is not None
                     total = food + 4 * VALUE[chosen]
-                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
+                    if explain:
+                        effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
                 elif times3:
                     total = 3 * food
-                    effects.append(f"W-11 ×3 of seat {seat}")
+                    if explain:
+                        effects.append(f"W-11 ×3 of seat {seat}")
                 else:
                     total = food
                 total <<= doubling
             individual[seat] = (total >> garbage) + base  # W-13: rounded down once
-        if doubling:
+        if doubling and explain:
             effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
     pot = 0  # W-14
     best = individual[0]

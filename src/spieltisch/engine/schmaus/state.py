@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final, Self
 
@@ -15,9 +14,13 @@ from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
     EFFECTS,
     FOOD,
+    GROCER,
+    GUARDIAN,
+    HUNTER,
     IDS,
     VALUE,
-    can_play_full,
+    X5,
+    can_lay_full,
     check_choices,
     choices_needed,
     counts_to_list,
@@ -25,6 +28,7 @@ from spieltisch.engine.schmaus.cards import (
     normalize_options,
     parse_card,
     play_error,
+    round_points,
     round_record,
     texts,
 )
@@ -43,10 +47,9 @@ X5_BASE: Final = A.X5_BASE
 DISCARD_BASE: Final = A.DISCARD_BASE
 
 
-@lru_cache(maxsize=1 << 16)
 def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
-    if not can_play_full(counts):
+    if not can_lay_full(list(counts)):
         return (PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
     food = [k for k in FOOD if counts[k]]
     out = []
@@ -58,6 +61,81 @@ def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
         if counts[e]:
             out.extend(PLAY_ID[(*pair, e)] for pair in pairs)
     return tuple(out)
+
+
+_PLAYS_BY_HAND: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
+_PLAYS_REMEMBERED: Final = 1 << 16
+"""At most this many hands' lays are remembered (random games meet some 16,000)."""
+_PLAYS_BY_KINDS: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _plays_of(hand: list[int]) -> tuple[int, ...]:
+    """:func:`_legal_plays` of a hand, remembered: a plain dictionary by the
+    hand (cleared when full), and behind it one by what the lays depend on."""
+    key = tuple(hand)
+    plays = _PLAYS_BY_HAND.get(key)
+    if plays is None:
+        # The lays depend on up to three cards of a food kind and on whether an
+        # effect kind is held: at most 4**5 * 2**7 such keys, all remembered.
+        kinds = tuple([min(hand[k], 3) for k in FOOD] + [min(hand[k], 1) for k in EFFECTS])
+        plays = _PLAYS_BY_KINDS.get(kinds)
+        if plays is None:
+            plays = _legal_plays(kinds)
+            _PLAYS_BY_KINDS[kinds] = plays
+        if len(_PLAYS_BY_HAND) >= _PLAYS_REMEMBERED:
+            _PLAYS_BY_HAND.clear()
+        _PLAYS_BY_HAND[key] = plays
+    return plays
+
+
+# Builtins the compiled build would look up at every call, as constants.
+_sum: Final = sum
+_any: Final = any
+
+
+_DEFAULT_DECK: Final[list[int]] = counts_to_list(deck_counts({}))
+"""The default deck, kind by kind (dealt from a copy)."""
+
+
+class _Round:
+    """A scored round, kept as it was played until somebody reads its summary
+    (:attr:`SchmausState.results`): most rounds of a random playout are never read."""
+
+    def __init__(
+        self,
+        plays: list[tuple[int, ...]],
+        targets: list[int | None],
+        x5: list[int | None],
+        hunter_draw: str,
+        number: int,
+        short_draws: list[int],
+        empty_draws: list[int],
+        drawn: list[int],
+        scores: list[int],
+        discards: list[int] | None,
+    ) -> None:
+        self.plays, self.targets, self.x5, self.hunter_draw = plays, targets, x5, hunter_draw
+        self.number, self.short_draws, self.empty_draws = number, short_draws, empty_draws
+        self.drawn, self.scores, self.discards = drawn, scores, discards
+
+    def with_discards(self, discards: list[int]) -> _Round:
+        """This round with the hand-limit discards made after it (W-16)."""
+        return _Round(
+            self.plays, self.targets, self.x5, self.hunter_draw, self.number, self.short_draws,
+            self.empty_draws, self.drawn, self.scores, discards,
+        )  # fmt: skip
+
+    def summary(self) -> dict[str, Any]:
+        """The round's entry of ``results`` (W-7 .. W-16), every list its own."""
+        record = round_record(self.plays, self.targets, self.x5, self.hunter_draw)
+        record["round"] = self.number
+        record["short_hand_draws"] = list(self.short_draws)
+        record["empty_hand_draws"] = list(self.empty_draws)
+        record["drawn"] = list(self.drawn)
+        discards = self.discards
+        record["hand_limit_discards"] = list(discards) if discards is not None else [0] * len(self.plays)
+        record["scores"] = list(self.scores)
+        return record
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
@@ -95,8 +173,30 @@ class SchmausState(BaseState):
         self.reshuffles = 0
         self.short_draws: list[int] = []
         self.empty_draws: list[int] = []
-        self.results: list[dict[str, Any]] = []
+        self._summaries: list[dict[str, Any]] = []  # the rounds of results already read
+        self._unread: list[_Round] = []  # the rounds after them
         self.history: list[tuple[int, int]] = []
+
+    @property
+    def results(self) -> list[dict[str, Any]]:
+        """Every scored round's summary (W-7 .. W-16), made when first read."""
+        if self._unread:
+            summaries = self._summaries
+            for r in self._unread:
+                summaries.append(r.summary())
+            self._unread = []
+        return self._summaries
+
+    @results.setter
+    def results(self, results: list[dict[str, Any]]) -> None:
+        self._summaries = results
+        self._unread = []
+
+    def _results(self) -> list[dict[str, Any]]:
+        return self.results
+
+    def _set_results(self, results: list[dict[str, Any]]) -> None:
+        self.results = results
 
     def clone(self) -> Self:
         s = type(self).__new__(type(self))
@@ -110,7 +210,8 @@ class SchmausState(BaseState):
         s.sealed_discards = [d[:] for d in self.sealed_discards]
         s.discard_before_play, s.reshuffles = self.discard_before_play, self.reshuffles
         s.short_draws, s.empty_draws = self.short_draws[:], self.empty_draws[:]
-        s.results, s.history = self.results[:], self.history[:]
+        s._summaries, s._unread = self._summaries[:], self._unread[:]
+        s.history = self.history[:]
         self._copy_extras(s)
         return s
 
@@ -121,7 +222,7 @@ class SchmausState(BaseState):
         s = cls()
         s.players, s.seed = players, seed
         s._use_options(normalize_options(options, players))
-        deck = counts_to_list(deck_counts(s.options))
+        deck = counts_to_list(deck_counts(s.options)) if s.options["deck"] else _DEFAULT_DECK[:]
         rng = random.Random(f"schmaus/{seed}/deal")
         shuffle(deck, rng)
         s.rounds = s._round_count(deck, rng)
@@ -218,7 +319,8 @@ class SchmausState(BaseState):
             drawn += 1
         return drawn
 
-    def _start_round(self) -> None:
+    def _start_round(self, limit_checked: bool = False) -> None:
+        """A round's lists, and W-5 (``limit_checked``: no hand is over the limit)."""
         n = self.players
         self.plays = [None] * n
         self.targets = [None] * n
@@ -232,54 +334,85 @@ class SchmausState(BaseState):
         if self.draw_until_playable:
             for seat in range(n):  # W-5, in seat order (W-17)
                 hand = self.hands[seat]
-                while not can_play_full(hand) and self._draw(seat, 1):
+                while not can_lay_full(hand) and self._draw(seat, 1):
                     self.short_draws[seat] += 1
-            self._ask_discards(before_play=True)
+                    limit_checked = False
+            if limit_checked:  # nobody drew: nobody is over the limit (what _ask_discards would find)
+                self.discard_before_play = True
+            else:
+                self._ask_discards(before_play=True)
 
     def _ask_discards(self, before_play: bool) -> None:
         limit = self.hand_limit
-        self.must_discard = [max(0, sum(h) - limit) for h in self.hands]
-        self.sealed_discards = [[] for _ in range(self.players)]
+        n = self.players
+        must = [0] * n
+        over = False
+        for seat in range(n):
+            size = _sum(self.hands[seat])
+            if size > limit:
+                must[seat] = size - limit
+                over = True
+        self.must_discard = must
+        for sealed in self.sealed_discards:
+            if sealed:  # (empty but for a state read so; the discards reset them)
+                self.sealed_discards = [[] for _ in range(n)]
+                break
         self.discard_before_play = before_play
-        if any(self.must_discard):
+        if over:
             self.phase = DISCARD  # W-16
         elif not before_play:
             self._next_round()
 
     def _next_round(self) -> None:
+        """The next round; no hand is over the limit (checked, or after the discards)."""
         self.round += 1
-        self._start_round()
+        self._start_round(limit_checked=True)
+
+    def _laid(self) -> list[tuple[int, ...]]:
+        """The round's lays (every seat has laid)."""
+        return [p if p is not None else () for p in self.plays]
 
     def _reveal(self) -> None:
-        plays = [p or () for p in self.plays]
-        for seat in range(self.players):  # W-6, seat order, before the reveal
-            if not any(self.hands[seat]):
-                self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
-        grocer, times5 = choices_needed(plays)
-        for seat in range(self.players):
-            if grocer[seat] and self.players == 2:
-                self.targets[seat] = 1 - seat  # W-9: the target is forced
-            if times5[seat]:
-                food = {k for k in plays[seat] if k < 5}
-                if len(food) == 1:
-                    self.x5[seat] = food.pop()  # only one possible card
-        self.choosing = [
-            (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
-            for s in range(self.players)
-        ]
-        if any(self.choosing):
-            self.phase = TARGET
-        else:
-            self._score()
-
-    def _score(self) -> None:
         n = self.players
-        plays = [p or () for p in self.plays]
-        record = round_record(plays, self.targets, self.x5, self.hunter_draw)
-        awarded: list[int] = record["awarded"]
-        lowest: list[int] = record["lowest"]
+        for seat in range(n):  # W-6, seat order, before the reveal
+            if not _any(self.hands[seat]):
+                self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
+        plays = self._laid()
+        guardian = hunter = choice = False
+        for p in plays:  # is anybody to choose (W-9, W-11)? In most rounds nobody is.
+            for k in p:
+                if k == GUARDIAN:
+                    guardian = True
+                elif k == HUNTER:
+                    hunter = True
+                elif k in (GROCER, X5):
+                    choice = True
+        if choice and (guardian or not hunter):
+            grocer, times5 = choices_needed(plays)
+            for seat in range(n):
+                if grocer[seat] and n == 2:
+                    self.targets[seat] = 1 - seat  # W-9: the target is forced
+                if times5[seat]:
+                    food = {k for k in plays[seat] if k < 5}
+                    if len(food) == 1:
+                        self.x5[seat] = food.pop()  # only one possible card
+            self.choosing = [
+                (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
+                for s in range(n)
+            ]
+            if _any(self.choosing):
+                self.phase = TARGET
+                return
+        elif _any(self.choosing):  # (nobody chooses: all False already, but for a state read so)
+            self.choosing = [False] * n
+        self._score(plays)
+
+    def _score(self, plays: list[tuple[int, ...]]) -> None:
+        n = self.players
+        awarded, lowest = round_points(plays, self.targets, self.x5, self.hunter_draw)
+        scores = self.scores
         for seat in range(n):
-            self.scores[seat] += awarded[seat]
+            scores[seat] += awarded[seat]
         for p in plays:  # W-15
             self.discard.extend(p)
         drawn = [0] * n
@@ -288,15 +421,14 @@ class SchmausState(BaseState):
         refill = self.refill_to
         if refill:
             for seat in range(n):
-                drawn[seat] += self._draw(seat, max(0, refill - sum(self.hands[seat])))
-        record["round"] = self.round
-        record["short_hand_draws"] = self.short_draws[:]
-        record["empty_hand_draws"] = self.empty_draws[:]
-        record["drawn"] = drawn
-        record["hand_limit_discards"] = [0] * n
-        record["scores"] = self.scores[:]
-        self.results.append(record)
-        self.plays = [None] * self.players
+                drawn[seat] += self._draw(seat, max(0, refill - _sum(self.hands[seat])))
+        self._unread.append(
+            _Round(
+                plays, self.targets[:], self.x5[:], self.hunter_draw, self.round, self.short_draws[:],
+                self.empty_draws[:], drawn, scores[:], None,
+            )
+        )  # fmt: skip
+        self.plays = [None] * n
         if self.round >= self.rounds:
             self.phase = OVER  # W-18
         else:
@@ -304,13 +436,21 @@ class SchmausState(BaseState):
 
     # -- whose decision ------------------------------------------------------
     def to_move(self) -> tuple[int, ...]:
-        if self.phase == PLAY:
-            return tuple(s for s in range(self.players) if self.plays[s] is None)
-        if self.phase == TARGET:
-            return tuple(s for s in range(self.players) if self.choosing[s])
-        if self.phase == DISCARD:
-            return tuple(s for s in range(self.players) if self.must_discard[s])
+        phase = self.phase
+        n = self.players
+        if phase == PLAY:
+            plays = self.plays
+            return tuple([s for s in range(n) if plays[s] is None])
+        if phase == TARGET:
+            choosing = self.choosing
+            return tuple([s for s in range(n) if choosing[s]])
+        if phase == DISCARD:
+            must = self.must_discard
+            return tuple([s for s in range(n) if must[s]])
         return ()
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
 
     def final_scores(self) -> list[int]:
         return self.scores
@@ -321,7 +461,7 @@ class SchmausState(BaseState):
         if phase == PLAY:
             if self.plays[seat] is not None:
                 return []
-            return list(_legal_plays(tuple(self.hands[seat])))
+            return list(_plays_of(self.hands[seat]))
         if phase == TARGET:
             if not self.choosing[seat]:
                 return []
@@ -341,14 +481,14 @@ class SchmausState(BaseState):
 
     def _must_keep_play(self, seat: int) -> bool:
         """W-5: a discard before laying keeps a legal play, when the hand has one."""
-        return self.discard_before_play and can_play_full(self.hands[seat])
+        return self.discard_before_play and can_lay_full(self.hands[seat])
 
     @staticmethod
     def _keeps_play(hand: Sequence[int], cards: Sequence[int]) -> bool:
         rest = list(hand)
         for k in cards:
             rest[k] -= 1
-        return can_play_full(rest)
+        return can_lay_full(rest)
 
     def check(self, seat: int, action: Action) -> None:
         act = A.parse(action)
@@ -399,8 +539,8 @@ class SchmausState(BaseState):
         if error:
             raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
-        if PLAY_ID[cards] not in _legal_plays(tuple(self.hands[seat])):
-            if can_play_full(self.hands[seat]):
+        if PLAY_ID[cards] not in _plays_of(self.hands[seat]):
+            if can_lay_full(self.hands[seat]):
                 raise REASONS("W-4", "lay_three")
             raise REASONS("W-5", "short_hand")
 
@@ -433,22 +573,25 @@ class SchmausState(BaseState):
         self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
             7 in play and self.x5[seat] is None
         )
-        if not any(self.choosing):
+        if not _any(self.choosing):
             self.phase = PLAY
-            self._score()
+            self._score(self._laid())
 
     def _discard(self, seat: int, card: int) -> None:
         self.history.append((seat, DISCARD_BASE + card))
         self.hands[seat][card] -= 1
         self.sealed_discards[seat].append(card)
         self.must_discard[seat] -= 1
-        if any(self.must_discard):
+        if _any(self.must_discard):
             return
         for cards in self.sealed_discards:  # W-16: revealed together, seat order
             self.discard.extend(cards)
-        if not self.discard_before_play and self.results:
+        if not self.discard_before_play:
             counts = [len(d) for d in self.sealed_discards]
-            self.results[-1] = {**self.results[-1], "hand_limit_discards": counts}
+            if self._unread:
+                self._unread[-1] = self._unread[-1].with_discards(counts)
+            elif self._summaries:
+                self._summaries[-1] = {**self._summaries[-1], "hand_limit_discards": counts}
         self.sealed_discards = [[] for _ in range(self.players)]
         if self.discard_before_play:
             self.phase = PLAY

@@ -563,6 +563,12 @@ class ScoutState(BaseState):
             return "chips, captured cards and tokens cannot be negative"
         return None
 
+    def _results(self) -> list[dict[str, Any]]:
+        return self.results
+
+    def _set_results(self, results: list[dict[str, Any]]) -> None:
+        self.results = results
+
     def _hand_texts(self, seat: int) -> list[str]:
         return [card_text(c) for c in self.hands[seat]]
 
