@@ -38,7 +38,7 @@ import math
 import time
 from abc import abstractmethod
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import combinations, combinations_with_replacement
@@ -351,6 +351,42 @@ def _fits(hand: Sequence[int], drawn: Sequence[int], short: int) -> bool:
     return False
 
 
+class _Gains(dict[int, float]):
+    """Medium's expected gain of each lay (:meth:`OpponentModel.gain`), computed when first asked."""
+
+    def __init__(self, model: OpponentModel) -> None:
+        super().__init__()
+        self.model = model
+
+    def __missing__(self, lay: int) -> float:
+        value = self[lay] = self.model.gain(lay)
+        return value
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What :meth:`HardBot._search` needs before its samples: the opponents'
+    hand sizes and what they kept (``history``), the opponent model and
+    medium's gains and rule, each opponent's last lay (``last``) and short
+    draws (``short``) the deals are fitted to, and each lay's bonus and draw
+    value."""
+
+    me: int
+    n: int
+    pool: list[int]
+    sizes: dict[int, int]
+    history: dict[int, tuple[int, tuple[bool, ...]]]
+    model: OpponentModel
+    gain: _Gains
+    medium: Callable[[Sequence[int]], int]
+    last: dict[int, int]
+    short: dict[int, int | None]
+    bonus: dict[int, float]
+    draws: dict[int, float]
+    spread: float
+    no_hunter_draw: bool
+
+
 @dataclass(frozen=True)
 class Sample:
     """One sample of :meth:`HardBot._search`: the opponents' hands (count
@@ -638,6 +674,22 @@ class HardBot(_SchmausBot):
         it (the opponents' hands, their lays and the shuffled unseen cards),
         for a later search to reuse."""
         deadline = self.deadline()
+        search = self._prepare(view, lays)
+        totals = dict.fromkeys(lays, 0.0)
+        done = 0
+        rest = list(search.pool)
+        while done < self.work and (done == 0 or time.perf_counter() < deadline):
+            self.rng.shuffle(rest)
+            dealt = self._deal(rest, search.sizes, search.history, search.last, search.medium, search.short)
+            table = self._opponents_lays(search, dealt)
+            if keep is not None:
+                keep.append(Sample(dealt, list(table), list(rest)))
+            self._score(view, search, table, lays, totals)
+            done += 1
+        return totals, search.model
+
+    def _prepare(self, view: View, lays: list[int]) -> _Search:
+        """What a search over ``lays`` needs before its samples (see :class:`_Search`)."""
         me, n = view["seat"], view["players"]
         size = len(view["hand"])
         unseen = unseen_counts(view)
@@ -648,7 +700,6 @@ class HardBot(_SchmausBot):
         if self.their_model:
             model_pool = [u + h for u, h in zip(unseen, counts_of(view["hand"]), strict=True)]
         model = OpponentModel(model_pool, _opponent_hand_size(view), n, 24, self.rng)
-        no_hunter_draw = view["options"]["hunter_draw"] == "nobody"
         avg_keep = sum(KEEP_VALUE[k] for k in pool) / len(pool) if pool else 0.0
         spread = self._spread(view)
         bonus = {}
@@ -666,6 +717,7 @@ class HardBot(_SchmausBot):
                 plan = self._plan_value(after, model, min(left, self.plan_rounds), gains)
                 bonus[lay] += self.plan_weight * plan
             draws[lay] = draw * avg_keep
+        gain = _Gains(model)
         keys: dict[int, tuple[float, float, int]] = {}
 
         def medium(counts: Sequence[int]) -> int:
@@ -674,7 +726,7 @@ class HardBot(_SchmausBot):
             for i in legal_lays(tuple(counts)):
                 key = keys.get(i)
                 if key is None:
-                    key = keys[i] = (model.gain(i), -_cost(i), -i)
+                    key = keys[i] = (gain[i], -_cost(i), -i)
                 if key > top:
                     best, top = i, key
             return best
@@ -684,31 +736,55 @@ class HardBot(_SchmausBot):
             plays = view["round_results"][-1]["plays"]
             last = {s: A.PLAY_ID[tuple(sorted(KIND[c] for c in plays[s]))] for s in sizes if plays[s]}
         short = {s: short_draws(view, s) for s in sizes} if self.fit_tries else {}
-        totals = dict.fromkeys(lays, 0.0)
-        done = 0
-        rest = list(pool)
-        samples = self.work
-        while done < samples and (done == 0 or time.perf_counter() < deadline):
-            self.rng.shuffle(rest)
-            table = [0] * n
-            dealt = self._deal(rest, sizes, history, last, medium, short)
-            for s, counts in dealt.items():
-                if self.rng.random() < self.noise:
-                    options = legal_lays(tuple(counts))
-                    table[s] = options[self.rng.randrange(len(options))]
-                else:
-                    table[s] = medium(counts)
-            if keep is not None:
-                keep.append(Sample(dealt, list(table), list(rest)))
-            for lay in lays:
-                table[me] = lay
-                effects = [_EFFECT[i] for i in table]
-                void = HUNTER in effects and GUARDIAN not in effects
-                individual = round_scores(table, model_choices(table), [_FOOD_MAX[i] for i in table])
-                draw = 0.0 if void and no_hunter_draw else draws[lay]  # W-15 variant
-                totals[lay] += self._win_chance(view, individual, draw, bonus[lay], spread)
-            done += 1
-        return totals, model
+        no_hunter_draw = view["options"]["hunter_draw"] == "nobody"
+        return _Search(
+            me,
+            n,
+            pool,
+            sizes,
+            history,
+            model,
+            gain,
+            medium,
+            last,
+            short,
+            bonus,
+            draws,
+            spread,
+            no_hunter_draw,
+        )
+
+    def _opponents_lays(self, search: _Search, dealt: Mapping[int, list[int]]) -> list[int]:
+        """The table of one sample: each opponent lays like medium with its dealt
+        hand, or (with probability :attr:`noise`) a random legal lay; this seat's
+        entry is a placeholder."""
+        table = [0] * search.n
+        for s, counts in dealt.items():
+            if self.rng.random() < self.noise:
+                options = legal_lays(tuple(counts))
+                table[s] = options[self.rng.randrange(len(options))]
+            else:
+                table[s] = search.medium(counts)
+        return table
+
+    def _score(
+        self,
+        view: View,
+        search: _Search,
+        table: list[int],
+        lays: list[int],
+        totals: dict[int, float],
+        weight: float = 1.0,
+    ) -> None:
+        """Add ``weight`` times each lay's chance to win the game, laid against
+        ``table``, to ``totals`` (the round by its exact rules, W-6...W-15)."""
+        for lay in lays:
+            table[search.me] = lay
+            effects = [_EFFECT[i] for i in table]
+            void = HUNTER in effects and GUARDIAN not in effects
+            individual = round_scores(table, model_choices(table), [_FOOD_MAX[i] for i in table])
+            draw = 0.0 if void and search.no_hunter_draw else search.draws[lay]  # W-15 variant
+            totals[lay] += weight * self._win_chance(view, individual, draw, search.bonus[lay], search.spread)
 
     # -- choices after the reveal (W-9, W-11) ----------------------------------
     def _choice_value(self, view: View, lays: list[int], target: int | None, x5: int | None) -> float:

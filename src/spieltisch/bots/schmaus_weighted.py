@@ -32,24 +32,11 @@ from collections.abc import Mapping, Sequence
 
 from spieltisch.bots.base import View
 from spieltisch.bots.schmaus import (
-    _EFFECT,
-    _FOOD_MAX,
-    KEEP_VALUE,
     HardBot,
     OpponentModel,
     Sample,
-    _cost,
-    _opponent_hand_size,
-    carried,
-    counts_of,
     legal_lays,
-    model_choices,
-    round_scores,
-    short_draws,
-    unseen_counts,
 )
-from spieltisch.engine.schmaus import actions as A
-from spieltisch.engine.schmaus.cards import GUARDIAN, HUNTER, KIND
 
 
 class HardBotV3(HardBot):
@@ -84,85 +71,34 @@ class HardBotV3(HardBot):
         """Every lay's weighted mean chance to win the game over the sampled
         hands (see the module docs), and the opponent model used."""
         deadline = self.deadline()
-        me, n = view["seat"], view["players"]
-        size = len(view["hand"])
-        unseen = unseen_counts(view)
-        pool = [k for k in range(12) for _ in range(unseen[k])]
-        sizes = {s: view["hand_sizes"][s] + (3 if view["committed"][s] else 0) for s in range(n) if s != me}
-        history = {s: carried(view, s) for s in sizes}
-        model = OpponentModel(unseen, _opponent_hand_size(view), n, 24, self.rng)
-        no_hunter_draw = view["options"]["hunter_draw"] == "nobody"
-        avg_keep = sum(KEEP_VALUE[k] for k in pool) / len(pool) if pool else 0.0
-        spread = self._spread(view)
-        bonus = {}
-        draws = {}
-        hand = counts_of(view["hand"])
-        left = view["rounds"] - view["round"]
-        gains: dict[int, float] = {}
-        for lay in lays:
-            card, draw = self._weights(view, size - len(A.PLAYS[lay]))
-            bonus[lay] = -card * _cost(lay)
-            if self.plan_weight and left > 0:
-                after = list(hand)
-                for k in A.PLAYS[lay]:
-                    after[k] -= 1
-                plan = self._plan_value(after, model, min(left, self.plan_rounds), gains)
-                bonus[lay] += self.plan_weight * plan
-            draws[lay] = draw * avg_keep
-
-        class _Gain(dict[int, float]):
-            def __missing__(self, lay: int) -> float:
-                value = self[lay] = model.gain(lay)
-                return value
-
-        gain = _Gain()
-
-        def medium(counts: Sequence[int]) -> int:
-            """Medium's lay from a hand (see :func:`~spieltisch.bots.schmaus.medium_lay`)."""
-            return max(legal_lays(tuple(counts)), key=lambda i: (gain[i], -_cost(i), -i))
-
-        last = {}
-        if view["round_results"]:
-            plays = view["round_results"][-1]["plays"]
-            last = {s: A.PLAY_ID[tuple(sorted(KIND[c] for c in plays[s]))] for s in sizes if plays[s]}
-        short = {s: short_draws(view, s) for s in sizes}
+        search = self._prepare(view, lays)
         worlds: list[tuple[dict[int, list[int]], list[int], float]] = []
-        rest = list(pool)
+        rest = list(search.pool)
         wanted = self.work * max(1, self.candidates)
         while len(worlds) < wanted and (not worlds or time.perf_counter() < deadline):
             self.rng.shuffle(rest)
-            dealt, before_lay = self._deal_kept(rest, sizes, history, last, medium, short)
+            dealt, before_lay = self._deal_kept(
+                rest, search.sizes, search.history, search.last, search.medium, search.short
+            )
             weight = 1.0
             for s, before in before_lay.items():
-                weight *= self.likelihood(before, last[s], gain)
+                weight *= self.likelihood(before, search.last[s], search.gain)
             worlds.append((dealt, list(rest), weight))
         if self.candidates > 1:
             worlds = self._resample(worlds, self.work)
         totals = dict.fromkeys(lays, 0.0)
         mass = 0.0
         for dealt, shuffled, weight in worlds:
-            table = [0] * n
-            for s, counts in dealt.items():
-                if self.rng.random() < self.noise:
-                    options = legal_lays(tuple(counts))
-                    table[s] = options[self.rng.randrange(len(options))]
-                else:
-                    table[s] = medium(counts)
+            table = self._opponents_lays(search, dealt)
             if keep is not None:
                 keep.append(Sample(dealt, list(table), shuffled))
             if weight <= 0.0:
                 continue
             mass += weight
-            for lay in lays:
-                table[me] = lay
-                effects = [_EFFECT[i] for i in table]
-                void = HUNTER in effects and GUARDIAN not in effects
-                individual = round_scores(table, model_choices(table), [_FOOD_MAX[i] for i in table])
-                draw = 0.0 if void and no_hunter_draw else draws[lay]  # W-15 variant
-                totals[lay] += weight * self._win_chance(view, individual, draw, bonus[lay], spread)
+            self._score(view, search, table, lays, totals, weight)
         if mass > 0.0:
             totals = {lay: t / mass for lay, t in totals.items()}
-        return totals, model
+        return totals, search.model
 
     def _resample(
         self, worlds: list[tuple[dict[int, list[int]], list[int], float]], count: int
