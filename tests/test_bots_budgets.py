@@ -96,9 +96,12 @@ def slow_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(time, "perf_counter", lambda: 60.0 * next(ticks))
 
 
-@pytest.mark.parametrize("game", ["scout", "schmaus"])
-def test_work_budgets_ignore_the_clock(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    specs = [SPECS[game], "medium"]
+@pytest.mark.parametrize(
+    ("game", "version"), [(g, v) for g in ("scout", "schmaus") for v in versions(g, "hard")]
+)
+def test_work_budgets_ignore_the_clock(game: str, version: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kept version: without a cap, the budget counts work, never time."""
+    specs = [SPECS[game].replace("hard:", f"hard@{version}:"), "medium"]
     normal = _game_log(game, specs, 8)
     slow_clock(monkeypatch)
     assert _game_log(game, specs, 8) == normal
