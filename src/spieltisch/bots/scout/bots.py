@@ -216,24 +216,42 @@ class HardBot(Bot):
         worlds = 0
         while playouts < limit and len(live) > 1:
             world = sample_world(pos, pool, self.rng)
-            done = []
-            for i in live:
-                w = world.clone()
-                w.apply_id(pos.seat, cands[i])
-                scores[i].append(self._playout(w, pos))
-                done.append(i)
-                playouts += 1
-                if playouts >= limit or time.perf_counter() >= deadline:
-                    break
-            if len(done) < len(live):
-                for i in done:  # keep the worlds aligned across live candidates
-                    scores[i].pop()
+            played = self._play_world(world, pos, cands, live, scores, limit - playouts, deadline)
+            if played < len(live):
                 break
+            playouts += played
             worlds += 1
             if worlds >= 12 and worlds % 4 == 0:
                 live = _prune(scores, live, worlds)
         means = [sum(x) / len(x) if x else -1e9 for x in scores]
         return max(live, key=lambda i: (means[i], -i))
+
+    def _play_world(
+        self,
+        world: ScoutState,
+        pos: Position,
+        cands: list[int],
+        live: list[int],
+        scores: list[list[float]],
+        limit: int,
+        deadline: float,
+    ) -> int:
+        """Play ``world`` out once after each live candidate, appending to
+        ``scores``; returns how many were played. When the budget (``limit``
+        playouts) or the deadline ends it early, this world's scores are taken
+        back, so that the worlds stay aligned across the live candidates."""
+        done = []
+        for i in live:
+            w = world.clone()
+            w.apply_id(pos.seat, cands[i])
+            scores[i].append(self._playout(w, pos))
+            done.append(i)
+            if len(done) >= limit or time.perf_counter() >= deadline:
+                break
+        if len(done) < len(live):
+            for i in done:
+                scores[i].pop()
+        return len(done)
 
     def _playout(self, w: ScoutState, pos: Position) -> float:
         """Play the sampled round out with the medium policy; score relative."""
@@ -404,19 +422,10 @@ class HardBotV4(HardBotV3):
             weight = math.exp(
                 log_likelihood(record, world.hands, pos.seat, self.per_seat, self.temperature, self.floor)
             )
-            done = []
-            for i in live:
-                w = world.clone()
-                w.apply_id(pos.seat, cands[i])
-                scores[i].append(self._playout(w, pos))
-                done.append(i)
-                playouts += 1
-                if playouts >= limit or time.perf_counter() >= deadline:
-                    break
-            if len(done) < len(live):
-                for i in done:  # keep the worlds aligned across live candidates
-                    scores[i].pop()
+            played = self._play_world(world, pos, cands, live, scores, limit - playouts, deadline)
+            if played < len(live):
                 break
+            playouts += played
             weights.append(weight)
             if len(weights) >= 12 and len(weights) % 4 == 0:
                 live = _weighted_prune(scores, weights, live)
