@@ -59,7 +59,11 @@ async def _play(w: Workers, worker: int, seat: Seat, until: float) -> None:
     try:
         url = w.url(worker, seat.room, seat.seat, seat.secret)
         async with seat_socket(url, open_timeout=5) as ws:
-            async for raw in ws:
+            while True:  # until ``until`` even if nothing more comes (everyone else stopped)
+                try:
+                    raw = await asyncio.wait_for(ws.recv(), max(0.0, until - time.monotonic()))
+                except TimeoutError:
+                    return
                 msg = json.loads(raw)
                 seat.frames.append(msg)
                 if msg["type"] == "error":
