@@ -40,7 +40,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import math
 import multiprocessing
 import os
@@ -54,11 +53,12 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 import psutil
 import websockets
 from rich.console import Console
@@ -274,16 +274,20 @@ async def _client(
     try:
         # Stop when the window closes, even while waiting (for a thinking bot, say).
         async with ws, window.until_closed():
-            await ws.send(json.dumps(first))
-            async for raw in ws:
+            await ws.send(orjson.dumps(first).decode())
+            while True:
+                try:  # the frame's bytes, not decoded to a str: orjson reads the UTF-8 itself
+                    raw = await ws.recv(decode=False)
+                except websockets.exceptions.ConnectionClosedOK:
+                    break
                 now = time.perf_counter()
-                msg: dict[str, Any] = json.loads(raw)
+                msg: dict[str, Any] = orjson.loads(raw)
                 if msg["type"] == "error":
                     stats.errors[msg["code"]] += 1
                     sent.pop(msg.get("ref", ""), None)
                     if msg["code"] in ("rate_limited", "unavailable"):  # nothing done: wait, ask again
                         await asyncio.sleep(0.1)
-                        await ws.send(json.dumps({"type": "sync"}))
+                        await ws.send('{"type":"sync"}')
                     continue
                 if msg["type"] != "state":
                     continue
@@ -306,7 +310,8 @@ async def _client(
                         await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think))
                     action_id = rng.choice(msg["legal"])[0]
                     ref = str(next(refs))
-                    text = json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": ref})
+                    act = {"type": "act", "version": msg["version"], "id": action_id, "ref": ref}
+                    text = orjson.dumps(act).decode()  # a text frame, as a browser sends it
                     sent[ref] = (time.perf_counter(), window.counting())
                     await ws.send(text)
     except TimeoutError:
@@ -316,6 +321,17 @@ async def _client(
         return
     if not game.over:
         stats.failed_connections["closed by the server before the game ended"] += 1
+
+
+def _run(main: Coroutine[Any, Any, Stats]) -> Stats:
+    """Run a client process's event loop: uvloop's when it is installed (uvicorn[standard]
+    brings it, and the server runs on it too), which costs the clients less CPU per message
+    than asyncio's own loop (docs/web.md, "Load test")."""
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is part of uvicorn[standard] on Linux and macOS
+        return asyncio.run(main)
+    return uvloop.run(main)
 
 
 def _reason(exc: BaseException) -> str:
@@ -537,7 +553,7 @@ def _client_process(
         def progress(ready: int, moves: int) -> None:
             counts[2 * part], counts[2 * part + 1] = moves, ready
 
-        stats = asyncio.run(_drive_part(bases, plans, indices, seconds, think, start, progress))
+        stats = _run(_drive_part(bases, plans, indices, seconds, think, start, progress))
         results.put((part, stats))
     except BaseException as exc:  # the parent counts it as a dead game loop
         results.put((part, f"client process {part} failed: {exc!r}"))
@@ -608,7 +624,7 @@ def _drive(
             progress.update(bar, completed=min(elapsed, seconds), what=f"{moves} moves, {rate:.0f}/s")
 
         if client_procs == 1 and not client_nice:
-            stats.merge(asyncio.run(_drive_part(bases, plans, parts[0], seconds, think, start_now, show)))
+            stats.merge(_run(_drive_part(bases, plans, parts[0], seconds, think, start_now, show)))
         else:
             done_by = time.monotonic() + warm_up + seconds + 90
             _drive_processes(
