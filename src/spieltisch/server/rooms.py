@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import collections
 import contextlib
 import copy
 import functools
@@ -155,24 +156,42 @@ def unreachable(exc: BaseException) -> bool:
 
 
 class Connection:
-    """One WebSocket: a seat (``None``: spectator) and an outbox drained by its sender."""
+    """One WebSocket: a seat (``None``: spectator) and an outbox drained by its sender.
+
+    The outbox is a plain deque and the sender's wake-up one future, made only
+    when the sender has caught up (:meth:`ready`): a broadcast to many
+    connections costs an append each, not an :class:`asyncio.Queue`'s
+    bookkeeping, and a sender woken once sends everything queued meanwhile."""
 
     def __init__(self, seat: int | None, close: Callable[[], None] | None = None) -> None:
         self.seat = seat
-        self.outbox: asyncio.Queue[str] = asyncio.Queue()
+        self.outbox: collections.deque[str] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
         self._close = close
         self.closed = False
 
     def send(self, text: str) -> None:
         if self.closed:
             return
-        if self.outbox.qsize() >= OUTBOX_LIMIT:
+        if len(self.outbox) >= OUTBOX_LIMIT:
             log.warning("closing a connection that fell %d messages behind", OUTBOX_LIMIT)
             self.closed = True
             if self._close is not None:
                 self._close()
             return
-        self.outbox.put_nowait(text)
+        self.outbox.append(text)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # (cancelled: its sender is gone)
+                waiter.set_result(None)
+
+    async def ready(self) -> None:
+        """Return once the outbox holds a message (at once if it does now)."""
+        if self.outbox:
+            return
+        waiter = self._waiter = asyncio.get_running_loop().create_future()
+        await waiter
 
     def send_json(self, data: Mapping[str, Any]) -> None:
         self.send(json.dumps(data, separators=(",", ":")))
@@ -199,6 +218,24 @@ def _action_text(game: str, state: State, action_id: int) -> str:
     if text is None:
         text = texts[action_id] = state.action_from_id(action_id).to_text()
     return text
+
+
+_NO_LEGAL = orjson.Fragment(b"[]")
+_ACTION_JSON: dict[str, dict[int, bytes]] = {}
+"""``[id, notation]`` as JSON per game and action id (cached like :data:`_ACTION_TEXTS`)."""
+
+
+def _legal_json(game: str, state: State, ids: list[int]) -> orjson.Fragment:
+    """The ``legal`` field of a state message, ``[[id, notation], ...]``, from the per-game
+    cache of each action's JSON: the same bytes as serialising the list, without building it."""
+    known = _ACTION_JSON.setdefault(game, {})
+    parts: list[bytes] = []
+    for a in ids:
+        part = known.get(a)
+        if part is None:
+            part = known[a] = orjson.dumps([a, _action_text(game, state, a)])
+        parts.append(part)
+    return orjson.Fragment(b"[" + b",".join(parts) + b"]")
 
 
 def _verb(text: str) -> str:
@@ -332,6 +369,7 @@ class Room:
     def info(self) -> dict[str, Any]:
         row = self.row
         seats: list[dict[str, Any]] = []
+        connected = {c.seat for c in self.connections} | self.elsewhere  # (see connected())
         for s in row.seats:
             if s.kind == "bot":
                 seats.append(
@@ -350,7 +388,7 @@ class Room:
                     "kind": s.kind,  # "human" or "remote" (a program with a bot token)
                     "name": s.name if s.taken else None,
                     "taken": s.taken,
-                    "connected": self.connected(s.seat),
+                    "connected": s.seat in connected,
                 }
                 if s.seat in self.stand_in:  # a bot plays for the seat now
                     seat["stand_in"] = self.stand_in[s.seat]
@@ -431,10 +469,9 @@ class Room:
         key = (seat, start)
         text = cache.texts.get(key)
         if text is None:
-            legal: list[list[Any]] = []
-            if seat is not None:
-                state = self.state
-                legal = [[a, _action_text(self.game.name, state, a)] for a in self.legal_ids(seat)]
+            legal = (
+                _NO_LEGAL if seat is None else _legal_json(self.game.name, self.state, self.legal_ids(seat))
+            )
             view = self.state.view(seat, log=False)
             view.pop("log", None)  # the message's own log replaces the engine's
             msg = {

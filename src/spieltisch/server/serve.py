@@ -177,7 +177,7 @@ def run_server(
     # The limits the server enforces before the app reads anything (frame size, request head).
     app = create_app(
         database, bot_delay=bot_delay, limits=limits, table_prefix=prefix, redis=redis,
-        review_budget=review_budget,
+        review_budget=review_budget, tune_gc=True,
     )  # fmt: skip
     config = uvicorn.Config(app, **uvicorn_options(limits))
     server = _AnnouncingServer(config, banner)
