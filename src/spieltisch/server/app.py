@@ -602,7 +602,9 @@ async def _serve(
                     "this one was ignored",
                 )
                 continue
-            size = len(raw.encode()) if isinstance(raw, str) else len(raw)
+            # Bytes in UTF-8; an ASCII text (every message of the protocol's own clients) is
+            # as long as its characters, without encoding a copy to count them.
+            size = len(raw) if isinstance(raw, bytes) or raw.isascii() else len(raw.encode())
             if size > limits.max_message:  # uvicorn refuses such frames first (ws_max_size)
                 conn.error(
                     "too_large",
