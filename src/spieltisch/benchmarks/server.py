@@ -326,7 +326,7 @@ async def _client(
 def _run(main: Coroutine[Any, Any, Stats]) -> Stats:
     """Run a client process's event loop: uvloop's when it is installed (uvicorn[standard]
     brings it, and the server runs on it too), which costs the clients less CPU per message
-    than asyncio's own loop (docs/web.md, "Load test")."""
+    than asyncio's own loop (docs/web.md, "What a move costs")."""
     try:
         import uvloop
     except ImportError:  # pragma: no cover - uvloop is part of uvicorn[standard] on Linux and macOS

@@ -440,7 +440,7 @@ def _tune_gc() -> None:
 
     A full collection walks every tracked object in one pause of the event
     loop: at 1,000 clients about 365,000 objects, 220-290 ms of CPU on the
-    2-core machine (docs/web.md, "Load test"), the longest pause the server
+    2-core machine (docs/web.md, "What a move costs"), the longest pause the server
     had. Everything the start made (modules, the app, its routes and models,
     the resumed rooms: about 110,000 objects) lives as long as the process:
     ``gc.freeze()`` puts it out of the collector's reach. Nothing is freed
