@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from server_harness import run_async
 from starlette.websockets import WebSocketState
 
-from spieltisch.server.app import _serve, create_app
+from spieltisch.server.app import GC_THRESHOLD, _serve, create_app
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.limits import Addresses, Limits
 from spieltisch.server.rooms import Connection, Tables
@@ -122,6 +122,7 @@ def test_a_started_server_freezes_what_its_start_made_only_when_asked(tmp_path: 
     """``tune_gc`` (the server process: ``spieltisch serve``, uvicorn's factory) puts what
     the start made out of the cyclic collector's reach; an app made for a test does not."""
     gc.unfreeze()
+    thresholds = gc.get_threshold()
     try:
         with TestClient(create_app(f"sqlite:///{tmp_path / 'plain.db'}", bot_workers=1)) as client:
             assert client.get("/api/games").status_code == 200
@@ -131,5 +132,7 @@ def test_a_started_server_freezes_what_its_start_made_only_when_asked(tmp_path: 
         ) as client:
             assert client.get("/api/games").status_code == 200
             assert gc.get_freeze_count() > 10_000  # modules, the app, its routes and models
+            assert gc.get_threshold() == GC_THRESHOLD
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
