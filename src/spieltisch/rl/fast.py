@@ -109,7 +109,8 @@ def _kernels() -> dict[str, Any]:
                     batched.VALUE,
                 )
             ),
-            sample_tables=(*_lay_tables(), table(batched.PLAY_EFFECT), table(batched.PLAY_COUNTS)),
+            sample_tables=(_lay_tables(), table(batched.PLAY_EFFECT), table(batched.PLAY_COUNTS)),
+            deck=table(batched.DECK_CARDS),
         )
     return _KERNELS
 
@@ -117,7 +118,7 @@ def _kernels() -> dict[str, Any]:
 def _lay_tables() -> tuple[IntArray, ...]:
     """The small tables of ``_schmaus_kernels.sample_lay`` (instead of the numpy backend's
     table of every hand key, 18 MB: a cache miss per seat), by food key: the food counts
-    capped at 3, in base 4."""
+    capped at 3, in base 4; and by the set of effect kinds held (7 bits)."""
     f = batched.F_KINDS
     pair_ij = np.array([(i, j) for i in range(f) for j in range(i, f)], dtype=np.int64)
     first = np.full((f, f), -1, dtype=np.int64)
@@ -126,30 +127,55 @@ def _lay_tables() -> tuple[IntArray, ...]:
     keys = np.arange(4**f)
     counts = (keys[:, None] // 4 ** np.arange(f)[None, :]) % 4  # (1024, 5)
     nthird = np.full((len(keys), len(pair_ij)), -1, dtype=np.int8)
+    thirds = np.zeros((len(keys), len(pair_ij), f), dtype=np.int8)
     for q, (i, j) in enumerate(pair_ij):
         left = counts.copy()
         left[:, i] -= 1
         left[:, j] -= 1
         held = (left >= 0).all(1)
         nthird[held, q] = (left[held, j:] > 0).sum(1)
-    total = np.where(nthird >= 0, nthird, 0).sum(1)
+        for key in np.nonzero(held)[0]:  # the food third kinds j..4 still held, in id order
+            kinds = [k for k in range(j, f) if left[key, k] > 0]
+            thirds[key, q, : len(kinds)] = kinds
+    length = np.where(nthird >= 0, nthird, 0)
+    starts = np.zeros((len(keys), len(pair_ij), 2), dtype=np.int16)  # food thirds, pairs held before
+    starts[:, 1:, 0] = np.cumsum(length, 1)[:, :-1]
+    starts[:, 1:, 1] = np.cumsum(nthird >= 0, 1)[:, :-1]
+    total = length.sum(1)
     pairs = (nthird >= 0).sum(1)
     short = np.full(len(keys), -1, dtype=np.int64)
     for key in np.nonzero(counts.sum(1) < 3)[0]:  # W-5: every food card held (fewer than 3)
         short[key] = batched.PLAY_ID[tuple(int(k) for k in range(f) for _ in range(counts[key, k]))]
-    return nthird, total.astype(np.int64), pairs.astype(np.int64), short, first, pair_ij
+    e = batched.KINDS - f
+    held_kinds = np.zeros((2**e, e), dtype=np.int8)
+    for bits in range(2**e):
+        kinds = [f + k for k in range(e) if bits >> k & 1]
+        held_kinds[bits, : len(kinds)] = kinds
+    wide = (total.astype(np.int64), pairs.astype(np.int64))
+    return (nthird, *wide, short, first, pair_ij, starts, thirds, held_kinds)
+
+
+def _bitgen(rng: np.random.Generator) -> IntArray:
+    """What the kernels draw from ``rng`` with (``_scout_kernels.next_double``): its bit
+    generator's state address, ``next_double`` and ``next_uint32`` (valid while ``rng`` lives)."""
+    c = rng.bit_generator.ctypes
+    functions = [ctypes.cast(f, ctypes.c_void_p).value or 0 for f in (c.next_double, c.next_uint32)]
+    return np.array([c.state_address, *functions], dtype=np.uint64)
 
 
 class FastSchmaus(BatchedSchmaus):
     """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
-    ``deciding`` and ``reset_done`` (numba); same games for the same seed, shuffler and actions."""
+    ``play_random``, ``deciding`` and ``reset_done`` (numba); same games for the same seed,
+    shuffler and actions."""
 
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
         self._kernel = _kernels()  # fails with the install command before any work
-        super().__init__(batch, players, seed=seed, shuffler=shuffler)
-        self._fallback = np.zeros(batch, dtype=bool)
-        self._pend = np.zeros((batch, players), dtype=np.int64)
-        self._pause = np.zeros(batch, dtype=np.int64)
+        self._fallback = np.zeros(max(batch, 1), dtype=bool)
+        self._pend = np.zeros((max(batch, 1), players), dtype=np.int64)
+        self._pause = np.zeros(max(batch, 1), dtype=np.int64)
+        self._uniforms = np.zeros(3 * max(batch, 1) * players, dtype=np.float64)  # one sample's numbers
+        self._deck_row = np.zeros(MAX_CARDS, dtype=np.int64)
+        self._no_games = np.zeros(max(batch, 1), dtype=bool)
         self._scratch = (
             np.zeros(players, dtype=np.int64),  # the individual results of one scoring
             np.zeros(MAX_CARDS, dtype=np.float64),  # one reshuffle's keys and their order
@@ -159,33 +185,71 @@ class FastSchmaus(BatchedSchmaus):
             np.zeros((players, batched.KINDS), dtype=np.int64),
             np.zeros(5, dtype=np.int64),
         )
+        self._bits_of: tuple[np.random.Generator | None, IntArray] = (None, np.zeros(3, dtype=np.uint64))
+        self._sample_bits_of: tuple[np.random.Generator | None, IntArray] = self._bits_of
+        super().__init__(batch, players, seed=seed, shuffler=shuffler)
+
+    def _bits(self) -> IntArray:
+        """:func:`_bitgen` of the engine's own ``rng`` (refreshed if ``rng`` is replaced)."""
+        if self._bits_of[0] is not self.rng:
+            self._bits_of = (self.rng, _bitgen(self.rng))
+        return self._bits_of[1]
+
+    def _sample_bits(self, rng: np.random.Generator) -> IntArray:
+        if self._sample_bits_of[0] is not rng:
+            self._sample_bits_of = (rng, _bitgen(rng))
+        return self._sample_bits_of[1]
+
+    def _state(self) -> tuple[Any, ...]:
+        return (
+            self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc, self.disc_len,
+            self.scores, self.round, self.rounds, self.phase, self.plays, self.targets, self.x5,
+            self.choosing, self.must, self.sealed, self.sealed_len, self.before_play,
+        )  # fmt: skip
+
+    def _numpy_fallback(self, actions: IntArray, out: IntArray) -> None:
+        """W-17 reshuffles by the shuffler: the games the kernel put back, stepped (only they)
+        by the numpy backend."""
+        others = ~self._fallback
+        phase = self.phase.copy()
+        self.phase[others] = OVER
+        numpy_change = BatchedSchmaus.step(self, actions)
+        self.phase[others] = phase[others]
+        out[self._fallback] = numpy_change[self._fallback]
 
     def step(self, actions: IntArray) -> IntArray:
         """As :meth:`BatchedSchmaus.step` (trusted path: deciding seats' actions must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
         n = self._kernel["kernels"].step(
-            actions, self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc,
-            self.disc_len, self.scores, self.round, self.rounds, self.phase, self.plays, self.targets,
-            self.x5, self.choosing, self.must, self.sealed, self.sealed_len, self.before_play,
-            self.reshuffles, self._pend, self._pause, out, self._fallback, self.rng, self.shuffler is None,
-            *self._scratch, *self._kernel["step_tables"],
+            actions, *self._state(), self.reshuffles, self._pend, self._pause, out, self._fallback,
+            self._bits(), self.shuffler is None, *self._scratch, self._kernel["step_tables"],
         )  # fmt: skip
-        if n:  # W-17 reshuffles by the shuffler: these games (only) by the numpy backend
-            others = ~self._fallback
-            phase = self.phase.copy()
-            self.phase[others] = OVER
-            numpy_change = BatchedSchmaus.step(self, actions)
-            self.phase[others] = phase[others]
-            out[self._fallback] = numpy_change[self._fallback]
+        if n:
+            self._numpy_fallback(actions, out)
         return out
+
+    def play_random(self, rng: np.random.Generator) -> tuple[IntArray, IntArray]:
+        """As :meth:`BatchedSchmaus.play_random` (``sample_legal(rng)``, then ``step``): the same
+        actions, states and score changes, in one compiled pass over the games (each game's
+        actions sampled and its node stepped while its data are in the cache)."""
+        actions: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        n = self._kernel["kernels"].play(
+            self._sample_bits(rng), self._uniforms, *self._state(), self.reshuffles, self._pend,
+            self._pause, actions, out, self._fallback, self._bits(), self.shuffler is None, *self._scratch,
+            self._kernel["step_tables"], self._kernel["sample_tables"][0], self._kernel["sample_tables"][2],
+        )  # fmt: skip
+        if n:
+            self._numpy_fallback(actions, out)
+        return actions, out
 
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
         """As :meth:`BatchedSchmaus.sample_legal`: the same actions from the same ``rng``."""
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
         self._kernel["kernels"].sample(
-            rng, self.hands, self.phase, self.plays, self.choosing, self.targets, self.must,
-            self.before_play, *self._kernel["sample_tables"], out,
+            self._sample_bits(rng), self._uniforms, self.hands, self.phase, self.plays, self.choosing,
+            self.targets, self.must, self.before_play, *self._kernel["sample_tables"], out,
         )  # fmt: skip
         return out
 
@@ -196,17 +260,14 @@ class FastSchmaus(BatchedSchmaus):
         return out
 
     def reset_done(self, which: BoolArray | None = None) -> None:
-        """As :meth:`BatchedSchmaus.reset_done`: the same deals (numpy's shuffle of the same
-        ``rng``), counted and started (W-3, W-5) in the kernel."""
-        which = self.phase == OVER if which is None else which
-        idx = np.flatnonzero(which)
-        if not len(idx):
-            return
-        decks = self.rng.permuted(np.broadcast_to(batched.DECK_CARDS, (len(idx), MAX_CARDS)), axis=1)
+        """As :meth:`BatchedSchmaus.reset_done`: the same deals (numpy's ``permuted`` shuffle of
+        the same ``rng``, row by row, in the kernel), counted and started (W-3, W-5) there too."""
+        flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
         self._kernel["kernels"].deal(
-            idx, decks, self.hands, self.food, self.effects, self.pile, self.pile_len, self.disc_len,
-            self.scores, self.round, self.phase, self.plays, self.targets, self.x5, self.choosing,
-            self.must, self.sealed_len, self.before_play, self.reshuffles, HAND_SIZE,
+            flags, which is None, self._bits(), self._kernel["deck"], self._deck_row, self.hands,
+            self.food, self.effects, self.pile, self.pile_len, self.disc_len, self.scores, self.round,
+            self.phase, self.plays, self.targets, self.x5, self.choosing, self.must, self.sealed_len,
+            self.before_play, self.reshuffles, HAND_SIZE,
         )  # fmt: skip
 
 
