@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from spieltisch.rl._scout_kernels import next_double, shuffle
+from spieltisch.rl._scout_kernels import next_double as bitgen_double
+from spieltisch.rl._scout_kernels import random_interval as bitgen_interval
 from spieltisch.rl.batched import (
     DISCARD,
     DISCARD_BASE,
@@ -60,6 +61,86 @@ helper = njit(inline="always", **_OPTIONS)
 """Every function the kernels call: inlined into them (numba IR), as a call passes each array
 argument as a struct of 5 + 2 * ndim words (with some 30 arrays a call per game cost more
 than the work of a lay)."""
+
+PCG_HI = np.uint64(0x2360ED051FC65DA4)
+PCG_LO = np.uint64(0x4385DF649FCCF645)
+"""numpy's PCG64 multiplier (``PCG_DEFAULT_MULTIPLIER_128``), high and low 64 bits."""
+M32 = np.uint64(0xFFFFFFFF)
+U11, U32, U58, U63, U64 = np.uint64(11), np.uint64(32), np.uint64(58), np.uint64(63), np.uint64(64)
+RNG_MODE, RNG_HI, RNG_LO, RNG_INC_HI, RNG_INC_LO, RNG_HAS32, RNG_U32 = range(3, 10)
+"""Places in a kernel's random source ``bits`` (uint64, 10) after the bit generator's state
+address and C functions (0..2, as ``_scout_kernels``): the mode (1: numpy's PCG64 computed
+here, on a copy of its state that the caller loads before and stores back after the call; 0:
+any other bit generator, through its C functions), and PCG64's state, increment and buffered
+32-bit half."""
+
+
+@helper
+def mulhi(a: Any, b: Any) -> Any:
+    """The high 64 bits of the 128-bit product of two uint64."""
+    ll = (a & M32) * (b & M32)
+    hl = (a >> U32) * (b & M32)
+    lh = (a & M32) * (b >> U32)
+    cross = (ll >> U32) + (hl & M32) + lh
+    return (a >> U32) * (b >> U32) + (hl >> U32) + (cross >> U32)
+
+
+@helper
+def pcg_next64(bits: Any) -> Any:
+    """numpy's ``pcg64_next64``: the 128-bit LCG step (state * multiplier + increment), then
+    the XSL-RR output of the new state."""
+    hi, lo = bits[RNG_HI], bits[RNG_LO]
+    low = lo * PCG_LO
+    high = mulhi(lo, PCG_LO) + lo * PCG_HI + hi * PCG_LO
+    lo2 = low + bits[RNG_INC_LO]
+    hi2 = high + bits[RNG_INC_HI] + (np.uint64(1) if lo2 < low else np.uint64(0))
+    bits[RNG_HI] = hi2
+    bits[RNG_LO] = lo2
+    x = hi2 ^ lo2
+    rot = hi2 >> U58
+    return (x >> rot) | (x << ((U64 - rot) & U63))
+
+
+@helper
+def next_double(bits: Any) -> float:
+    """The Generator's ``random()``: numpy's ``next_double`` (53 bits of one 64-bit draw)."""
+    if bits[RNG_MODE] == 1:
+        return float(pcg_next64(bits) >> U11) * (1.0 / 9007199254740992.0)
+    return bitgen_double(bits)  # type: ignore[no-any-return]
+
+
+@helper
+def random_interval(bits: Any, most: int) -> int:
+    """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32`` (as
+    ``_scout_kernels.random_interval``), its 32-bit draws buffered as numpy's PCG64 does."""
+    if bits[RNG_MODE] != 1:
+        return bitgen_interval(bits, most)  # type: ignore[no-any-return]
+    if most == 0:
+        return 0
+    mask = most
+    for shift in (1, 2, 4, 8, 16):
+        mask |= mask >> shift
+    while True:
+        if bits[RNG_HAS32] != 0:
+            bits[RNG_HAS32] = 0
+            word = bits[RNG_U32]
+        else:
+            n = pcg_next64(bits)
+            bits[RNG_HAS32] = 1
+            bits[RNG_U32] = n >> U32
+            word = n & M32
+        value = np.int64(word) & mask
+        if value <= most:
+            return int(value)
+
+
+@helper
+def shuffle(bits: Any, row: Any, n: int) -> None:
+    """numpy's ``Generator.shuffle`` of ``row[:n]`` (one row of ``permuted``)."""
+    for i in range(n - 1, 0, -1):
+        j = random_interval(bits, i)
+        row[i], row[j] = row[j], row[i]
+
 
 BUCKETS = 64
 """The buckets of a reshuffle's sort."""
@@ -874,10 +955,10 @@ def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
         weight *= 4
     effects = 0
     held = 0
-    for k in range(F_KINDS, KINDS):
-        if hands[g, s, k] > 0:
-            effects += 1
-            held |= 1 << (k - F_KINDS)
+    for k in range(F_KINDS, KINDS):  # without branches: which effect kinds are held is random
+        h = np.int64(hands[g, s, k] > 0)
+        effects += h
+        held |= h << (k - F_KINDS)
     if not full(food, effects):
         return int(short[fk])  # W-5: the one lay of every food card held
     pick = np.int64(u * (total[fk] + pairs[fk] * effects))

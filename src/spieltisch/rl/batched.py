@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -145,6 +145,9 @@ Shuffler = Callable[[int, int, int], Sequence[int]]
 class BatchedSchmaus:
     """B games of Waschbär-Schmaus with the default rule options, ``players`` seats each."""
 
+    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {}
+    """Narrower dtypes for some state arrays (the numba backend's, ``spieltisch.rl.fast``)."""
+
     def __init__(
         self,
         batch: int,
@@ -183,6 +186,8 @@ class BatchedSchmaus:
         self.sealed_len = np.zeros((b, p), dtype=np.int64)
         self.before_play = np.zeros(b, dtype=bool)
         self.reshuffles = np.zeros(b, dtype=np.int64)
+        for name, dtype in self._dtypes.items():
+            setattr(self, name, getattr(self, name).astype(dtype))
         self.reset_done(np.ones(b, dtype=bool))
 
     # -- setup ------------------------------------------------------------------

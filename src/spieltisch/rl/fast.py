@@ -155,18 +155,57 @@ def _lay_tables() -> tuple[IntArray, ...]:
     return (nthird, *wide, short, first, pair_ij, starts, thirds, held_kinds)
 
 
-def _bitgen(rng: np.random.Generator) -> IntArray:
-    """What the kernels draw from ``rng`` with (``_scout_kernels.next_double``): its bit
-    generator's state address, ``next_double`` and ``next_uint32`` (valid while ``rng`` lives)."""
-    c = rng.bit_generator.ctypes
-    functions = [ctypes.cast(f, ctypes.c_void_p).value or 0 for f in (c.next_double, c.next_uint32)]
-    return np.array([c.state_address, *functions], dtype=np.uint64)
+_MASK64 = (1 << 64) - 1
+
+
+class _Source:
+    """A ``numpy.random.Generator`` as the Waschbär-Schmaus kernels draw from it (``bits``,
+    uint64 (10,), ``_schmaus_kernels.RNG_*``): its bit generator's state address and C
+    functions; for numpy's PCG64 also a copy of its state, which the kernels advance
+    themselves (about 2 ns a number instead of 8 through the C function): :meth:`load` copies
+    it in before a kernel call, :meth:`store` back after. Same numbers either way."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng  # keeps the addresses valid
+        c = rng.bit_generator.ctypes
+        functions = [ctypes.cast(f, ctypes.c_void_p).value or 0 for f in (c.next_double, c.next_uint32)]
+        self.bits = np.zeros(10, dtype=np.uint64)
+        self.bits[:3] = [c.state_address, *functions]
+        self.pcg = type(rng.bit_generator) is np.random.PCG64
+        self.bits[3] = int(self.pcg)
+
+    def load(self) -> IntArray:
+        if self.pcg:
+            st = self.rng.bit_generator.state
+            state, inc = st["state"]["state"], st["state"]["inc"]
+            words = [state >> 64, state & _MASK64, inc >> 64, inc & _MASK64]
+            self.bits[4:] = [*words, st["has_uint32"], st["uinteger"]]
+        return self.bits
+
+    def store(self) -> None:
+        if self.pcg:
+            b = [int(x) for x in self.bits[4:]]
+            self.rng.bit_generator.state = {
+                "bit_generator": "PCG64",
+                "state": {"state": b[0] << 64 | b[1], "inc": b[2] << 64 | b[3]},
+                "has_uint32": b[4],
+                "uinteger": b[5],
+            }
 
 
 class FastSchmaus(BatchedSchmaus):
     """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
     ``play_random``, ``deciding`` and ``reset_done`` (numba); same games for the same seed,
     shuffler and actions."""
+
+    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {
+        **dict.fromkeys(("hands", "food", "effects", "pile", "disc", "pile_len", "disc_len"), np.int8),
+        **dict.fromkeys(("round", "rounds", "phase", "targets", "x5", "must"), np.int8),
+        **dict.fromkeys(("sealed", "sealed_len"), np.int8),
+        "plays": np.int16,
+        **dict.fromkeys(("scores", "reshuffles"), np.int32),
+    }
+    """Narrower state arrays than the numpy backend's (same values)."""
 
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
         self._kernel = _kernels()  # fails with the install command before any work
@@ -185,20 +224,22 @@ class FastSchmaus(BatchedSchmaus):
             np.zeros((players, batched.KINDS), dtype=np.int64),
             np.zeros(5, dtype=np.int64),
         )
-        self._bits_of: tuple[np.random.Generator | None, IntArray] = (None, np.zeros(3, dtype=np.uint64))
-        self._sample_bits_of: tuple[np.random.Generator | None, IntArray] = self._bits_of
+        self._engine_source: _Source | None = None
+        self._sample_source: _Source | None = None
         super().__init__(batch, players, seed=seed, shuffler=shuffler)
 
-    def _bits(self) -> IntArray:
-        """:func:`_bitgen` of the engine's own ``rng`` (refreshed if ``rng`` is replaced)."""
-        if self._bits_of[0] is not self.rng:
-            self._bits_of = (self.rng, _bitgen(self.rng))
-        return self._bits_of[1]
+    def _source(self) -> _Source:
+        """The engine's own ``rng`` as the kernels draw from it (anew if ``rng`` is replaced)."""
+        if self._engine_source is None or self._engine_source.rng is not self.rng:
+            self._engine_source = _Source(self.rng)
+        return self._engine_source
 
-    def _sample_bits(self, rng: np.random.Generator) -> IntArray:
-        if self._sample_bits_of[0] is not rng:
-            self._sample_bits_of = (rng, _bitgen(rng))
-        return self._sample_bits_of[1]
+    def _sampler(self, rng: np.random.Generator) -> _Source:
+        if rng is self.rng:
+            return self._source()
+        if self._sample_source is None or self._sample_source.rng is not rng:
+            self._sample_source = _Source(rng)
+        return self._sample_source
 
     def _state(self) -> tuple[Any, ...]:
         return (
@@ -221,10 +262,12 @@ class FastSchmaus(BatchedSchmaus):
         """As :meth:`BatchedSchmaus.step` (trusted path: deciding seats' actions must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        source = self._source()
         n = self._kernel["kernels"].step(
             actions, *self._state(), self.reshuffles, self._pend, self._pause, out, self._fallback,
-            self._bits(), self.shuffler is None, *self._scratch, self._kernel["step_tables"],
+            source.load(), self.shuffler is None, *self._scratch, self._kernel["step_tables"],
         )  # fmt: skip
+        source.store()
         if n:
             self._numpy_fallback(actions, out)
         return out
@@ -235,11 +278,17 @@ class FastSchmaus(BatchedSchmaus):
         actions sampled and its node stepped while its data are in the cache)."""
         actions: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        sampler, source = self._sampler(rng), self._source()
+        sample_bits = sampler.load()
+        bits = source.load() if source is not sampler else sample_bits
         n = self._kernel["kernels"].play(
-            self._sample_bits(rng), self._uniforms, *self._state(), self.reshuffles, self._pend,
-            self._pause, actions, out, self._fallback, self._bits(), self.shuffler is None, *self._scratch,
+            sample_bits, self._uniforms, *self._state(), self.reshuffles, self._pend, self._pause,
+            actions, out, self._fallback, bits, self.shuffler is None, *self._scratch,
             self._kernel["step_tables"], self._kernel["sample_tables"][0], self._kernel["sample_tables"][2],
         )  # fmt: skip
+        sampler.store()
+        if source is not sampler:
+            source.store()
         if n:
             self._numpy_fallback(actions, out)
         return actions, out
@@ -247,10 +296,12 @@ class FastSchmaus(BatchedSchmaus):
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
         """As :meth:`BatchedSchmaus.sample_legal`: the same actions from the same ``rng``."""
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
+        sampler = self._sampler(rng)
         self._kernel["kernels"].sample(
-            self._sample_bits(rng), self._uniforms, self.hands, self.phase, self.plays, self.choosing,
+            sampler.load(), self._uniforms, self.hands, self.phase, self.plays, self.choosing,
             self.targets, self.must, self.before_play, *self._kernel["sample_tables"], out,
         )  # fmt: skip
+        sampler.store()
         return out
 
     def deciding(self) -> BoolArray:
@@ -263,12 +314,14 @@ class FastSchmaus(BatchedSchmaus):
         """As :meth:`BatchedSchmaus.reset_done`: the same deals (numpy's ``permuted`` shuffle of
         the same ``rng``, row by row, in the kernel), counted and started (W-3, W-5) there too."""
         flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
+        source = self._source()
         self._kernel["kernels"].deal(
-            flags, which is None, self._bits(), self._kernel["deck"], self._deck_row, self.hands,
+            flags, which is None, source.load(), self._kernel["deck"], self._deck_row, self.hands,
             self.food, self.effects, self.pile, self.pile_len, self.disc_len, self.scores, self.round,
             self.phase, self.plays, self.targets, self.x5, self.choosing, self.must, self.sealed_len,
             self.before_play, self.reshuffles, HAND_SIZE,
         )  # fmt: skip
+        source.store()
 
 
 def make_scout(
