@@ -106,7 +106,7 @@ def next_double(bits: Any) -> float:
     """The Generator's ``random()``: numpy's ``next_double`` (53 bits of one 64-bit draw)."""
     if bits[RNG_MODE] == 1:
         return float(pcg_next64(bits) >> U11) * (1.0 / 9007199254740992.0)
-    return bitgen_double(bits)  # type: ignore[no-any-return]
+    return bitgen_double(bits)
 
 
 @helper
@@ -114,7 +114,7 @@ def random_interval(bits: Any, most: int) -> int:
     """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32`` (as
     ``_scout_kernels.random_interval``), its 32-bit draws buffered as numpy's PCG64 does."""
     if bits[RNG_MODE] != 1:
-        return bitgen_interval(bits, most)  # type: ignore[no-any-return]
+        return bitgen_interval(bits, most)
     if most == 0:
         return 0
     mask = most
@@ -562,10 +562,11 @@ def step_game(
             return 0
         rnd[g] += 1
         stage = S_START
-    return advance(  # one call site: one inlined copy
+    code: int = advance(  # one call site: one inlined copy
         g, stage, 0, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds,
         phase, plays, targets, x5, choosing, must, sealed_len, before_play, pend, individual, tables,
     )  # fmt: skip
+    return code
 
 
 @helper
@@ -956,7 +957,7 @@ def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
     effects = 0
     held = 0
     for k in range(F_KINDS, KINDS):  # without branches: which effect kinds are held is random
-        h = np.int64(hands[g, s, k] > 0)
+        h = int(hands[g, s, k] > 0)
         effects += h
         held |= h << (k - F_KINDS)
     if not full(food, effects):
