@@ -9,11 +9,14 @@ returns the point (1 + E/L/S_s below) and :func:`step` resumes the paused games 
 the numpy backend's order of reshuffles (by point, then game), so they draw the
 same random numbers.
 
-Speed: every array is passed by itself (no tuples of arrays: numba reference-counts
-each array taken out of a tuple, an atomic operation per array per game), nothing
-is allocated per game, and ``sample_legal``, ``deciding`` and the deal of finished
-games are kernels too (``sample`` draws its uniform numbers from the Generator
-itself, in numpy's order).
+Speed: no reference counting and nothing allocated per game; every function called
+per game is inlined (``helper``: a call passes each array argument as a struct of
+5 + 2 * ndim words, and with ~30 arrays that cost more than a lay's work); calls with
+30 or more arguments cannot be inlined (Python passes them as ``*args``), hence the
+tuples ``st``, ``tables``, ``saved``. ``sample_legal``, ``play_random``, ``deciding``
+and the deal of finished games are kernels too. Random numbers come from the bit
+generator itself (``bits``, see ``RNG_*``), in numpy's order: numpy's PCG64 computed
+here, any other bit generator through its C functions.
 """
 
 from __future__ import annotations

@@ -4,19 +4,21 @@ Scout: :class:`FastScout` (see there). Waschbär-Schmaus:
 
 :class:`FastSchmaus` is a :class:`~spieltisch.rl.batched.BatchedSchmaus` whose
 :meth:`~FastSchmaus.step`, :meth:`~FastSchmaus.sample_legal`,
-:meth:`~FastSchmaus.deciding` and :meth:`~FastSchmaus.reset_done` are ``@njit``
-loops over the games of the batch (:mod:`spieltisch.rl._schmaus_kernels`), on the
-same arrays (same layout, same dtypes), so every other method (masks,
+:meth:`~FastSchmaus.play_random`, :meth:`~FastSchmaus.deciding` and
+:meth:`~FastSchmaus.reset_done` are ``@njit`` loops over the games of the batch
+(:mod:`spieltisch.rl._schmaus_kernels`), on the same arrays (same names, shapes and
+values; narrower dtypes, ``FastSchmaus._dtypes``), so every other method (masks,
 observations, ``load``) is shared.
 
 Same games for the same seed and actions as the numpy backend:
 
-* ``sample_legal`` draws its uniform numbers from the given Generator inside the
-  kernel, in the numpy backend's shapes and order, and turns them into actions with
-  the same arithmetic (lays from small tables by food key, the same lay as the numpy
-  backend's table of every hand key).
-* ``reset_done`` shuffles the decks with numpy (the same ``permuted`` call), the
-  kernel deals them.
+* ``sample_legal`` draws the numpy backend's uniform numbers from the given
+  Generator's bit generator inside the kernel (:class:`_Source`), in its shapes and
+  order, and turns them into actions with the same arithmetic (lays from small
+  tables by food key, the same lay as the numpy backend's table of every hand key);
+  ``play_random`` does the same and steps each game right after.
+* ``reset_done`` shuffles the decks in the kernel exactly as numpy's ``permuted``
+  does, and deals them.
 * A W-17 reshuffle is the one random event inside a step. The kernel steps every
   game by itself; a game that needs one pauses at that point, and the paused games
   are reshuffled (54 keys each from the engine's Generator) by point, then game:
