@@ -121,24 +121,44 @@ def test_batched_engine_matches_the_reference_engine(players: int, backend: str)
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
-@pytest.mark.parametrize("players", [2, 3, 4, 5])
-def test_numba_backend_plays_the_same_games_as_numpy(players: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "bit_generator"), [(2, "PCG64"), (3, "PCG64"), (4, "PCG64"), (5, "PCG64"), (4, "MT19937")]
+)
+def test_numba_backend_plays_the_same_games_as_numpy(players: int, bit_generator: str) -> None:
     """Same seed, same sampling rng: the same actions, score changes and states at every
-    step, reshuffles (W-17, drawn from the engine's rng) and new deals included."""
-    envs = [make_schmaus(128, players, seed=7, backend=b) for b in BACKENDS]
-    rngs = [np.random.default_rng(8) for _ in BACKENDS]
+    step, reshuffles (W-17, drawn from the engine's rng) and new deals included; through
+    ``sample_legal`` + ``step`` and through ``play_random`` (numba: one kernel). The kernels
+    compute numpy's PCG64 themselves (any other bit generator through its C functions) and
+    leave both Generators where numpy's would be."""
+
+    def generator(seed: int) -> np.random.Generator:
+        return np.random.Generator(getattr(np.random, bit_generator)(seed))
+
+    envs = [make_schmaus(128, players, seed=7, backend=b) for b in (*BACKENDS, "numba")]
+    for env in envs:
+        env.rng = generator(7)
+        env.reset_done(np.ones(128, dtype=bool))
+    rngs = [generator(8) for _ in envs]
     reshuffled = 0
     for step in range(300):
-        actions = [env.sample_legal(rng) for env, rng in zip(envs, rngs, strict=True)]
-        assert (actions[0] == actions[1]).all(), f"sampled actions differ at step {step}"
-        changes = [env.step(a) for env, a in zip(envs, actions, strict=True)]
-        assert (changes[0] == changes[1]).all(), f"score changes differ at step {step}"
-        for name in ("hands", "scores", "pile_len", "disc_len", "phase", "round", "must", "plays", "x5"):
-            assert (getattr(envs[0], name) == getattr(envs[1], name)).all(), f"{name} differs at step {step}"
+        actions = [env.sample_legal(rng) for env, rng in zip(envs[:2], rngs, strict=False)]
+        changes = [env.step(a) for env, a in zip(envs[:2], actions, strict=True)]
+        fused_actions, fused_change = envs[2].play_random(rngs[2])
+        actions.append(fused_actions)
+        changes.append(fused_change)
+        for other in (1, 2):
+            assert (actions[0] == actions[other]).all(), f"sampled actions differ at step {step}"
+            assert (changes[0] == changes[other]).all(), f"score changes differ at step {step}"
+            for name in ("hands", "scores", "pile_len", "disc_len", "phase", "round", "must", "plays", "x5"):
+                assert (getattr(envs[0], name) == getattr(envs[other], name)).all(), f"{name} at step {step}"
         reshuffled += int(((envs[1].phase == batched.OVER) * envs[1].reshuffles).sum())
         for env in envs:
             env.reset_done()
     assert reshuffled > 0 or players == 2  # the kernel's own reshuffles ran (two players rarely need one)
+    engine_next, sampler_next = envs[0].rng.random(), rngs[0].random()
+    for env, rng in zip(envs[1:], rngs[1:], strict=True):  # the Generators' states were stored back
+        assert env.rng.random() == engine_next
+        assert rng.random() == sampler_next
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")

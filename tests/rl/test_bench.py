@@ -34,6 +34,9 @@ def test_measure_batched_counts_steps_and_decisions(game: str) -> None:
     assert steps > 0 and decisions >= steps
     masked, _ = rl.measure_batched(3, 16, 0.05, seed=1, game=game, mask=True)
     assert masked > 0
+    if game == "schmaus":
+        fused, fused_decisions = rl.measure_batched(3, 16, 0.05, seed=1, game=game, fused=True)
+        assert fused > 0 and fused_decisions >= fused
 
 
 def test_bench_rl_prints_both_backends_side_by_side() -> None:

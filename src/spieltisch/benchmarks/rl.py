@@ -22,7 +22,10 @@ Backends: ``numpy`` (default) and ``numba`` (:mod:`spieltisch.rl.fast`, extra
 time is measured once before and excluded from the figures. Every backend runs
 the same workload: ``sample_legal`` (which counts the legal ids, as the mask
 would, and picks one uniformly), ``step`` and ``reset_done``, plus
-``legal_mask`` in the "+ mask" column.
+``legal_mask`` in the "+ mask" column. For Waschbär-Schmaus the "play_random"
+column times the same games through the one-call path
+:meth:`~spieltisch.rl.batched.BatchedSchmaus.play_random` (``sample_legal`` and
+``step`` in one pass; the numba backend's is one kernel) plus ``reset_done``.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
         env = _engine(game, 2, 3, 0, backend="numba")
         env.legal_mask()
         env.step(env.sample_legal(np.random.default_rng(0)))
+        if game == "schmaus":
+            env.play_random(np.random.default_rng(0))
         env.reset_done()
     return time.process_time() - start
 
@@ -72,8 +77,10 @@ def measure_batched(
     game: str = "schmaus",
     mask: bool = False,
     backend: str = "numpy",
+    fused: bool = False,
 ) -> tuple[float, float]:
-    """(environment steps, seat decisions) per CPU second of a batched engine."""
+    """(environment steps, seat decisions) per CPU second of a batched engine; ``fused``
+    (Waschbär-Schmaus): through ``play_random`` instead of ``sample_legal`` + ``step``."""
     import numpy as np
 
     env = _engine(game, batch, players, seed, backend)
@@ -83,12 +90,16 @@ def measure_batched(
     while True:
         if mask:
             env.legal_mask()
-        actions = env.sample_legal(rng)
-        if game == "schmaus":
-            decisions += int(env.deciding().sum())
+        if fused:
+            actions, _ = env.play_random(rng)
+            decisions += int(np.count_nonzero(actions >= 0))
         else:
-            decisions += batch
-        env.step(actions)
+            actions = env.sample_legal(rng)
+            if game == "schmaus":
+                decisions += int(env.deciding().sum())
+            else:
+                decisions += batch
+            env.step(actions)
         steps += batch  # every game is at a decision: finished games were dealt anew
         env.reset_done()
         elapsed = time.process_time() - start
@@ -148,6 +159,8 @@ def run(
         for backend in kinds:
             table.add_column(f"{backend} env steps/s", justify="right")
             table.add_column(f"{backend} + mask", justify="right")
+            if game == "schmaus":
+                table.add_column(f"{backend} play_random", justify="right")
         table.add_column(f"{kinds[-1]} seat decisions/s", justify="right")
         for p in players:
             for batch in batches:
@@ -156,6 +169,9 @@ def run(
                     steps, decisions = measure_batched(p, batch, seconds, seed, game, backend=backend)
                     masked, _ = measure_batched(p, batch, seconds, seed, game, mask=True, backend=backend)
                     row += [f"{steps:,.0f}", f"{masked:,.0f}"]
+                    if game == "schmaus":
+                        fused, _ = measure_batched(p, batch, seconds, seed, game, backend=backend, fused=True)
+                        row.append(f"{fused:,.0f}")
                 table.add_row(*row, f"{decisions:,.0f}")
         console.print(table)
     envs = Table(title="One environment (Table: engine + learning ids + observation tensor), per CPU second")
