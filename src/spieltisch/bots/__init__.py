@@ -52,6 +52,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v1": "spieltisch.bots.schmaus:HardBot",
             "v2": "spieltisch.bots.schmaus_rollout:HardBotV2",
             "v3": "spieltisch.bots.schmaus_weighted:HardBotV3",
+            "v4": "spieltisch.bots.schmaus_tuned:HardBotV4",
         },
     },
 }
