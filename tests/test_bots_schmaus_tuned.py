@@ -46,8 +46,8 @@ def test_same_seed_same_decisions_whatever_the_global_random_state() -> None:
 
 
 def test_without_the_medium_models_and_with_v1_weights_it_plays_v1s_games() -> None:
-    """The models are the one change in the search: switched off, with v1's
-    weights, every decision is v1's; switched on, the games differ."""
+    """The medium models and the weights are the only changes to v1's search:
+    with both as in v1 every decision is v1's; either changed, the games differ."""
 
     class Plain(HardBotV4):
         models = 0
@@ -63,8 +63,12 @@ def test_without_the_medium_models_and_with_v1_weights_it_plays_v1s_games() -> N
         bots = [cls("schmaus", 0, seed)] + [make_bot("schmaus", "medium", s, seed) for s in (1, 2, 3)]
         return list(play_match("schmaus", bots, seed).state.record().actions)
 
+    class Modelled(Plain):
+        models = 4
+
     assert all(game(Plain, seed) == game(HardBot, seed) for seed in (3, 4))
-    assert any(game(HardBotV4, seed) != game(HardBot, seed) for seed in (3, 4))
+    assert any(game(Modelled, seed) != game(HardBot, seed) for seed in (3, 4))
+    assert any(game(HardBotV4, seed) != game(HardBot, seed) for seed in (3, 4, 5, 6))
 
 
 def test_hidden_cards_do_not_change_a_lay() -> None:

@@ -1,5 +1,5 @@
-"""Waschbär-Schmaus hard, version 4: v1's search with medium modelled as it
-really decides, and weights tuned on training deals.
+"""Waschbär-Schmaus hard, version 4: v1's search with its weights tuned on
+training deals, and (optionally) medium modelled as it really decides.
 
 hard@v1 (:class:`~spieltisch.bots.schmaus.HardBot`) lets every sampled
 opponent lay like medium, but with *one* opponent model for all of them: a
@@ -8,23 +8,29 @@ builds its model from the cards *it* cannot see — which include hard's own
 hand and exclude its own — and of the mean hand size of *its* opponents
 (hard's hand among them), from a fresh set of 32 random hands every
 decision, so near ties its lay varies from decision to decision
-(``MediumBot.lay``). hard@v4 models that (ruling W-3 decides what each seat
-sees):
+(``MediumBot.lay``). With :attr:`HardBotV4.models` > 0, hard@v4 models that
+(ruling W-3 decides what each seat sees):
 
 * per opponent, :attr:`HardBotV4.models` models of medium's kind, each of
   :attr:`HardBotV4.model_samples` random hands (medium's own count) from that
   opponent's unseen cards: the cards hard cannot see plus hard's hand, minus
   a random hand of that opponent's size (the one it holds, which it does not
   count as unseen), of the mean size of that opponent's opponents;
-* every sampled world lays each opponent's hand with one of its models, in
-  turn, so the worlds spread over medium's own randomness instead of one
-  realisation of it.
+* every sampled world lays each opponent's hand with one of its models,
+  drawn at random, so the worlds spread over medium's own randomness instead
+  of one realisation of it.
 
-The weights of v1's objective (the worth of cards spent and drawn, the plan
-for the rest of the hand, the blur of the remaining rounds, the share of
-random opponent lays) are class attributes, tuned with Optuna on training
-deals disjoint from the measurement seeds (``scripts/tune_schmaus.py``,
-docs/bots.md "Waschbär-Schmaus hard@v4").
+That measured no stronger on the training deals (4 models: −0.6 ± 2.8
+points against v1 over 800 games), so it is off by default. The weights of
+v1's objective that were tuned (the worth of a card drawn for being lowest,
+W-15, and of a card spent; the factor on drawing when the hand runs short,
+W-5; the blur of the last two rounds) are class attributes; Optuna's TPE
+sampler over 600 training games (deal seeds 100000–100149, disjoint from the
+measurement seeds; ``scripts/tune_schmaus.py optuna``) found no setting
+clearly better than v1, and its best trial — v1 with
+:attr:`HardBotV4.draw_weight` 0.9 instead of 0.6 — is hard@v4's default.
+docs/bots.md ("Waschbär-Schmaus hard@v4") has the trials and the held-out
+figures.
 
 Only the seat's view is used; the budget is v1's: ``samples`` sampled
 worlds (default 64), counted in work, so a decision depends only on the
@@ -78,17 +84,20 @@ def _medium_rule(model: OpponentModel) -> Callable[[Sequence[int]], int]:
 
 
 class HardBotV4(HardBot):
-    """hard@v1's search, every opponent laying like medium with medium's own
-    picture of the unseen cards (version 4, ``hard@v4``)."""
+    """hard@v1's search with tuned weights; optionally every opponent lays
+    like medium with medium's own picture of the unseen cards (version 4,
+    ``hard@v4``)."""
 
     version = "v4"
-    models = 4
-    """Medium models per opponent (0: v1's one shared model)."""
+    models = 0
+    """Medium models per opponent (0: v1's one shared model; 4 measured
+    −0.6 ± 2.8 points against v1 on the training games, so off by default)."""
     model_samples = 32
     """Random hands per model (medium's default budget, ``MediumBot.default_work``)."""
     noise = 0.15
     card_weight = 0.6
-    draw_weight = 0.6
+    draw_weight = 0.9
+    """v1: 0.6; the best of the tuning trials (docs/bots.md)."""
     short_draw = 1.5
     """Factor on the worth of drawing when the hand after the lay is 3 cards
     or fewer (v1: 1.5): a short hand leaves no choice next round (W-5)."""
@@ -133,7 +142,7 @@ class HardBotV4(HardBot):
 
     def _opponents_lays(self, search: _Search, dealt: Mapping[int, list[int]]) -> list[int]:
         """The table of one sample: each opponent lays like medium with one of
-        its models (in turn over the samples) or, with probability
+        its models (drawn at random) or, with probability
         :attr:`noise`, a random legal lay; this seat's entry is a placeholder."""
         if not isinstance(search, _SearchV4) or not search.rules:
             return super()._opponents_lays(search, dealt)
