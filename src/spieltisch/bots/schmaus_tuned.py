@@ -121,7 +121,6 @@ class HardBotV4(HardBot):
         if self.models > 0:
             mine = counts_of(view["hand"])
             theirs = [u + h for u, h in zip(unseen_counts(view), mine, strict=True)]
-            pool = [k for k in range(12) for _ in range(theirs[k])]
             unseen_pool = list(search.pool)
             sizes = dict(search.sizes)
             sizes[search.me] = len(view["hand"]) + (3 if view["committed"][search.me] else 0)
@@ -130,9 +129,7 @@ class HardBotV4(HardBot):
                 their_size = round(sum(others) / len(others))
                 rules[s] = []
                 for _ in range(self.models):
-                    counts = [0] * 12
-                    for k in pool:
-                        counts[k] += 1
+                    counts = list(theirs)  # what that opponent cannot see, its own hand too
                     for k in self.rng.sample(unseen_pool, min(size, len(unseen_pool))):
                         counts[k] -= 1
                     model = OpponentModel(counts, their_size, search.n, self.model_samples, self.rng)
