@@ -48,6 +48,35 @@ def shuffle(deck: list[int], rng: random.Random) -> None:
         deck[i], deck[j] = deck[j], deck[i]
 
 
+def shuffle_fresh(deck: list[int], rng: random.Random) -> None:
+    """The order :func:`shuffle` gives, for a generator used for this one shuffle:
+    it takes the generator's 32-bit words in blocks, one ``getrandbits`` call a
+    block instead of one a card, so it leaves ``rng`` further on than
+    :func:`shuffle` does. ``getrandbits(k)`` for ``k <= 32`` is the top ``k``
+    bits of the next word, ``getrandbits(32 * m)`` the next ``m`` words, the
+    first least significant (``tests/test_engine_api.py`` checks the order)."""
+    size = len(deck)
+    if size < 2:
+        return
+    cards: list[Any] = deck  # (swapped as objects: no unboxing when compiled)
+    block = size + (size >> 1) + 8  # words a call: one call for most shuffles
+    end = 4 * block
+    words = rng.getrandbits(32 * block).to_bytes(end, "little")
+    at = 0
+    for i in range(size - 1, 0, -1):
+        n = i + 1
+        shift = 32 - n.bit_length()
+        while True:
+            if at == end:
+                words = rng.getrandbits(32 * block).to_bytes(end, "little")
+                at = 0
+            j = (words[at] | words[at + 1] << 8 | words[at + 2] << 16 | words[at + 3] << 24) >> shift
+            at += 4
+            if j < n:
+                break
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 def parse_action(
     action: object,
     types: tuple[type[A], ...],
