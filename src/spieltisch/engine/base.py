@@ -50,28 +50,33 @@ def shuffle(deck: list[int], rng: random.Random) -> None:
 
 def shuffle_fresh(deck: list[int], rng: random.Random) -> None:
     """The order :func:`shuffle` gives, for a generator used for this one shuffle:
-    it takes the generator's 32-bit words in blocks, one ``getrandbits`` call a
-    block instead of one a card, so it leaves ``rng`` further on than
-    :func:`shuffle` does. ``getrandbits(k)`` for ``k <= 32`` is the top ``k``
-    bits of the next word, ``getrandbits(32 * m)`` the next ``m`` words, the
-    first least significant (``tests/test_engine_api.py`` checks the order)."""
+    it takes the generator's 32-bit words two at a time from ``rng.random()``,
+    so it makes half the calls (the cheapest call of ``random.Random``) and may
+    leave ``rng`` one word further on than :func:`shuffle` does.
+
+    :func:`shuffle` draws ``getrandbits(k)``, the top ``k`` bits of the next
+    word; ``random()`` is ``(a * 2**26 + b) / 2**53`` with ``a`` the top 27 bits
+    of the next word and ``b`` the top 26 of the one after it (CPython's
+    ``genrand_res53``, the Mersenne Twister's reference), exact in a float.
+    ``tests/test_engine_api.py`` checks that the orders are the same."""
     size = len(deck)
-    if size < 2:
+    if size > 1 << 26:  # (26 bits of the second word would not do)
+        shuffle(deck, rng)
         return
     cards: list[Any] = deck  # (swapped as objects: no unboxing when compiled)
-    block = size + (size >> 1) + 8  # words a call: one call for most shuffles
-    end = 4 * block
-    words = rng.getrandbits(32 * block).to_bytes(end, "little")
-    at = 0
+    rand = rng.random
+    spare = -1  # the top 26 bits of a word not used yet, or -1
     for i in range(size - 1, 0, -1):
         n = i + 1
-        shift = 32 - n.bit_length()
+        k = n.bit_length()
         while True:
-            if at == end:
-                words = rng.getrandbits(32 * block).to_bytes(end, "little")
-                at = 0
-            j = (words[at] | words[at + 1] << 8 | words[at + 2] << 16 | words[at + 3] << 24) >> shift
-            at += 4
+            if spare >= 0:
+                j = spare >> (26 - k)
+                spare = -1
+            else:
+                pair = int(rand() * 9007199254740992.0)  # 2**53
+                j = (pair >> 26) >> (27 - k)
+                spare = pair & 0x3FFFFFF
             if j < n:
                 break
         cards[i], cards[j] = cards[j], cards[i]

@@ -281,12 +281,12 @@ def score_round(
     x5: list[int | None],
     hunter_draw: str,
     totals: list[int],
-) -> list[int]:
+) -> int:
     """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
-    that draw for being lowest (W-15): the arithmetic of :func:`resolve`, for the
-    state, which needs nothing else at once (it makes the round summary only when
-    it is read). One pass over the cards, then small ints and bit masks: no
-    lists but the one returned (a C loop when compiled)."""
+    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
+    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
+    once (it makes the round summary only when it is read). One pass over the
+    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
     n = len(plays)
     guardian = False
     hunter = False
@@ -306,7 +306,7 @@ def score_round(
             elif k == GROCER:
                 grocer = True
     if hunter and not guardian:  # W-8: every score 0, so everybody ties for lowest (W-15)
-        return [] if hunter_draw == "nobody" else list(range(n))
+        return 0 if hunter_draw == "nobody" else (1 << n) - 1
     zeroed = 0  # W-9: a bit per seat whose food is worth 0
     if guardian:  # W-7
         garbage = 0
@@ -357,13 +357,10 @@ def score_round(
         if (winners >> seat) & 1:
             count += 1
     share = pot // count  # W-14: the remainder is lost
-    lowest = []
     for seat in range(n):
         if (winners >> seat) & 1:
             totals[seat] = totals[seat] + share
-        if (lows >> seat) & 1:
-            lowest.append(seat)
-    return lowest
+    return lows
 
 
 class _Resolution:

@@ -22,7 +22,6 @@ from spieltisch.engine.schmaus.cards import (
     X5,
     can_lay_full,
     check_choices,
-    choices_needed,
     counts_to_list,
     deck_counts,
     normalize_options,
@@ -115,13 +114,14 @@ def _plays_of(hand: list[int]) -> tuple[int, ...]:
 def _lays_of_key(key: int) -> tuple[int, ...]:
     """:func:`_legal_plays` of the counts a :func:`_lay_key` stands for, from
     tables by its food part: the option-A lays, then option B effect by effect."""
-    counts = [(key >> (2 * k)) & 3 for k in FOOD] + [(key >> (10 + e - 5)) & 1 for e in EFFECTS]
-    if not can_lay_full(counts):
-        return _legal_plays(tuple(counts))
     food = key & 1023
+    held = (food & 3) + ((food >> 2) & 3) + ((food >> 4) & 3) + ((food >> 6) & 3) + (food >> 8)
+    if held < 3 and not (held == 2 and key >> 10):  # no option A or B (W-5)
+        return _legal_plays(_key_counts(key))
     triples = _TRIPLES[food]
     pairs = _PAIRS[food]
     if triples is None or pairs is None:
+        counts = _key_counts(key)
         present = [k for k in FOOD if counts[k]]
         threes = combinations_with_replacement(present, 3)
         triples = tuple([PLAY_ID[c] for c in threes if all(c.count(k) <= counts[k] for k in c)])
@@ -130,18 +130,23 @@ def _lays_of_key(key: int) -> tuple[int, ...]:
         _TRIPLES[food] = triples
         _PAIRS[food] = pairs
     out = list(triples)
-    for e in EFFECTS:
-        if counts[e]:
-            out.extend(pairs[e - 5])
+    for e in range(7):
+        if (key >> (10 + e)) & 1:
+            out.extend(pairs[e])
     return tuple(out)
+
+
+def _key_counts(key: int) -> tuple[int, ...]:
+    """The counts a :func:`_lay_key` stands for."""
+    return tuple([(key >> (2 * k)) & 3 for k in range(5)] + [(key >> (10 + e)) & 1 for e in range(7)])
 
 
 def _held(hand: list[int]) -> int:
     """The number of cards in a hand's count list."""
-    return (
-        hand[0] + hand[1] + hand[2] + hand[3] + hand[4] + hand[5] + hand[6] + hand[7] + hand[8]
-        + hand[9] + hand[10] + hand[11]
-    )  # fmt: skip
+    total = 0
+    for c in hand:
+        total += c
+    return total
 
 
 def _is_empty(hand: list[int]) -> bool:
@@ -168,6 +173,12 @@ def _choosing(play: tuple[int, ...], target: int | None, x5: int | None) -> bool
     """Whether a seat still has a choice to make after the reveal (W-9, W-11)."""
     return any((k == GROCER and target is None) or (k == X5 and x5 is None) for k in play)
 
+
+_MOVES: Final[list[tuple[int, int]]] = [(seat, a) for seat in range(5) for a in range(A.NUM_ACTIONS)]
+"""Every ``history`` entry, made once: ``(seat, action id)`` at ``seat * NUM_ACTIONS + id``."""
+NUM_ACTIONS: Final = A.NUM_ACTIONS
+_SEATS: Final[list[tuple[int, ...]]] = [tuple([s for s in range(5) if (mask >> s) & 1]) for mask in range(32)]
+"""The seats of every bit mask of seats (what :meth:`SchmausState.to_move` returns)."""
 
 _DEFAULT_DECK: Final[list[int]] = counts_to_list(deck_counts({}))
 """The default deck, kind by kind (dealt from a copy)."""
@@ -485,36 +496,43 @@ class SchmausState(BaseState):
         self._start_round(limit_checked=True)
 
     def _reveal(self) -> None:
+        """Every seat has laid: W-6, then the choices after the reveal (W-9, W-11) or the score."""
         n = self.players
         hands = self.hands
         for seat in range(n):  # W-6, seat order, before the reveal
             if _is_empty(hands[seat]):
                 self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
-        plays: list[tuple[int, ...]] = [p if p is not None else () for p in self.plays]
+        plays: list[tuple[int, ...]] = []
         guardian = hunter = choice = False
-        for p in plays:  # is anybody to choose (W-9, W-11)? In most rounds nobody is.
-            for k in p:
+        for p in self.plays:  # is anybody to choose (W-9, W-11)? In most rounds nobody is.
+            lay = p if p is not None else ()  # (every seat has laid: never None)
+            plays.append(lay)
+            for k in lay:
                 if k == GUARDIAN:
                     guardian = True
                 elif k == HUNTER:
                     hunter = True
                 elif k in (GROCER, X5):
                     choice = True
-        if choice and (guardian or not hunter):
-            grocer, times5 = choices_needed(plays)
-            for seat in range(n):
-                if grocer[seat] and n == 2:
-                    self.targets[seat] = 1 - seat  # W-9: the target is forced
-                if times5[seat]:
-                    food = {k for k in plays[seat] if k < 5}
+        if choice and (guardian or not hunter):  # (a hunter not blocked: nobody chooses)
+            targets, x5 = self.targets, self.x5
+            choosing = [False] * n
+            anybody = False
+            for seat in range(n):  # as cards.choices_needed decides (no hunter counts here)
+                lay = plays[seat]
+                if GROCER in lay and not guardian:
+                    if n == 2:
+                        targets[seat] = 1 - seat  # W-9: the target is forced
+                    if targets[seat] is None:
+                        choosing[seat] = anybody = True
+                elif X5 in lay:
+                    food = {k for k in lay if k < 5}
                     if len(food) == 1:
-                        self.x5[seat] = food.pop()  # only one possible card
-            choosing = [
-                (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
-                for s in range(n)
-            ]
+                        x5[seat] = food.pop()  # only one possible card
+                    if x5[seat] is None:
+                        choosing[seat] = anybody = True
             self.choosing = choosing
-            if not _all_false(choosing, n):
+            if anybody:
                 self.phase = TARGET
                 return
         elif not _all_false(self.choosing, n):  # (all False already, but for a state read so)
@@ -527,14 +545,15 @@ class SchmausState(BaseState):
         ones instead of clearing them."""
         n = self.players
         scores = self.scores
-        lowest = score_round(plays, self.targets, self.x5, self.hunter_draw, scores)
+        lowest = score_round(plays, self.targets, self.x5, self.hunter_draw, scores)  # a bit a seat
         discard = self.discard
         for p in plays:  # W-15
             discard.extend(p)
         drawn = [0] * n
         loser_draws = self.loser_draws
-        for seat in lowest:
-            drawn[seat] = self._draw(seat, loser_draws)
+        for seat in range(n):  # in seat order (W-17)
+            if (lowest >> seat) & 1:
+                drawn[seat] = self._draw(seat, loser_draws)
         refill = self.refill_to
         if refill:
             hands = self.hands
@@ -560,16 +579,23 @@ class SchmausState(BaseState):
     def to_move(self) -> tuple[int, ...]:
         phase = self.phase
         n = self.players
+        mask = 0
         if phase == PLAY:
             plays = self.plays
-            return tuple([s for s in range(n) if plays[s] is None])
-        if phase == TARGET:
+            for s in range(n):
+                if plays[s] is None:
+                    mask |= 1 << s
+        elif phase == TARGET:
             choosing = self.choosing
-            return tuple([s for s in range(n) if choosing[s]])
-        if phase == DISCARD:
+            for s in range(n):
+                if choosing[s]:
+                    mask |= 1 << s
+        elif phase == DISCARD:
             must = self.must_discard
-            return tuple([s for s in range(n) if must[s]])
-        return ()
+            for s in range(n):
+                if must[s]:
+                    mask |= 1 << s
+        return _SEATS[mask]
 
     def is_over(self) -> bool:
         return self.phase == OVER
@@ -677,7 +703,7 @@ class SchmausState(BaseState):
         if action_id >= DISCARD_BASE:
             self._discard(seat, action_id - DISCARD_BASE)
             return
-        self.history.append((seat, action_id))
+        self.history.append(_MOVES[seat * NUM_ACTIONS + action_id])
         plays = self.plays
         if action_id < TARGET_BASE:
             cards = PLAYS[action_id]
@@ -701,7 +727,7 @@ class SchmausState(BaseState):
             self._score([p if p is not None else () for p in plays])
 
     def _discard(self, seat: int, card: int) -> None:
-        self.history.append((seat, DISCARD_BASE + card))
+        self.history.append(_MOVES[seat * NUM_ACTIONS + DISCARD_BASE + card])
         hand = self.hands[seat]
         hand[card] = hand[card] - 1
         self.sealed_discards[seat].append(card)
