@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import spieltisch
-from spieltisch.engine.base import shuffle, shuffle_fresh
+from spieltisch.engine.base import shuffle
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT_VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
@@ -79,19 +79,3 @@ def test_the_engines_shuffle_is_exactly_pythons(seed: int | str, size: int) -> N
     reference = random.Random(seed)
     reference.shuffle(list(range(size)))
     assert mine.random() == reference.random()  # and it drew the same random bits
-
-
-@given(
-    seed=st.integers(0, 2**64) | st.text(max_size=20),
-    size=st.integers(0, 60) | st.sampled_from([255, 256, 257, 1200, 5000]),
-    items=st.sampled_from(["ints", "cards"]),
-)
-def test_a_shuffle_of_a_fresh_generator_is_exactly_pythons(seed: int | str, size: int, items: str) -> None:
-    """``base.shuffle_fresh`` (every Waschbär-Schmaus deal and reshuffle: a new
-    generator for each) reads the generator's words in pairs, yet orders any deck
-    as ``random.Random.shuffle`` does."""
-    deck = list(range(size)) if items == "ints" else [k % 12 for k in range(size)]
-    expected = deck[:]
-    random.Random(seed).shuffle(expected)
-    shuffle_fresh(deck, random.Random(seed))
-    assert deck == expected

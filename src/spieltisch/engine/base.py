@@ -39,46 +39,13 @@ def shuffle(deck: list[int], rng: random.Random) -> None:
     build turns into a C loop: every deal and reshuffle goes through it.
     ``tests/test_engine_api.py`` checks that both give the same order."""
     getrandbits = rng.getrandbits
-    for i in range(len(deck) - 1, 0, -1):
+    cards: list[Any] = deck  # (swapped as objects: no unboxing when compiled)
+    for i in range(len(cards) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
-
-
-def shuffle_fresh(deck: list[int], rng: random.Random) -> None:
-    """The order :func:`shuffle` gives, for a generator used for this one shuffle:
-    it takes the generator's 32-bit words two at a time from ``rng.random()``,
-    so it makes half the calls (the cheapest call of ``random.Random``) and may
-    leave ``rng`` one word further on than :func:`shuffle` does.
-
-    :func:`shuffle` draws ``getrandbits(k)``, the top ``k`` bits of the next
-    word; ``random()`` is ``(a * 2**26 + b) / 2**53`` with ``a`` the top 27 bits
-    of the next word and ``b`` the top 26 of the one after it (CPython's
-    ``genrand_res53``, the Mersenne Twister's reference), exact in a float.
-    ``tests/test_engine_api.py`` checks that the orders are the same."""
-    size = len(deck)
-    if size > 1 << 26:  # (26 bits of the second word would not do)
-        shuffle(deck, rng)
-        return
-    cards: list[Any] = deck  # (swapped as objects: no unboxing when compiled)
-    rand = rng.random
-    spare = -1  # the top 26 bits of a word not used yet, or -1
-    for i in range(size - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        while True:
-            if spare >= 0:
-                j = spare >> (26 - k)
-                spare = -1
-            else:
-                pair = int(rand() * 9007199254740992.0)  # 2**53
-                j = (pair >> 26) >> (27 - k)
-                spare = pair & 0x3FFFFFF
-            if j < n:
-                break
         cards[i], cards[j] = cards[j], cards[i]
 
 

@@ -8,7 +8,7 @@ from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final, Self
 
 from spieltisch.engine._mypyc import mypyc_attr
-from spieltisch.engine.base import BaseState, shuffle, shuffle_fresh
+from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
@@ -151,27 +151,48 @@ def _held(hand: list[int]) -> int:
 
 def _is_empty(hand: list[int]) -> bool:
     """Whether a hand's count list holds no card."""
-    return all(not c for c in hand)  # (a loop when compiled)
+    for c in hand:  # noqa: SIM110 - a loop: no generator in pure Python
+        if c:
+            return False
+    return True
 
 
 def _all_none(values: list[Any], n: int) -> bool:
     """Whether ``values`` is ``n`` times ``None`` (a round's lists as a new round starts)."""
-    return len(values) == n and all(v is None for v in values)
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v is not None:
+            return False
+    return True
 
 
 def _all_zero(values: list[int], n: int) -> bool:
     """Whether ``values`` is ``n`` zeros."""
-    return len(values) == n and all(not v for v in values)
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v:
+            return False
+    return True
 
 
 def _all_false(values: list[bool], n: int) -> bool:
     """Whether ``values`` is ``n`` times ``False``."""
-    return len(values) == n and all(not v for v in values)
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v:
+            return False
+    return True
 
 
 def _choosing(play: tuple[int, ...], target: int | None, x5: int | None) -> bool:
     """Whether a seat still has a choice to make after the reveal (W-9, W-11)."""
-    return any((k == GROCER and target is None) or (k == X5 and x5 is None) for k in play)
+    for k in play:  # noqa: SIM110 - a loop: no generator in pure Python
+        if (k == GROCER and target is None) or (k == X5 and x5 is None):
+            return True
+    return False
 
 
 _MOVES: Final[list[tuple[int, int]]] = [(seat, a) for seat in range(5) for a in range(A.NUM_ACTIONS)]
@@ -317,14 +338,10 @@ class SchmausState(BaseState):
         s._use_options(normalize_options(options, players))
         deck = counts_to_list(deck_counts(s.options)) if s.options["deck"] else _DEFAULT_DECK[:]
         rng = random.Random(f"schmaus/{seed}/deal")
-        again = s.options["rounds"] == "draw"
-        if again:
-            shuffle(deck, rng)  # (exactly: the generator shuffles again)
-        else:
-            shuffle_fresh(deck, rng)  # (the generator is used for this one shuffle)
+        shuffle(deck, rng)
         s.rounds = s._round_count(deck, rng)
-        if again:  # W-2 variant: shuffle all 54 again
-            shuffle_fresh(deck, rng)
+        if s.options["rounds"] == "draw":  # W-2 variant: shuffle all 54 again
+            shuffle(deck, rng)
         k = int(s.options["hand_size"])
         hands = s.hands = [[0] * 12 for _ in range(players)]
         for seat in range(players):  # W-3
@@ -417,7 +434,7 @@ class SchmausState(BaseState):
                 rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
                 pile = self.draw_pile = self.discard
                 self.discard = []
-                shuffle_fresh(pile, rng)  # (the generator is used for this one shuffle)
+                shuffle(pile, rng)
             c = pile.pop()
             hand[c] = hand[c] + 1
             drawn += 1
