@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from itertools import combinations
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from spieltisch.engine import GameOverError, IllegalActionError, OptionsError, State, get_game
 from spieltisch.engine.schmaus import SchmausState, resolve
-from spieltisch.engine.schmaus.cards import DECK, KIND, round_record
+from spieltisch.engine.schmaus.cards import DECK, KIND, round_record, score_round
 
 SCHMAUS = get_game("schmaus")
 
@@ -346,3 +347,32 @@ def test_round_resolution_matches_a_plain_reference(
     assert {key: result[key] for key in expected} == expected
     # The state's round summary is made without the RoundResult, but is the same record.
     assert round_record(kinds, targets, chosen, hunter_draw) == result
+    # The state scores a round without either: the same shares and the same seats drawing.
+    totals = list(range(n))
+    lowest = score_round(kinds, targets, chosen, hunter_draw, totals)
+    assert totals == [s + a for s, a in zip(range(n), result["awarded"], strict=True)]
+    assert [s for s in range(n) if (lowest >> s) & 1] == result["lowest"]
+
+
+@given(counts=st.lists(st.integers(0, 5), min_size=12, max_size=12))
+@settings(max_examples=400, deadline=None)
+def test_a_hands_legal_lays_are_exactly_what_w4_and_w5_allow(counts: list[int]) -> None:
+    hand = [k for k in range(12) for _ in range(counts[k])]
+    state = SchmausState.from_position(
+        2, [hand, [KIND["F1"]] * 3], [], [], {"short_hand": "play-what-you-can", "hand_limit": 54}
+    )
+    laid = [state.action_from_id(a) for a in state.legal_action_ids(0)]
+    lays = [tuple(a.cards) for a in laid]
+    food = [k for k in hand if k < 5]
+    full = {  # W-4: three food cards, or two food cards and one effect card, all held
+        p for p in map(tuple, map(sorted, _multisets(hand, 3))) if sum(k >= 5 for k in p) <= 1 and len(p) == 3
+    }
+    if full:
+        assert len(lays) == len(set(lays)) and set(lays) == full
+    else:  # W-5 (play what you can): the food cards held, at most two of them here
+        assert lays == [tuple(sorted(food))]
+
+
+def _multisets(hand: list[int], size: int) -> set[tuple[int, ...]]:
+    """Every sub-multiset of ``hand`` with ``size`` cards."""
+    return {tuple(sorted(c)) for c in combinations(hand, size)}

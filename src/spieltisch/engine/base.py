@@ -39,13 +39,14 @@ def shuffle(deck: list[int], rng: random.Random) -> None:
     build turns into a C loop: every deal and reshuffle goes through it.
     ``tests/test_engine_api.py`` checks that both give the same order."""
     getrandbits = rng.getrandbits
-    for i in range(len(deck) - 1, 0, -1):
+    cards: list[Any] = deck  # (swapped as objects: no unboxing when compiled)
+    for i in range(len(cards) - 1, 0, -1):
         n = i + 1
         k = n.bit_length()
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)
-        deck[i], deck[j] = deck[j], deck[i]
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def parse_action(

@@ -275,14 +275,92 @@ def round_record(
     }
 
 
-def round_points(
-    plays: list[tuple[int, ...]], targets: list[int | None], x5: list[int | None], hunter_draw: str
-) -> tuple[list[int], list[int]]:
-    """The pot's shares (W-14) and the seats that draw for being lowest (W-15):
-    what the state needs at once; the same arithmetic as :func:`round_record`,
-    without its texts (the state makes the round summary only when it is read)."""
-    r = _resolution(plays, targets, x5, hunter_draw, False)
-    return r.awarded, r.lowest
+def score_round(
+    plays: list[tuple[int, ...]],
+    targets: list[int | None],
+    x5: list[int | None],
+    hunter_draw: str,
+    totals: list[int],
+) -> int:
+    """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
+    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
+    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
+    once (it makes the round summary only when it is read). One pass over the
+    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
+    n = len(plays)
+    guardian = False
+    hunter = False
+    grocer = False
+    garbage = 0
+    doubling = 0
+    for p in plays:
+        for k in p:
+            if k == GUARDIAN:
+                guardian = True
+            elif k == HUNTER:
+                hunter = True
+            elif k == GARBAGE:
+                garbage += 1
+            elif k == X2:
+                doubling += 1
+            elif k == GROCER:
+                grocer = True
+    if hunter and not guardian:  # W-8: every score 0, so everybody ties for lowest (W-15)
+        return 0 if hunter_draw == "nobody" else (1 << n) - 1
+    zeroed = 0  # W-9: a bit per seat whose food is worth 0
+    if guardian:  # W-7
+        garbage = 0
+    elif grocer:
+        for seat in range(n):
+            if GROCER in plays[seat]:
+                target = targets[seat]
+                assert target is not None
+                zeroed |= 1 << target
+    pot = 0
+    best = low = 0
+    winners = lows = 0  # bit masks of the seats with the best and the lowest score
+    for seat in range(n):  # W-11 .. W-13, as in _resolution
+        food = 0
+        base = 0
+        times5 = times3 = False
+        for k in plays[seat]:
+            food += VALUE[k]
+            base += BASE[k]
+            if k == X5:
+                times5 = True
+            elif k == X3:
+                times3 = True
+        total = 0
+        if food and not (zeroed >> seat) & 1:
+            if times5:
+                chosen = x5[seat]
+                assert chosen is not None
+                total = food + 4 * VALUE[chosen]
+            elif times3:
+                total = 3 * food
+            else:
+                total = food
+            total <<= doubling
+        score = (total >> garbage) + base
+        pot += score
+        bit = 1 << seat
+        if seat == 0 or score > best:
+            best, winners = score, bit
+        elif score == best:
+            winners |= bit
+        if seat == 0 or score < low:
+            low, lows = score, bit
+        elif score == low:
+            lows |= bit
+    count = 0
+    for seat in range(n):
+        if (winners >> seat) & 1:
+            count += 1
+    share = pot // count  # W-14: the remainder is lost
+    for seat in range(n):
+        if (winners >> seat) & 1:
+            totals[seat] = totals[seat] + share
+    return lows
 
 
 class _Resolution:

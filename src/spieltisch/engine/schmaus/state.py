@@ -22,14 +22,13 @@ from spieltisch.engine.schmaus.cards import (
     X5,
     can_lay_full,
     check_choices,
-    choices_needed,
     counts_to_list,
     deck_counts,
     normalize_options,
     parse_card,
     play_error,
-    round_points,
     round_record,
+    score_round,
     texts,
 )
 from spieltisch.engine.schmaus.reasons import REASONS
@@ -63,35 +62,144 @@ def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-_PLAYS_BY_HAND: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
-_PLAYS_REMEMBERED: Final = 1 << 16
-"""At most this many hands' lays are remembered (random games meet some 16,000)."""
-_PLAYS_BY_KINDS: Final[dict[tuple[int, ...], tuple[int, ...]]] = {}
+_LAY_KEYS: Final = 1 << 17
+_LAYS: Final[list[tuple[int, ...] | None]] = [None] * _LAY_KEYS
+"""A hand's lays by :func:`_lay_key` (filled as hands are met)."""
+_TRIPLES: Final[list[tuple[int, ...] | None]] = [None] * 1024
+"""The option-A lays by the food part of the key."""
+_PAIRS: Final[list[list[tuple[int, ...]] | None]] = [None] * 1024
+"""The option-B lays by the food part of the key, one tuple per effect kind."""
+
+
+def _lay_key(hand: list[int]) -> int:
+    """What a hand's lays depend on, as one int below :data:`_LAY_KEYS`: each
+    food count up to three (two bits each), then one bit per effect kind held."""
+    c = hand[0]
+    key = c if c < 3 else 3
+    c = hand[1]
+    key += (c if c < 3 else 3) << 2
+    c = hand[2]
+    key += (c if c < 3 else 3) << 4
+    c = hand[3]
+    key += (c if c < 3 else 3) << 6
+    c = hand[4]
+    key += (c if c < 3 else 3) << 8
+    if hand[5]:
+        key += 1 << 10
+    if hand[6]:
+        key += 1 << 11
+    if hand[7]:
+        key += 1 << 12
+    if hand[8]:
+        key += 1 << 13
+    if hand[9]:
+        key += 1 << 14
+    if hand[10]:
+        key += 1 << 15
+    if hand[11]:
+        key += 1 << 16
+    return key
 
 
 def _plays_of(hand: list[int]) -> tuple[int, ...]:
-    """:func:`_legal_plays` of a hand, remembered: a plain dictionary by the
-    hand (cleared when full), and behind it one by what the lays depend on."""
-    key = tuple(hand)
-    plays = _PLAYS_BY_HAND.get(key)
+    """:func:`_legal_plays` of a hand, remembered by :func:`_lay_key` in a plain list."""
+    key = _lay_key(hand)
+    plays = _LAYS[key]
     if plays is None:
-        # The lays depend on up to three cards of a food kind and on whether an
-        # effect kind is held: at most 4**5 * 2**7 such keys, all remembered.
-        kinds = tuple([min(hand[k], 3) for k in FOOD] + [min(hand[k], 1) for k in EFFECTS])
-        plays = _PLAYS_BY_KINDS.get(kinds)
-        if plays is None:
-            plays = _legal_plays(kinds)
-            _PLAYS_BY_KINDS[kinds] = plays
-        if len(_PLAYS_BY_HAND) >= _PLAYS_REMEMBERED:
-            _PLAYS_BY_HAND.clear()
-        _PLAYS_BY_HAND[key] = plays
+        plays = _lays_of_key(key)
+        _LAYS[key] = plays
     return plays
 
 
-# Builtins the compiled build would look up at every call, as constants.
-_sum: Final = sum
-_any: Final = any
+def _lays_of_key(key: int) -> tuple[int, ...]:
+    """:func:`_legal_plays` of the counts a :func:`_lay_key` stands for, from
+    tables by its food part: the option-A lays, then option B effect by effect."""
+    food = key & 1023
+    held = (food & 3) + ((food >> 2) & 3) + ((food >> 4) & 3) + ((food >> 6) & 3) + (food >> 8)
+    if held < 3 and not (held == 2 and key >> 10):  # no option A or B (W-5)
+        return _legal_plays(_key_counts(key))
+    triples = _TRIPLES[food]
+    pairs = _PAIRS[food]
+    if triples is None or pairs is None:
+        counts = _key_counts(key)
+        present = [k for k in FOOD if counts[k]]
+        threes = combinations_with_replacement(present, 3)
+        triples = tuple([PLAY_ID[c] for c in threes if all(c.count(k) <= counts[k] for k in c)])
+        two = [c for c in combinations_with_replacement(present, 2) if c[0] != c[1] or counts[c[0]] >= 2]
+        pairs = [tuple([PLAY_ID[(*pair, e)] for pair in two]) for e in EFFECTS]
+        _TRIPLES[food] = triples
+        _PAIRS[food] = pairs
+    out = list(triples)
+    for e in range(7):
+        if (key >> (10 + e)) & 1:
+            out.extend(pairs[e])
+    return tuple(out)
 
+
+def _key_counts(key: int) -> tuple[int, ...]:
+    """The counts a :func:`_lay_key` stands for."""
+    return tuple([(key >> (2 * k)) & 3 for k in range(5)] + [(key >> (10 + e)) & 1 for e in range(7)])
+
+
+def _held(hand: list[int]) -> int:
+    """The number of cards in a hand's count list."""
+    total = 0
+    for c in hand:
+        total += c
+    return total
+
+
+def _is_empty(hand: list[int]) -> bool:
+    """Whether a hand's count list holds no card."""
+    for c in hand:  # noqa: SIM110 - a loop: no generator in pure Python
+        if c:
+            return False
+    return True
+
+
+def _all_none(values: list[Any], n: int) -> bool:
+    """Whether ``values`` is ``n`` times ``None`` (a round's lists as a new round starts)."""
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v is not None:
+            return False
+    return True
+
+
+def _all_zero(values: list[int], n: int) -> bool:
+    """Whether ``values`` is ``n`` zeros."""
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v:
+            return False
+    return True
+
+
+def _all_false(values: list[bool], n: int) -> bool:
+    """Whether ``values`` is ``n`` times ``False``."""
+    if len(values) != n:
+        return False
+    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
+        if v:
+            return False
+    return True
+
+
+def _choosing(play: tuple[int, ...], target: int | None, x5: int | None) -> bool:
+    """Whether a seat still has a choice to make after the reveal (W-9, W-11)."""
+    for k in play:  # noqa: SIM110 - a loop: no generator in pure Python
+        if (k == GROCER and target is None) or (k == X5 and x5 is None):
+            return True
+    return False
+
+
+_MOVES: Final[list[tuple[int, int]]] = [(seat, a) for seat in range(5) for a in range(A.NUM_ACTIONS)]
+"""Every ``history`` entry, made once: ``(seat, action id)`` at ``seat * NUM_ACTIONS + id``."""
+NUM_ACTIONS: Final = A.NUM_ACTIONS
+_SEATS: Final[list[tuple[int, ...]]] = [tuple([s for s in range(5) if (mask >> s) & 1]) for mask in range(32)]
+"""The seats of every bit mask of seats (what :meth:`SchmausState.to_move` returns)."""
 
 _DEFAULT_DECK: Final[list[int]] = counts_to_list(deck_counts({}))
 """The default deck, kind by kind (dealt from a copy)."""
@@ -99,17 +207,19 @@ _DEFAULT_DECK: Final[list[int]] = counts_to_list(deck_counts({}))
 
 class _Round:
     """A scored round, kept as it was played until somebody reads its summary
-    (:attr:`SchmausState.results`): most rounds of a random playout are never read."""
+    (:attr:`SchmausState.results`): most rounds of a random playout are never read.
+    It owns its lists; ``None`` stands for a list of ``None`` (targets, x5) or of
+    zeros (draws), as most rounds have."""
 
     def __init__(
         self,
         plays: list[tuple[int, ...]],
-        targets: list[int | None],
-        x5: list[int | None],
+        targets: list[int | None] | None,
+        x5: list[int | None] | None,
         hunter_draw: str,
         number: int,
-        short_draws: list[int],
-        empty_draws: list[int],
+        short_draws: list[int] | None,
+        empty_draws: list[int] | None,
         drawn: list[int],
         scores: list[int],
         discards: list[int] | None,
@@ -127,13 +237,17 @@ class _Round:
 
     def summary(self) -> dict[str, Any]:
         """The round's entry of ``results`` (W-7 .. W-16), every list its own."""
-        record = round_record(self.plays, self.targets, self.x5, self.hunter_draw)
+        n = len(self.plays)
+        nones: list[int | None] = [None] * n
+        targets = self.targets if self.targets is not None else nones
+        x5 = self.x5 if self.x5 is not None else nones
+        record = round_record(self.plays, targets, x5, self.hunter_draw)
         record["round"] = self.number
-        record["short_hand_draws"] = list(self.short_draws)
-        record["empty_hand_draws"] = list(self.empty_draws)
+        short, empty, discards = self.short_draws, self.empty_draws, self.discards
+        record["short_hand_draws"] = list(short) if short is not None else [0] * n
+        record["empty_hand_draws"] = list(empty) if empty is not None else [0] * n
         record["drawn"] = list(self.drawn)
-        discards = self.discards
-        record["hand_limit_discards"] = list(discards) if discards is not None else [0] * len(self.plays)
+        record["hand_limit_discards"] = list(discards) if discards is not None else [0] * n
         record["scores"] = list(self.scores)
         return record
 
@@ -228,12 +342,16 @@ class SchmausState(BaseState):
         s.rounds = s._round_count(deck, rng)
         if s.options["rounds"] == "draw":  # W-2 variant: shuffle all 54 again
             shuffle(deck, rng)
-        k = s.options["hand_size"]
-        s.hands = [[0] * 12 for _ in range(players)]
+        k = int(s.options["hand_size"])
+        hands = s.hands = [[0] * 12 for _ in range(players)]
         for seat in range(players):  # W-3
-            for c in deck[seat * k : (seat + 1) * k]:
-                s.hands[seat][c] += 1
-        s.draw_pile = list(reversed(deck[players * k :]))
+            hand = hands[seat]
+            for i in range(seat * k, (seat + 1) * k):
+                c = deck[i]
+                hand[c] = hand[c] + 1
+        pile = deck[players * k :]
+        pile.reverse()
+        s.draw_pile = pile
         s.scores = [0] * players
         s._start_round()
         return s
@@ -305,60 +423,86 @@ class SchmausState(BaseState):
     # -- flow ----------------------------------------------------------------
     def _draw(self, seat: int, count: int) -> int:
         """W-17: draw from the pile, reshuffling the discards when it runs out."""
+        hand = self.hands[seat]
         drawn = 0
-        for _ in range(count):
-            if not self.draw_pile:
+        while drawn < count:
+            pile = self.draw_pile
+            if not pile:
                 if not self.discard:
                     break
                 self.reshuffles += 1
                 rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
-                self.draw_pile = self.discard
+                pile = self.draw_pile = self.discard
                 self.discard = []
-                shuffle(self.draw_pile, rng)
-            self.hands[seat][self.draw_pile.pop()] += 1
+                shuffle(pile, rng)
+            c = pile.pop()
+            hand[c] = hand[c] + 1
             drawn += 1
         return drawn
 
     def _start_round(self, limit_checked: bool = False) -> None:
-        """A round's lists, and W-5 (``limit_checked``: no hand is over the limit)."""
+        """A round's lists, and W-5 (``limit_checked``: no hand is over the limit).
+        A list that is not as a round starts is made anew, never cleared: a scored
+        round shares it (see :meth:`_score`). Most lists are still blank."""
         n = self.players
-        self.plays = [None] * n
-        self.targets = [None] * n
-        self.x5 = [None] * n
-        self.choosing = [False] * n
-        self.must_discard = [0] * n
-        self.sealed_discards = [[] for _ in range(n)]
+        if not _all_none(self.plays, n):
+            self.plays = [None] * n
+        if not _all_none(self.targets, n):
+            self.targets = [None] * n
+        if not _all_none(self.x5, n):
+            self.x5 = [None] * n
+        if not _all_false(self.choosing, n):
+            self.choosing = [False] * n
+        if not _all_zero(self.must_discard, n):
+            self.must_discard = [0] * n
+        self._clear_sealed()
         self.phase = PLAY
-        self.short_draws = [0] * n
-        self.empty_draws = [0] * n
+        if not _all_zero(self.short_draws, n):
+            self.short_draws = [0] * n
+        if not _all_zero(self.empty_draws, n):
+            self.empty_draws = [0] * n
         if self.draw_until_playable:
+            hands = self.hands
             for seat in range(n):  # W-5, in seat order (W-17)
-                hand = self.hands[seat]
+                hand = hands[seat]
                 while not can_lay_full(hand) and self._draw(seat, 1):
-                    self.short_draws[seat] += 1
+                    short = self.short_draws
+                    short[seat] = short[seat] + 1
                     limit_checked = False
             if limit_checked:  # nobody drew: nobody is over the limit (what _ask_discards would find)
                 self.discard_before_play = True
             else:
                 self._ask_discards(before_play=True)
 
+    def _clear_sealed(self) -> None:
+        """No discards sealed (``sealed_discards`` as a round starts)."""
+        sealed = self.sealed_discards
+        if len(sealed) != self.players:
+            self.sealed_discards = [[] for _ in range(self.players)]
+            return
+        for d in sealed:
+            if d:  # (empty but for a state read so; the discards reset them)
+                self.sealed_discards = [[] for _ in range(self.players)]
+                return
+
     def _ask_discards(self, before_play: bool) -> None:
         limit = self.hand_limit
         n = self.players
-        must = [0] * n
-        over = False
+        hands = self.hands
+        must: list[int] | None = None
         for seat in range(n):
-            size = _sum(self.hands[seat])
+            size = _held(hands[seat])
             if size > limit:
+                if must is None:
+                    must = [0] * n
                 must[seat] = size - limit
-                over = True
-        self.must_discard = must
-        for sealed in self.sealed_discards:
-            if sealed:  # (empty but for a state read so; the discards reset them)
-                self.sealed_discards = [[] for _ in range(n)]
-                break
+        if must is not None:
+            self.must_discard = must
+        elif not _all_zero(self.must_discard, n):
+            self.must_discard = [0] * n
+        self._clear_sealed()
         self.discard_before_play = before_play
-        if over:
+        if must is not None:
             self.phase = DISCARD  # W-16
         elif not before_play:
             self._next_round()
@@ -368,66 +512,80 @@ class SchmausState(BaseState):
         self.round += 1
         self._start_round(limit_checked=True)
 
-    def _laid(self) -> list[tuple[int, ...]]:
-        """The round's lays (every seat has laid)."""
-        return [p if p is not None else () for p in self.plays]
-
     def _reveal(self) -> None:
+        """Every seat has laid: W-6, then the choices after the reveal (W-9, W-11) or the score."""
         n = self.players
+        hands = self.hands
         for seat in range(n):  # W-6, seat order, before the reveal
-            if not _any(self.hands[seat]):
+            if _is_empty(hands[seat]):
                 self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
-        plays = self._laid()
+        plays: list[tuple[int, ...]] = []
         guardian = hunter = choice = False
-        for p in plays:  # is anybody to choose (W-9, W-11)? In most rounds nobody is.
-            for k in p:
+        for p in self.plays:  # is anybody to choose (W-9, W-11)? In most rounds nobody is.
+            lay = p if p is not None else ()  # (every seat has laid: never None)
+            plays.append(lay)
+            for k in lay:
                 if k == GUARDIAN:
                     guardian = True
                 elif k == HUNTER:
                     hunter = True
                 elif k in (GROCER, X5):
                     choice = True
-        if choice and (guardian or not hunter):
-            grocer, times5 = choices_needed(plays)
-            for seat in range(n):
-                if grocer[seat] and n == 2:
-                    self.targets[seat] = 1 - seat  # W-9: the target is forced
-                if times5[seat]:
-                    food = {k for k in plays[seat] if k < 5}
+        if choice and (guardian or not hunter):  # (a hunter not blocked: nobody chooses)
+            targets, x5 = self.targets, self.x5
+            choosing = [False] * n
+            anybody = False
+            for seat in range(n):  # as cards.choices_needed decides (no hunter counts here)
+                lay = plays[seat]
+                if GROCER in lay and not guardian:
+                    if n == 2:
+                        targets[seat] = 1 - seat  # W-9: the target is forced
+                    if targets[seat] is None:
+                        choosing[seat] = anybody = True
+                elif X5 in lay:
+                    food = {k for k in lay if k < 5}
                     if len(food) == 1:
-                        self.x5[seat] = food.pop()  # only one possible card
-            self.choosing = [
-                (grocer[s] and self.targets[s] is None) or (times5[s] and self.x5[s] is None)
-                for s in range(n)
-            ]
-            if _any(self.choosing):
+                        x5[seat] = food.pop()  # only one possible card
+                    if x5[seat] is None:
+                        choosing[seat] = anybody = True
+            self.choosing = choosing
+            if anybody:
                 self.phase = TARGET
                 return
-        elif _any(self.choosing):  # (nobody chooses: all False already, but for a state read so)
+        elif not _all_false(self.choosing, n):  # (all False already, but for a state read so)
             self.choosing = [False] * n
         self._score(plays)
 
     def _score(self, plays: list[tuple[int, ...]]) -> None:
+        """Score the round (W-13 .. W-15) and keep it as a :class:`_Round`, which
+        shares the round's lists that are not blank: :meth:`_start_round` makes new
+        ones instead of clearing them."""
         n = self.players
-        awarded, lowest = round_points(plays, self.targets, self.x5, self.hunter_draw)
         scores = self.scores
-        for seat in range(n):
-            scores[seat] += awarded[seat]
+        lowest = score_round(plays, self.targets, self.x5, self.hunter_draw, scores)  # a bit a seat
+        discard = self.discard
         for p in plays:  # W-15
-            self.discard.extend(p)
+            discard.extend(p)
         drawn = [0] * n
-        for seat in lowest:
-            drawn[seat] += self._draw(seat, self.loser_draws)
+        loser_draws = self.loser_draws
+        for seat in range(n):  # in seat order (W-17)
+            if (lowest >> seat) & 1:
+                drawn[seat] = self._draw(seat, loser_draws)
         refill = self.refill_to
         if refill:
+            hands = self.hands
             for seat in range(n):
-                drawn[seat] += self._draw(seat, max(0, refill - _sum(self.hands[seat])))
+                missing = refill - _held(hands[seat])
+                drawn[seat] = drawn[seat] + self._draw(seat, missing if missing > 0 else 0)
+        # The round keeps the lists that are not blank; the state keeps them too until
+        # the next round starts (shown in its JSON meanwhile), which makes new ones.
+        targets = self.targets if not _all_none(self.targets, n) else None
+        x5 = self.x5 if not _all_none(self.x5, n) else None
+        short = self.short_draws if not _all_zero(self.short_draws, n) else None
+        empty = self.empty_draws if not _all_zero(self.empty_draws, n) else None
         self._unread.append(
-            _Round(
-                plays, self.targets[:], self.x5[:], self.hunter_draw, self.round, self.short_draws[:],
-                self.empty_draws[:], drawn, scores[:], None,
-            )
-        )  # fmt: skip
+            _Round(plays, targets, x5, self.hunter_draw, self.round, short, empty, drawn, scores[:], None)
+        )
         self.plays = [None] * n
         if self.round >= self.rounds:
             self.phase = OVER  # W-18
@@ -438,16 +596,23 @@ class SchmausState(BaseState):
     def to_move(self) -> tuple[int, ...]:
         phase = self.phase
         n = self.players
+        mask = 0
         if phase == PLAY:
             plays = self.plays
-            return tuple([s for s in range(n) if plays[s] is None])
-        if phase == TARGET:
+            for s in range(n):
+                if plays[s] is None:
+                    mask |= 1 << s
+        elif phase == TARGET:
             choosing = self.choosing
-            return tuple([s for s in range(n) if choosing[s]])
-        if phase == DISCARD:
+            for s in range(n):
+                if choosing[s]:
+                    mask |= 1 << s
+        elif phase == DISCARD:
             must = self.must_discard
-            return tuple([s for s in range(n) if must[s]])
-        return ()
+            for s in range(n):
+                if must[s]:
+                    mask |= 1 << s
+        return _SEATS[mask]
 
     def is_over(self) -> bool:
         return self.phase == OVER
@@ -555,34 +720,37 @@ class SchmausState(BaseState):
         if action_id >= DISCARD_BASE:
             self._discard(seat, action_id - DISCARD_BASE)
             return
-        self.history.append((seat, action_id))
+        self.history.append(_MOVES[seat * NUM_ACTIONS + action_id])
+        plays = self.plays
         if action_id < TARGET_BASE:
             cards = PLAYS[action_id]
             hand = self.hands[seat]
             for k in cards:
-                hand[k] -= 1
-            self.plays[seat] = cards
-            if None not in self.plays:
-                self._reveal()
+                hand[k] = hand[k] - 1
+            plays[seat] = cards
+            for p in plays:
+                if p is None:
+                    return
+            self._reveal()
             return
         if action_id < X5_BASE:
             self.targets[seat] = action_id - TARGET_BASE
         else:
             self.x5[seat] = action_id - X5_BASE
-        play = self.plays[seat] or ()
-        self.choosing[seat] = (10 in play and self.targets[seat] is None) or (
-            7 in play and self.x5[seat] is None
-        )
-        if not _any(self.choosing):
+        choosing = self.choosing
+        choosing[seat] = _choosing(plays[seat] or (), self.targets[seat], self.x5[seat])
+        if _all_false(choosing, self.players):
             self.phase = PLAY
-            self._score(self._laid())
+            self._score([p if p is not None else () for p in plays])
 
     def _discard(self, seat: int, card: int) -> None:
-        self.history.append((seat, DISCARD_BASE + card))
-        self.hands[seat][card] -= 1
+        self.history.append(_MOVES[seat * NUM_ACTIONS + DISCARD_BASE + card])
+        hand = self.hands[seat]
+        hand[card] = hand[card] - 1
         self.sealed_discards[seat].append(card)
-        self.must_discard[seat] -= 1
-        if _any(self.must_discard):
+        must = self.must_discard
+        must[seat] = must[seat] - 1
+        if not _all_zero(must, self.players):
             return
         for cards in self.sealed_discards:  # W-16: revealed together, seat order
             self.discard.extend(cards)
