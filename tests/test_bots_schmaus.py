@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spieltisch.bots import Budget, make_bot
+from spieltisch.bots import Budget, bot_class, make_bot
 from spieltisch.bots.schmaus import (
     EasyBot,
     HardBot,
@@ -20,6 +21,8 @@ from spieltisch.bots.schmaus import (
     short_draws,
     unseen_counts,
 )
+from spieltisch.bots.schmaus_rollout import HardBotV2
+from spieltisch.bots.schmaus_weighted import HardBotV3
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, resolve
 from spieltisch.engine.schmaus.state import SchmausState
@@ -185,7 +188,10 @@ def test_same_seed_same_decisions() -> None:
     assert record(7) == first
 
 
-def test_hard_keeps_to_a_wall_clock_cap() -> None:
+@pytest.mark.parametrize(("cls", "limit"), [(HardBot, 0.5), (HardBotV2, 1.0)])
+def test_hard_keeps_to_a_wall_clock_cap(cls: type[HardBot | HardBotV2], limit: float) -> None:
+    """A million samples would take minutes (v1) or hours (v2's play-outs): the
+    0.05 s cap stops the search long before ``limit`` seconds."""
     state = SchmausState.from_position(
         4,
         [cards("F1 F2 F3 F4 F5 F5 X2 X3 X5 GROCER GARBAGE GUARDIAN"), *[cards("F1 F2 F3 F4 F1 F1 F2")] * 3],
@@ -194,17 +200,98 @@ def test_hard_keeps_to_a_wall_clock_cap() -> None:
     )
     legal = state.legal_action_ids(0)
     assert len(legal) > 70
-    bot = HardBot("schmaus", 0, 1, Budget(seconds=0.05, iterations=10**6))
+    bot = cls("schmaus", 0, 1, Budget(seconds=0.05, iterations=10**6))
     start = time.perf_counter()
     assert bot.choose(state.view(0), legal) in legal
-    assert time.perf_counter() - start < 0.5  # a million samples would take minutes
+    assert time.perf_counter() - start < limit
+
+
+# -- the kept search versions after v1 ----------------------------------------------
+
+KEPT = [("hard@v2", HardBotV2), ("hard@v3", HardBotV3)]
+"""Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py and
+tests/test_bots_schmaus_weighted.py test what is particular to each)."""
+
+
+@pytest.mark.parametrize(("version", "cls"), KEPT)
+def test_a_kept_version_plays_whole_games_legally(version: str, cls: type[HardBot]) -> None:
+    assert bot_class("schmaus", version) is cls
+    for players in (2, 3, 5):
+        specs = [f"{version}:samples=8" if s == 0 else "medium" for s in range(players)]
+        bots = [make_bot("schmaus", spec, s, players) for s, spec in enumerate(specs)]
+        result = play_match("schmaus", bots, players, {"hand_limit": 8, "loser_draws": 4})
+        assert result.state.is_over()
+        assert result.faults == [0] * players, result.fault_messages
+
+
+@pytest.mark.parametrize(("version", "cls"), KEPT)
+def test_a_kept_version_makes_the_same_decisions_for_the_same_seed(version: str, cls: type[HardBot]) -> None:
+    def record() -> list[Any]:
+        specs = (f"{version}:samples=8", "medium", "hard@v1", "medium")
+        bots = [make_bot("schmaus", spec, s, 9) for s, spec in enumerate(specs)]
+        return list(play_match("schmaus", bots, 9).state.record().actions)
+
+    random.seed(1)
+    first = record()
+    random.seed(2)
+    assert record() == first
+
+
+@pytest.mark.parametrize(("version", "cls"), KEPT)
+def test_a_kept_versions_budget_counts_samples(version: str, cls: type[HardBot]) -> None:
+    """The budget is the number of samples (that it ignores the clock is
+    tested for every kept version in tests/test_bots_budgets.py)."""
+    assert make_bot("schmaus", f"{version}:samples=8", 0, 5).work == 8
+    assert make_bot("schmaus", version, 0, 5).work == cls.default_work
+
+
+def _twin_positions_after_a_round() -> tuple[SchmausState, SchmausState]:
+    """After a round whose lays everyone saw, two tables that differ only in the
+    cards the other seats kept (the revealed lays are what hard@v3 weights by)."""
+    mine = cards("F5 F4 F3 F2 F1 F1 X3 GROCER")
+    pile = cards("F1 F1 F2 F3 GROCER X5 F1 F2 F3 F4")
+    states = []
+    for others in (
+        [cards("F5 F5 F4 X2 F2 F1 F3"), cards("F1 F1 F2 F2 GUARDIAN F3 F4")],
+        [cards("F5 F5 F4 F1 F1 F1 F2"), cards("F1 F1 F2 X5 X2 F5 GARBAGE")],
+    ):
+        state = SchmausState.from_position(3, [mine, *others], pile, cards("F1 F2 HUNTER"), scores=[4, 9, 2])
+        state.apply(0, "play F1 F1 F2")
+        state.apply(1, "play F5 F5 F4")
+        state.apply(2, "play F1 F1 F2")
+        assert state.phase == "play"
+        states.append(state)
+    first, second = states
+    assert first.view(0)["round_results"]
+    return first, second
+
+
+@pytest.mark.parametrize(
+    ("version", "twins"), [("hard@v2", _twin_positions), ("hard@v3", _twin_positions_after_a_round)]
+)
+def test_hidden_cards_do_not_change_a_kept_versions_lay(
+    version: str, twins: Callable[[], tuple[SchmausState, SchmausState]]
+) -> None:
+    """W-3: the same view gives the same lay, for each of three seeds."""
+    first, second = twins()
+    assert first.view(0) == second.view(0)
+    for seed in range(3):
+        a = make_bot("schmaus", f"{version}:samples=16", 0, seed).choose(
+            first.view(0), first.legal_action_ids(0)
+        )
+        b = make_bot("schmaus", f"{version}:samples=16", 0, seed).choose(
+            second.view(0), second.legal_action_ids(0)
+        )
+        assert a == b
 
 
 # -- sensible play ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cls", [MediumBot, HardBot])
-def test_takes_the_obviously_winning_lay_in_the_last_round(cls: type[MediumBot | HardBot]) -> None:
+@pytest.mark.parametrize("cls", [MediumBot, HardBot, HardBotV2])
+def test_takes_the_obviously_winning_lay_in_the_last_round(
+    cls: type[MediumBot | HardBot | HardBotV2],
+) -> None:
     """Last round, nothing to save: F5 F5 X3 (3 × 10 + 3 = 33) beats any lay the
     unseen cards allow (no ×2 raccoon, hunter or second ×3 left)."""
     state = SchmausState.from_position(
