@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -129,18 +130,27 @@ def test_two_player_bots_use_chips_and_no_scout_and_show() -> None:
     assert any(t.startswith("scout") for t in texts)
 
 
-@settings(max_examples=25, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 40))
-def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps: int) -> None:
+def random_play_position(players: int, seed: int, steps: int) -> ScoutState | None:
+    """A seeded game after ``steps`` random legal actions, or None unless it is then
+    in the play phase (over, or flipping)."""
     state = ScoutState.new(players, seed)
     rng = random.Random(seed)
     for _ in range(steps):
         if state.is_over():
-            return
+            return None
         seat = state.to_move()[0]
         legal = state.legal_action_ids(seat)
         state.apply_id(seat, legal[rng.randrange(len(legal))])
     if state.is_over() or state.phase != "play":
+        return None
+    return state
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 40))
+def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps: int) -> None:
+    state = random_play_position(players, seed, steps)
+    if state is None:
         return
     seat = state.current
     scored = score_actions(state.hands[seat], state.table, players, state.chips[seat])
@@ -153,15 +163,8 @@ def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps:
 def test_the_playouts_fast_policy_picks_what_the_scored_list_ranks_first(
     players: int, seed: int, steps: int
 ) -> None:
-    state = ScoutState.new(players, seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_over():
-            return
-        seat = state.to_move()[0]
-        legal = state.legal_action_ids(seat)
-        state.apply_id(seat, legal[rng.randrange(len(legal))])
-    if state.is_over() or state.phase != "play":
+    state = random_play_position(players, seed, steps)
+    if state is None:
         return
     seat = state.current
     args = (state.hands[seat], state.table, players, state.chips[seat])
@@ -326,15 +329,8 @@ def test_incremental_hand_values_equal_the_whole_programme(
 def test_v3_playouts_pick_a_best_scored_action(players: int, seed: int, steps: int) -> None:
     # hard@v3 plays out with v1's medium policy: its action has the highest
     # pruned score (of equal scores it may take another, by rounding).
-    state = ScoutState.new(players, seed)
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if state.is_over():
-            return
-        seat = state.to_move()[0]
-        legal = state.legal_action_ids(seat)
-        state.apply_id(seat, legal[rng.randrange(len(legal))])
-    if state.is_over() or state.phase != "play":
+    state = random_play_position(players, seed, steps)
+    if state is None:
         return
     seat = state.current
     args = (state.hands[seat], state.table, players, state.chips[seat])
@@ -344,38 +340,6 @@ def test_v3_playouts_pick_a_best_scored_action(players: int, seed: int, steps: i
     chosen = policy.fast_best_action(*args)
     assert chosen in state.legal_action_ids(seat)
     assert scored[chosen] == pytest.approx(max(scored.values()), abs=1e-9)
-
-
-def test_v3_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The budget is work: at most that many playouts per decision, whatever
-    # the clock says (a clock that jumps an hour per reading changes nothing).
-    state = ScoutState.new(4, 5)
-    for seat in range(4):
-        state.apply_id(seat, 0)
-    seat = state.current
-    view, legal = state.view(seat), state.legal_action_ids(seat)
-    counted: list[int] = []
-    playout = HardBotV3._playout
-
-    def counting(self: HardBotV3, w: ScoutState, pos: Position) -> float:
-        counted.append(1)
-        return playout(self, w, pos)
-
-    monkeypatch.setattr(HardBotV3, "_playout", counting)
-    first = HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal)
-    assert 12 <= len(counted) <= 37
-    used = len(counted)
-    readings = [0.0]
-
-    def clock() -> float:
-        readings[0] += 3600.0
-        return readings[0]
-
-    monkeypatch.setattr(time, "perf_counter", clock)
-    counted.clear()
-    assert HardBotV3("scout", seat, 4, Budget(iterations=37)).choose(view, legal) == first
-    assert len(counted) == used
-    assert HardBotV3.default_work == 300
 
 
 # -- hard v4: opponents' hands weighted by their actions ---------------------------------
@@ -498,17 +462,39 @@ def test_v4_decides_from_the_view_alone_and_repeats_itself(players: int) -> None
         assert HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal) == first
 
 
-def test_v4_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> None:
-    # At most the budget's playouts per decision, whatever the clock says, and
-    # the worlds really are weighted there (the opponents have acted).
-    state = mid_round(4, 3, 6)
-    view, legal = state.view(0), state.legal_action_ids(0)
+def after_the_flips() -> tuple[ScoutState, int]:
+    """A 4-player game right after every seat kept its hand (S-4), and the seat to move."""
+    state = ScoutState.new(4, 5)
+    for seat in range(4):
+        state.apply_id(seat, 0)
+    return state, state.current
+
+
+@pytest.mark.parametrize(
+    ("cls", "position", "default_work", "weighs"),
+    [
+        (HardBotV3, after_the_flips, 300, False),
+        (HardBotV4, lambda: (mid_round(4, 3, 6), 0), 220, True),  # the opponents have acted
+    ],
+)
+def test_a_search_version_counts_its_budget_in_playouts(
+    monkeypatch: pytest.MonkeyPatch,
+    cls: type[HardBotV3 | HardBotV4],
+    position: Callable[[], tuple[ScoutState, int]],
+    default_work: int,
+    weighs: bool,
+) -> None:
+    # The budget is work: at most that many playouts per decision, whatever the
+    # clock says (a clock that jumps an hour per reading changes nothing); hard@v4's
+    # worlds really are weighted there.
+    state, seat = position()
+    view, legal = state.view(seat), state.legal_action_ids(seat)
     counted: list[int] = []
     weighed: list[int] = []
-    playout = HardBotV4._playout
+    playout = cls._playout
     weigh = log_likelihood
 
-    def counting(self: HardBotV4, w: ScoutState, pos: Position) -> float:
+    def counting(self: HardBotV3, w: ScoutState, pos: Position) -> float:
         counted.append(1)
         return playout(self, w, pos)
 
@@ -516,11 +502,12 @@ def test_v4_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> No
         weighed.append(1)
         return weigh(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(HardBotV4, "_playout", counting)
+    monkeypatch.setattr(cls, "_playout", counting)
     monkeypatch.setattr("spieltisch.bots.scout.bots.log_likelihood", weighing)
-    first = HardBotV4("scout", 0, 4, Budget(iterations=37)).choose(view, legal)
+    first = cls("scout", seat, 4, Budget(iterations=37)).choose(view, legal)
     assert 12 <= len(counted) <= 37
-    assert weighed
+    if weighs:
+        assert weighed
     used = len(counted)
     readings = [0.0]
 
@@ -530,6 +517,6 @@ def test_v4_counts_its_budget_in_playouts(monkeypatch: pytest.MonkeyPatch) -> No
 
     monkeypatch.setattr(time, "perf_counter", clock)
     counted.clear()
-    assert HardBotV4("scout", 0, 4, Budget(iterations=37)).choose(view, legal) == first
+    assert cls("scout", seat, 4, Budget(iterations=37)).choose(view, legal) == first
     assert len(counted) == used
-    assert HardBotV4.default_work == 220
+    assert cls.default_work == default_work
