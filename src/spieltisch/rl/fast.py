@@ -70,15 +70,20 @@ def require_numba() -> None:
         raise RuntimeError(missing_message("the numba backend of the batched engines", ["rl-fast"]))
 
 
+def _compiled(backend: str) -> bool:
+    """Whether ``backend`` is ``"numba"`` (rather than ``"numpy"``); a :class:`ValueError`
+    naming the choices for any other name."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    return backend == "numba"
+
+
 def make_schmaus(
     batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None, backend: str = "numpy"
 ) -> BatchedSchmaus:
     """A batched Waschbär-Schmaus engine with ``backend`` ``"numpy"`` (default) or ``"numba"``."""
-    if backend == "numpy":
-        return BatchedSchmaus(batch, players, seed=seed, shuffler=shuffler)
-    if backend == "numba":
-        return FastSchmaus(batch, players, seed=seed, shuffler=shuffler)
-    raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    engine = FastSchmaus if _compiled(backend) else BatchedSchmaus
+    return engine(batch, players, seed=seed, shuffler=shuffler)
 
 
 _KERNELS: dict[str, Any] = {}
@@ -330,11 +335,8 @@ def make_scout(
     batch: int, players: int, seed: int = 0, dealer: Dealer | None = None, backend: str = "numpy"
 ) -> BatchedScout:
     """A batched Scout engine with ``backend`` ``"numpy"`` (default) or ``"numba"``."""
-    if backend == "numpy":
-        return BatchedScout(batch, players, seed=seed, dealer=dealer)
-    if backend == "numba":
-        return FastScout(batch, players, seed=seed, dealer=dealer)
-    raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    engine = FastScout if _compiled(backend) else BatchedScout
+    return engine(batch, players, seed=seed, dealer=dealer)
 
 
 _SCOUT_KERNELS: dict[str, Any] = {}
