@@ -209,19 +209,3 @@ def test_bad_sizes_are_refused() -> None:
         BatchedSchmaus(4, 6)
     with pytest.raises(ValueError, match="at least one game"):
         BatchedSchmaus(0, 3)
-
-
-def test_unknown_backend_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown backend 'jax'; choose one of numpy, numba"):
-        make_schmaus(4, 3, backend="jax")
-
-
-def test_numba_backend_without_numba_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    from spieltisch.rl import fast
-
-    monkeypatch.setattr(fast, "numba_available", lambda: False)
-    monkeypatch.setattr(fast, "_KERNELS", {})
-    with pytest.raises(
-        RuntimeError, match=r"needs the extra 'rl-fast' \(not installed\); install with: .*rl-fast"
-    ):
-        make_schmaus(4, 3, backend="numba")
