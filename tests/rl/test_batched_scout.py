@@ -57,20 +57,25 @@ def snapshot(state: Any) -> dict[str, Any]:
     }
 
 
+def card_ids(top: Any, bottom: Any) -> list[int]:
+    """The engine's ids (top * 11 + bottom) of the cards with these faces, in order."""
+    ids: list[int] = (top.astype(np.int64) * 11 + bottom).tolist()
+    return ids
+
+
+def batched_table(env: BatchedScout, g: int) -> list[int]:
+    n = int(env.table_size[g])
+    return card_ids(env.table_top[g, :n], env.table_bottom[g, :n])
+
+
 def batched_snapshot(env: BatchedScout, g: int) -> dict[str, Any]:
     phase = PHASES[int(env.phase[g])]
-    n = int(env.table_size[g])
+    sizes = env.size[g].tolist()
     return {
         "hands": [
-            [
-                int(t) * 11 + int(b)
-                for t, b in zip(env.top[g, s, : env.size[g, s]], env.bottom[g, s], strict=False)
-            ]
-            for s in range(env.players)
+            card_ids(env.top[g, s, : sizes[s]], env.bottom[g, s, : sizes[s]]) for s in range(env.players)
         ],
-        "table": [
-            int(t) * 11 + int(b) for t, b in zip(env.table_top[g, :n], env.table_bottom[g, :n], strict=True)
-        ],
+        "table": batched_table(env, g),
         "owner": None if env.owner[g] < 0 else int(env.owner[g]),
         "current": int(env.current[g]),
         "phase": phase,
@@ -95,13 +100,13 @@ def public(state: Any) -> tuple[Any, ...]:
 
 
 def batched_public(env: BatchedScout, g: int) -> tuple[Any, ...]:
-    snap = batched_snapshot(env, g)
+    """:func:`public` of game ``g`` (the same fields as :func:`batched_snapshot` gives)."""
     return (
-        snap["phase"],
-        snap["current"],
-        snap["owner"],
-        snap["table"],
-        snap["totals"],
+        PHASES[int(env.phase[g])],
+        int(env.current[g]),
+        None if env.owner[g] < 0 else int(env.owner[g]),
+        batched_table(env, g),
+        env.totals[g].tolist(),
         env.size[g].tolist(),
     )
 
