@@ -1,0 +1,42 @@
+"""Compile the numba kernels of both batched engines into numba's on-disk cache.
+
+scripts/test runs this in the background beside the type check, so that the tests (in
+every pytest-xdist worker and every process they start) load the kernels from the cache
+instead of each compiling them again (about a minute of CPU for both sets). Numba
+compiles a kernel once per set of argument types, whatever the values, and the engines
+pass the same types whatever the batch, players, ``dealer`` or ``shuffler``: calling each
+compiled method once compiles all that the tests use. Without numba (extra ``rl-fast``)
+it says so and does nothing.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from spieltisch.rl.fast import make_schmaus, make_scout, numba_available
+
+
+def main() -> int:
+    if not numba_available():
+        print("numba is not installed (extra rl-fast): no kernels to compile")
+        return 0
+    import numpy as np
+
+    start = time.process_time()
+    schmaus = make_schmaus(4, 3, seed=1, backend="numba")
+    schmaus.deciding()
+    schmaus.step(schmaus.sample_legal(np.random.default_rng(1)))
+    schmaus.reset_done(np.ones(4, dtype=bool))
+    schmaus.reset_done(np.array([True, False, False, False]))  # one game: a C-ordered deck array
+    scout = make_scout(4, 3, seed=1, backend="numba")
+    scout.legal_mask()
+    scout.step(scout.sample_legal(np.random.default_rng(1)))
+    scout.reset_done(np.ones(4, dtype=bool))
+    scout.reset_done()
+    print(f"numba kernels compiled or loaded from the cache: {time.process_time() - start:.1f} CPU s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
