@@ -2,7 +2,7 @@
 
 scripts/test runs this in the background beside the type check, so that the tests (in
 every pytest-xdist worker and every process they start) load the kernels from the cache
-instead of each compiling them again (about a minute of CPU for both sets). Numba
+instead of each compiling them again (about 100 CPU s for both sets). Numba
 compiles a kernel once per set of argument types, whatever the values, and the engines
 pass the same types whatever the batch, players, ``dealer`` or ``shuffler``: calling each
 compiled method once compiles all that the tests use. Without numba (extra ``rl-fast``)
@@ -27,6 +27,7 @@ def main() -> int:
     schmaus = make_schmaus(4, 3, seed=1, backend="numba")
     schmaus.deciding()
     schmaus.step(schmaus.sample_legal(np.random.default_rng(1)))
+    schmaus.play_random(np.random.default_rng(2))
     schmaus.reset_done(np.ones(4, dtype=bool))
     schmaus.reset_done(np.array([True, False, False, False]))  # one game: a C-ordered deck array
     scout = make_scout(4, 3, seed=1, backend="numba")
