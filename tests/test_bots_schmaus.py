@@ -22,6 +22,7 @@ from spieltisch.bots.schmaus import (
     unseen_counts,
 )
 from spieltisch.bots.schmaus_rollout import HardBotV2
+from spieltisch.bots.schmaus_tuned import HardBotV4
 from spieltisch.bots.schmaus_weighted import HardBotV3
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, resolve
@@ -208,9 +209,10 @@ def test_hard_keeps_to_a_wall_clock_cap(cls: type[HardBot | HardBotV2], limit: f
 
 # -- the kept search versions after v1 ----------------------------------------------
 
-KEPT = [("hard@v2", HardBotV2), ("hard@v3", HardBotV3)]
-"""Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py and
-tests/test_bots_schmaus_weighted.py test what is particular to each)."""
+KEPT = [("hard@v2", HardBotV2), ("hard@v3", HardBotV3), ("hard@v4", HardBotV4)]
+"""Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py,
+tests/test_bots_schmaus_weighted.py and tests/test_bots_schmaus_tuned.py test what is
+particular to each)."""
 
 
 @pytest.mark.parametrize(("version", "cls"), KEPT)
@@ -267,7 +269,12 @@ def _twin_positions_after_a_round() -> tuple[SchmausState, SchmausState]:
 
 
 @pytest.mark.parametrize(
-    ("version", "twins"), [("hard@v2", _twin_positions), ("hard@v3", _twin_positions_after_a_round)]
+    ("version", "twins"),
+    [
+        ("hard@v2", _twin_positions),
+        ("hard@v3", _twin_positions_after_a_round),
+        ("hard@v4", _twin_positions_after_a_round),
+    ],
 )
 def test_hidden_cards_do_not_change_a_kept_versions_lay(
     version: str, twins: Callable[[], tuple[SchmausState, SchmausState]]
