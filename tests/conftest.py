@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 SHARED_SETUP = (
-    "tests/browser/",  # one live server and one Chromium a session (browser/conftest.py)
+    "tests/browser/",  # one live server a session (browser/conftest.py)
     "tests/rl/test_ppo_example.py",  # the model its module fixture trains
     "tests/server/test_cluster.py",  # the module's three server workers
     "tests/server/test_cluster_limits.py",  # two workers behind proxies

@@ -38,15 +38,19 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright_instance() -> Iterator[Playwright]:
+    """One a module, not a session: while Playwright's sync API is alive its event loop
+    counts as running in this thread, so ``asyncio.run`` in any later test of the same
+    process (e.g. tests/server/test_cluster_leases.py on the same xdist worker) would
+    fail. (``scope="package"`` does not end with this folder: it has no __init__.py.)"""
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
     with sync_playwright() as p:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright_instance: Playwright) -> Iterator[Browser]:
     b = playwright_instance.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     yield b
