@@ -380,6 +380,10 @@ class Proxy:
                 continue
             upstream.settimeout(None)
             with self._lock:
+                if not self.open:  # cut while this one was connecting: it must not outlive the cut
+                    client.close()
+                    upstream.close()
+                    continue
                 self._sockets |= {client, upstream}
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
@@ -395,8 +399,8 @@ class Proxy:
                 sock.shutdown(socket.SHUT_RDWR)
 
     def cut(self) -> None:
-        self.open = False
         with self._lock:
+            self.open = False
             sockets, self._sockets = self._sockets, set()
         for sock in sockets:
             with contextlib.suppress(OSError):
