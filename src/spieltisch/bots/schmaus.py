@@ -250,6 +250,24 @@ class OpponentModel:
         return win * pot
 
 
+
+def medium_rule(gain: _Gains) -> Callable[[Sequence[int]], int]:
+    """Medium's lay from a hand under the model of ``gain`` (as :func:`medium_lay`: the
+    best expected gain, ties to the cheaper cards), the keys remembered."""
+    keys: dict[int, tuple[float, float, int]] = {}
+
+    def rule(counts: Sequence[int]) -> int:
+        best, top = -1, (-math.inf, 0.0, 0)
+        for i in legal_lays(tuple(counts)):
+            key = keys.get(i)
+            if key is None:
+                key = keys[i] = (gain[i], -_cost(i), -i)
+            if key > top:
+                best, top = i, key
+        return best
+
+    return rule
+
 def medium_lay(counts: Sequence[int], model: OpponentModel, legal: Sequence[int] | None = None) -> int:
     """Medium's lay: the best expected gain; ties go to the cheaper cards."""
     options = legal if legal is not None else legal_lays(tuple(counts))
@@ -718,18 +736,7 @@ class HardBot(_SchmausBot):
                 bonus[lay] += self.plan_weight * plan
             draws[lay] = draw * avg_keep
         gain = _Gains(model)
-        keys: dict[int, tuple[float, float, int]] = {}
-
-        def medium(counts: Sequence[int]) -> int:
-            """Medium's lay from a hand, its gains remembered (see :func:`medium_lay`)."""
-            best, top = -1, (-math.inf, 0.0, 0)
-            for i in legal_lays(tuple(counts)):
-                key = keys.get(i)
-                if key is None:
-                    key = keys[i] = (gain[i], -_cost(i), -i)
-                if key > top:
-                    best, top = i, key
-            return best
+        medium = medium_rule(gain)
 
         last = {}
         if self.tries and view["round_results"]:
@@ -764,8 +771,12 @@ class HardBot(_SchmausBot):
                 options = legal_lays(tuple(counts))
                 table[s] = options[self.rng.randrange(len(options))]
             else:
-                table[s] = search.medium(counts)
+                table[s] = self._medium_lay(search, s, counts)
         return table
+
+    def _medium_lay(self, search: _Search, seat: int, counts: Sequence[int]) -> int:
+        """The lay of opponent ``seat`` with the dealt hand ``counts`` when it plays like medium."""
+        return search.medium(counts)
 
     def _score(
         self,

@@ -39,19 +39,17 @@ seed and the view.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 
 from spieltisch.bots.base import View
 from spieltisch.bots.schmaus import (
     HardBot,
     OpponentModel,
-    _cost,
     _Gains,
     _Search,
     counts_of,
-    legal_lays,
+    medium_rule,
     unseen_counts,
 )
 
@@ -62,25 +60,6 @@ class _SearchV4(_Search):
     lay rules of its medium models (one per model, see :class:`HardBotV4`)."""
 
     rules: dict[int, list[Callable[[Sequence[int]], int]]]
-
-
-def _medium_rule(model: OpponentModel) -> Callable[[Sequence[int]], int]:
-    """Medium's lay from a hand under ``model`` (as :func:`~spieltisch.bots.schmaus.medium_lay`:
-    the best expected gain, ties to the cheaper cards), its gains remembered."""
-    gain = _Gains(model)
-    keys: dict[int, tuple[float, float, int]] = {}
-
-    def rule(counts: Sequence[int]) -> int:
-        best, top = -1, (-math.inf, 0.0, 0)
-        for i in legal_lays(tuple(counts)):
-            key = keys.get(i)
-            if key is None:
-                key = keys[i] = (gain[i], -_cost(i), -i)
-            if key > top:
-                best, top = i, key
-        return best
-
-    return rule
 
 
 class HardBotV4(HardBot):
@@ -133,22 +112,14 @@ class HardBotV4(HardBot):
                     for k in self.rng.sample(unseen_pool, min(size, len(unseen_pool))):
                         counts[k] -= 1
                     model = OpponentModel(counts, their_size, search.n, self.model_samples, self.rng)
-                    rules[s].append(_medium_rule(model))
+                    rules[s].append(medium_rule(_Gains(model)))
         values = {f.name: getattr(search, f.name) for f in fields(search)}
         return _SearchV4(**values, rules=rules)
 
-    def _opponents_lays(self, search: _Search, dealt: Mapping[int, list[int]]) -> list[int]:
-        """The table of one sample: each opponent lays like medium with one of
-        its models (drawn at random) or, with probability
-        :attr:`noise`, a random legal lay; this seat's entry is a placeholder."""
+    def _medium_lay(self, search: _Search, seat: int, counts: Sequence[int]) -> int:
+        """Medium's lay with one of the seat's models, drawn at random (v1's single
+        model when there are none)."""
         if not isinstance(search, _SearchV4) or not search.rules:
-            return super()._opponents_lays(search, dealt)
-        table = [0] * search.n
-        for s, counts in dealt.items():
-            if self.rng.random() < self.noise:
-                options = legal_lays(tuple(counts))
-                table[s] = options[self.rng.randrange(len(options))]
-            else:
-                rules = search.rules[s]
-                table[s] = rules[self.rng.randrange(len(rules))](counts)
-        return table
+            return super()._medium_lay(search, seat, counts)
+        rules = search.rules[seat]
+        return rules[self.rng.randrange(len(rules))](counts)
