@@ -937,20 +937,10 @@ def deciding(phase: Any, plays: Any, choosing: Any, must: Any, out: Any) -> None
 
 
 @helper
-def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
-    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
-    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
-    it from its table by hand key, but from small tables by food key (counts capped at 3,
-    base 4) and the set of effect kinds held (``FastSchmaus``'s ``_lay_tables``): ``nthird``
-    (1024, 15) the legal food third cards of each pair of food cards (-1: the pair is not
-    held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the forced lay of
-    a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j), ``pair_ij`` the
-    pairs in id order, ``starts`` (1024, 15, 2) where each pair's lays start (food thirds
-    and pairs held before it: the start is their first + effects * their second),
-    ``thirds`` (1024, 15, 5) each pair's food third kinds in order and ``held_kinds``
-    (128, 7) the effect kinds of a set of them in order. No search: the pair is the count
-    of starts at or below the pick."""
-    nthird, total, pairs, short, first, pair_ij, starts, thirds, held_kinds = lay_tables
+def food_key(hands: Any, g: int, s: int) -> tuple[int, int, int, int]:
+    """Seat ``s``'s hand as the lay tables read it: its food key (food counts capped at 3,
+    base 4), its food cards so counted, the number of effect kinds held and their set (bit
+    k - 5 for kind k); capped or not, W-4's options are the same."""
     fk = 0
     food = 0
     weight = 1
@@ -965,6 +955,25 @@ def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
         h = int(hands[g, s, k] > 0)
         effects += h
         held |= h << (k - F_KINDS)
+    return fk, food, effects, held
+
+
+@helper
+def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
+    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
+    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
+    it from its table by hand key, but from small tables by food key (counts capped at 3,
+    base 4) and the set of effect kinds held (``FastSchmaus``'s ``_lay_tables``): ``nthird``
+    (1024, 15) the legal food third cards of each pair of food cards (-1: the pair is not
+    held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the forced lay of
+    a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j), ``pair_ij`` the
+    pairs in id order, ``starts`` (1024, 15, 2) where each pair's lays start (food thirds
+    and pairs held before it: the start is their first + effects * their second),
+    ``thirds`` (1024, 15, 5) each pair's food third kinds in order and ``held_kinds``
+    (128, 7) the effect kinds of a set of them in order. No search: the pair is the count
+    of starts at or below the pick."""
+    nthird, total, pairs, short, first, pair_ij, starts, thirds, held_kinds = lay_tables
+    fk, food, effects, held = food_key(hands, g, s)
     if not full(food, effects):
         return int(short[fk])  # W-5: the one lay of every food card held
     pick = np.int64(u * (total[fk] + pairs[fk] * effects))
@@ -1159,20 +1168,7 @@ def mask(
             if ph == PLAY:
                 if plays[g, s] >= 0:
                     continue
-                fk = 0
-                food = 0
-                weight = 1
-                for k in range(F_KINDS):
-                    c = min(hands[g, s, k], 3)
-                    fk += c * weight
-                    food += c
-                    weight *= 4
-                effects = 0
-                held = 0
-                for k in range(F_KINDS, KINDS):
-                    h = int(hands[g, s, k] > 0)
-                    effects += h
-                    held |= h << (k - F_KINDS)
+                fk, food, effects, held = food_key(hands, g, s)
                 if not full(food, effects):
                     out[g, s, short[fk]] = True  # W-5: every food card held
                     continue
