@@ -122,8 +122,7 @@ def run_against_engine(players: int, games: int, seed: int, backend: str = "nump
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_batched_engine_matches_the_reference_engine(players: int, backend: str) -> None:
     """States, seats to move and the legal mask (numba: its own kernel) at every node."""
-    games = 300 if backend == "numpy" else 150
-    assert run_against_engine(players, games=games, seed=players, backend=backend) > 3 * players
+    assert run_against_engine(players, games=300, seed=players, backend=backend) > 3 * players
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
