@@ -26,6 +26,7 @@ def main() -> int:
     start = time.process_time()
     schmaus = make_schmaus(4, 3, seed=1, backend="numba")
     schmaus.deciding()
+    schmaus.legal_mask()
     schmaus.step(schmaus.sample_legal(np.random.default_rng(1)))
     schmaus.play_random(np.random.default_rng(2))
     schmaus.reset_done(np.ones(4, dtype=bool))

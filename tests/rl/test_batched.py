@@ -91,8 +91,13 @@ def run_against_engine(players: int, games: int, seed: int, backend: str = "nump
     env.load(np.arange(games), hands, piles, sizes)
     rng = random.Random(seed)
     nodes = 0
+    buffer = np.ones((games, players, batched.NUM_ACTIONS), dtype=bool)
     while not all(s.is_over() for s in states):
-        mask = env.legal_mask()
+        if nodes % 2:  # every other node into a reused buffer, which the mask overwrites entirely
+            mask = env.legal_mask(out=buffer)
+            assert mask is buffer
+        else:
+            mask = env.legal_mask()
         deciding_all = env.deciding()
         actions = np.full((games, players), -1)
         for g, state in enumerate(states):
@@ -116,8 +121,8 @@ def run_against_engine(players: int, games: int, seed: int, backend: str = "nump
 @backends
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_batched_engine_matches_the_reference_engine(players: int, backend: str) -> None:
-    games = 300 if backend == "numpy" else 100
-    assert run_against_engine(players, games=games, seed=players, backend=backend) > 3 * players
+    """States, seats to move and the legal mask (numba: its own kernel) at every node."""
+    assert run_against_engine(players, games=300, seed=players, backend=backend) > 3 * players
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
@@ -125,11 +130,12 @@ def test_batched_engine_matches_the_reference_engine(players: int, backend: str)
     ("players", "bit_generator"), [(2, "PCG64"), (3, "PCG64"), (4, "PCG64"), (5, "PCG64"), (4, "MT19937")]
 )
 def test_numba_backend_plays_the_same_games_as_numpy(players: int, bit_generator: str) -> None:
-    """Same seed, same sampling rng: the same actions, score changes and states at every
-    step, reshuffles (W-17, drawn from the engine's rng) and new deals included; through
-    ``sample_legal`` + ``step`` and through ``play_random`` (numba: one kernel). The kernels
-    compute numpy's PCG64 themselves (any other bit generator through its C functions) and
-    leave both Generators where numpy's would be."""
+    """Same seed, same sampling rng: the same actions, score changes, states and legal masks
+    at every step, reshuffles (W-17, drawn from the engine's rng) and new deals included;
+    through ``sample_legal`` + ``step`` and through ``play_random`` (numba: one kernel). The
+    kernels compute numpy's PCG64 themselves (any other bit generator through its C
+    functions) and leave both Generators where numpy's would be. About 1,800–5,600 games
+    per run (new ones dealt as games end)."""
 
     def generator(seed: int) -> np.random.Generator:
         return np.random.Generator(getattr(np.random, bit_generator)(seed))
@@ -140,7 +146,10 @@ def test_numba_backend_plays_the_same_games_as_numpy(players: int, bit_generator
         env.reset_done(np.ones(128, dtype=bool))
     rngs = [generator(8) for _ in envs]
     reshuffled = 0
+    games = 0
     for step in range(300):
+        masks = [env.legal_mask() for env in envs]
+        assert (masks[0] == masks[1]).all() and (masks[0] == masks[2]).all(), f"masks differ at step {step}"
         actions = [env.sample_legal(rng) for env, rng in zip(envs[:2], rngs, strict=False)]
         changes = [env.step(a) for env, a in zip(envs[:2], actions, strict=True)]
         fused_actions, fused_change = envs[2].play_random(rngs[2])
@@ -152,13 +161,31 @@ def test_numba_backend_plays_the_same_games_as_numpy(players: int, bit_generator
             for name in ("hands", "scores", "pile_len", "disc_len", "phase", "round", "must", "plays", "x5"):
                 assert (getattr(envs[0], name) == getattr(envs[other], name)).all(), f"{name} at step {step}"
         reshuffled += int(((envs[1].phase == batched.OVER) * envs[1].reshuffles).sum())
+        games += int((envs[1].phase == batched.OVER).sum())
         for env in envs:
             env.reset_done()
     assert reshuffled > 0 or players == 2  # the kernel's own reshuffles ran (two players rarely need one)
+    assert games > 1500  # 1,838 at 5 players, 5,638 at 2
     engine_next, sampler_next = envs[0].rng.random(), rngs[0].random()
     for env, rng in zip(envs[1:], rngs[1:], strict=True):  # the Generators' states were stored back
         assert env.rng.random() == engine_next
         assert rng.random() == sampler_next
+
+
+def every_hand_key(scale: int) -> tuple[Any, list[BatchedSchmaus]]:
+    """Two-seat games whose hands are every hand key (times ``scale``: 2 goes over the
+    caps of the key), at their lays, in both backends; and those hands."""
+    keys = np.arange(batched.NUM_KEYS)
+    counts = (keys[:, None] // batched._WEIGHT[None, :]) % batched._RADIX[None, :]
+    hands = (scale * counts).reshape(batched.NUM_KEYS // 2, 2, batched.KINDS)
+    envs = [make_schmaus(len(hands), 2, seed=3, backend=b) for b in BACKENDS]
+    for env in envs:
+        env.hands[:] = hands
+        env.food[:] = hands[..., : batched.F_KINDS].sum(-1)
+        env.effects[:] = hands[..., batched.F_KINDS :].sum(-1)
+        env.phase[:] = batched.PLAY
+        env.plays[:] = -1
+    return hands, envs
 
 
 @pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
@@ -167,18 +194,33 @@ def test_numba_samples_the_same_lay_for_every_hand(scale: int) -> None:
     """The kernel picks lays (W-4, W-5) from small tables by food key, the numpy backend
     from its table of all 131,072 hand keys: the same lays from the same uniform numbers,
     for every hand key (scale 1) and for hands over the caps of the key (scale 2)."""
-    keys = np.arange(batched.NUM_KEYS)
-    counts = (keys[:, None] // batched._WEIGHT[None, :]) % batched._RADIX[None, :]
-    hands = (scale * counts).reshape(batched.NUM_KEYS // 2, 2, batched.KINDS)
-    envs = [make_schmaus(len(hands), 2, seed=3, backend=b) for b in BACKENDS]
-    for env in envs:
-        env.hands[:] = hands
-        env.phase[:] = batched.PLAY
-        env.plays[:] = -1
+    _, envs = every_hand_key(scale)
     for seed in range(2):
         numpy_lays, numba_lays = (env.sample_legal(np.random.default_rng(seed)) for env in envs)
         assert (numpy_lays >= 0).all()
         assert (numpy_lays == numba_lays).all()
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
+@pytest.mark.parametrize("scale", [1, 2])
+@pytest.mark.parametrize("phase", ["lay", "discard before laying", "discard after the round"])
+def test_numba_mask_matches_numpy_for_every_hand(scale: int, phase: str) -> None:
+    """The numba mask kernel lists lays (W-4, W-5) from tables by food key, the numpy backend
+    from its table of all 131,072 hand keys: the same mask for every hand key (scale 1) and
+    for hands over the caps of the key (scale 2), as a lay and as a W-16 discard (before
+    laying, a discard must keep a legal lay: W-5)."""
+    hands, envs = every_hand_key(scale)
+    for env in envs:
+        if phase != "lay":
+            env.phase[:] = batched.DISCARD
+            env.must[:] = np.arange(len(hands))[:, None] % 3  # some seats have nothing to discard
+            env.before_play[:] = phase == "discard before laying"
+    numpy_mask, numba_mask = (env.legal_mask() for env in envs)
+    deciding, legal = envs[0].deciding(), numpy_mask.any(-1)
+    assert not legal[~deciding].any()  # nothing for the seats that do not decide
+    assert legal[deciding & (hands.sum(-1) > batched.HAND_LIMIT)].all()  # as in play: a choice
+    assert deciding.sum() > len(hands) // 2
+    assert (numpy_mask == numba_mask).all()
 
 
 @backends

@@ -13,8 +13,8 @@ Speed: no reference counting and nothing allocated per game; every function call
 per game is inlined (``helper``: a call passes each array argument as a struct of
 5 + 2 * ndim words, and with ~30 arrays that cost more than a lay's work); calls with
 30 or more arguments cannot be inlined (Python passes them as ``*args``), hence the
-tuples ``st``, ``tables``, ``saved``. ``sample_legal``, ``play_random``, ``deciding``
-and the deal of finished games are kernels too. Random numbers come from the bit
+tuples ``st``, ``tables``, ``saved``. ``sample_legal``, ``play_random``, ``deciding``,
+``legal_mask`` and the deal of finished games are kernels too. Random numbers come from the bit
 generator itself (``bits``, see ``RNG_*``), in numpy's order: numpy's PCG64 computed
 here, any other bit generator through its C functions.
 """
@@ -41,6 +41,8 @@ from spieltisch.rl.batched import (
     KINDS,
     LOSER_DRAWS,
     MAX_CARDS,
+    NUM_ACTIONS,
+    NUM_PLAYS,
     OVER,
     PLAY,
     TARGET,
@@ -935,20 +937,10 @@ def deciding(phase: Any, plays: Any, choosing: Any, must: Any, out: Any) -> None
 
 
 @helper
-def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
-    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
-    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
-    it from its table by hand key, but from small tables by food key (counts capped at 3,
-    base 4) and the set of effect kinds held (``FastSchmaus``'s ``_lay_tables``): ``nthird``
-    (1024, 15) the legal food third cards of each pair of food cards (-1: the pair is not
-    held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the forced lay of
-    a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j), ``pair_ij`` the
-    pairs in id order, ``starts`` (1024, 15, 2) where each pair's lays start (food thirds
-    and pairs held before it: the start is their first + effects * their second),
-    ``thirds`` (1024, 15, 5) each pair's food third kinds in order and ``held_kinds``
-    (128, 7) the effect kinds of a set of them in order. No search: the pair is the count
-    of starts at or below the pick."""
-    nthird, total, pairs, short, first, pair_ij, starts, thirds, held_kinds = lay_tables
+def food_key(hands: Any, g: int, s: int) -> tuple[int, int, int, int]:
+    """Seat ``s``'s hand as the lay tables read it: its food key (food counts capped at 3,
+    base 4), its food cards so counted, the number of effect kinds held and their set (bit
+    k - 5 for kind k); capped or not, W-4's options are the same."""
     fk = 0
     food = 0
     weight = 1
@@ -963,6 +955,25 @@ def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
         h = int(hands[g, s, k] > 0)
         effects += h
         held |= h << (k - F_KINDS)
+    return fk, food, effects, held
+
+
+@helper
+def sample_lay(hands: Any, g: int, s: int, u: float, lay_tables: Any) -> int:
+    """A uniformly random legal lay (W-4, W-5) of seat ``s`` from the uniform number ``u``:
+    the lay ``int(u * n)`` of the ``n`` legal ones in id order, as the numpy backend picks
+    it from its table by hand key, but from small tables by food key (counts capped at 3,
+    base 4) and the set of effect kinds held (``FastSchmaus``'s ``_lay_tables``): ``nthird``
+    (1024, 15) the legal food third cards of each pair of food cards (-1: the pair is not
+    held), ``total`` and ``pairs`` their sum and the pairs held, ``short`` the forced lay of
+    a hand that cannot lay three, ``first`` (5, 5) the id of lay (i, j, j), ``pair_ij`` the
+    pairs in id order, ``starts`` (1024, 15, 2) where each pair's lays start (food thirds
+    and pairs held before it: the start is their first + effects * their second),
+    ``thirds`` (1024, 15, 5) each pair's food third kinds in order and ``held_kinds``
+    (128, 7) the effect kinds of a set of them in order. No search: the pair is the count
+    of starts at or below the pick."""
+    nthird, total, pairs, short, first, pair_ij, starts, thirds, held_kinds = lay_tables
+    fk, food, effects, held = food_key(hands, g, s)
     if not full(food, effects):
         return int(short[fk])  # W-5: the one lay of every food card held
     pick = np.int64(u * (total[fk] + pairs[fk] * effects))
@@ -1125,3 +1136,72 @@ def sample(
             t_seen += 1
         elif phase[g] == DISCARD:
             d_seen += 1
+
+
+@kernel
+def mask(
+    hands: Any,
+    phase: Any,
+    plays: Any,
+    choosing: Any,
+    targets: Any,
+    must: Any,
+    before_play: Any,
+    mask_tables: Any,
+    peffect: Any,
+    pcounts: Any,
+    out: Any,
+) -> None:
+    """``legal_mask``: every entry of ``out`` (B, P, 183) written, True exactly for the legal
+    ids of the deciding seats (the numpy backend's mask; ``out`` need not be zeroed). Lays
+    (W-4, W-5) from tables by food key (counts capped at 3, base 4; ``FastSchmaus``'s
+    ``_mask_tables``): ``food_lays`` (1024, 161) the three-food lays held, ``pairs`` (1024,
+    15) and ``npairs`` the food pairs held, ``pair_effect`` (15, 7) the id of a pair with
+    each effect card, ``short`` the forced lay of a hand that cannot lay three."""
+    food_lays, pairs, npairs, pair_effect, short = mask_tables
+    b, p = hands.shape[0], hands.shape[1]
+    for g in range(b):
+        ph = phase[g]
+        for s in range(p):
+            for a in range(NUM_ACTIONS):
+                out[g, s, a] = False
+            if ph == PLAY:
+                if plays[g, s] >= 0:
+                    continue
+                fk, food, effects, held = food_key(hands, g, s)
+                if not full(food, effects):
+                    out[g, s, short[fk]] = True  # W-5: every food card held
+                    continue
+                for a in range(NUM_PLAYS):  # W-4 option A
+                    out[g, s, a] = food_lays[fk, a]
+                n = npairs[fk]
+                for e in range(KINDS - F_KINDS):  # option B: a food pair held and an effect card
+                    if held >> e & 1:
+                        for t in range(n):
+                            out[g, s, pair_effect[pairs[fk, t], e]] = True
+            elif ph == TARGET:
+                if not choosing[g, s]:
+                    continue
+                a = max(plays[g, s], 0)
+                if peffect[a] == GROCER and targets[g, s] < 0:  # W-9: another seat
+                    for o in range(p):
+                        if o != s:
+                            out[g, s, TARGET_BASE + o] = True
+                else:  # W-11: a food kind of the ×5 player's lay
+                    for k in range(F_KINDS):
+                        if pcounts[a, k] > 0:
+                            out[g, s, X5_BASE + k] = True
+            elif ph == DISCARD:
+                if must[g, s] <= 0:
+                    continue
+                f = 0
+                e = 0
+                for k in range(KINDS):
+                    if k < F_KINDS:
+                        f += hands[g, s, k]
+                    else:
+                        e += hands[g, s, k]
+                keep = before_play[g] and full(f, e)  # W-16 before laying: W-5 keeps a lay
+                for k in range(KINDS):
+                    if hands[g, s, k] > 0 and discardable(k, f, e, keep):
+                        out[g, s, DISCARD_BASE + k] = True

@@ -138,6 +138,16 @@ def _full(food: IntArray, effects: IntArray) -> BoolArray:
     return out
 
 
+def check_mask_out(out: BoolArray, shape: tuple[int, ...]) -> None:
+    """A :class:`ValueError` unless ``out`` can take a legal mask of ``shape`` (``legal_mask(out=…)``
+    of both batched engines and backends)."""
+    if not isinstance(out, np.ndarray) or out.dtype != np.bool_ or out.shape != shape:
+        got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+        raise ValueError(f"out must be a bool array of shape {shape}, not {got}")
+    if not out.flags.writeable:
+        raise ValueError("out must be writable")
+
+
 Shuffler = Callable[[int, int, int], Sequence[int]]
 """``(game index, reshuffle number from 1, pile size) -> permutation`` (W-17)."""
 
@@ -418,8 +428,16 @@ class BatchedSchmaus:
         )
         return out
 
-    def legal_mask(self) -> BoolArray:
-        """(B, P, 183): the legal action ids of every deciding seat (all False for the others)."""
+    def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
+        """(B, P, 183): the legal action ids of every deciding seat (all False for the others).
+
+        A new array every call (a learner may keep it), unless ``out`` is given: a writable
+        bool array of that shape (e.g. a slice of a rollout buffer), every entry of which is
+        overwritten and which is returned."""
+        if out is not None:
+            check_mask_out(out, (self.batch, self.players, NUM_ACTIONS))
+            out[...] = self.legal_mask()
+            return out
         b, p = self.batch, self.players
         out = np.zeros((b, p, NUM_ACTIONS), dtype=bool)
         deciding = self.deciding()

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from spieltisch.engine.scout.cards import ALL_CARDS
 from spieltisch.engine.scout.state import DEALT, REMOVED, ROUNDS, TWO_PLAYER_CHIPS
 from spieltisch.rl import scout_actions as SA
+from spieltisch.rl.batched import check_mask_out
 
 IntArray = npt.NDArray[np.int64]
 SmallArray = npt.NDArray[np.int16]
@@ -292,8 +293,16 @@ class BatchedScout:
         s = np.maximum(seat, 0)
         return self.top[self.rows, s], self.bottom[self.rows, s], self.size[self.rows, s]
 
-    def legal_mask(self) -> BoolArray:
-        """(B, 1405): the legal learning ids of the seat to move in each game."""
+    def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
+        """(B, 1405): the legal learning ids of the seat to move in each game.
+
+        A new array every call (a learner may keep it), unless ``out`` is given: a writable
+        bool array of that shape (e.g. a slice of a rollout buffer), every entry of which is
+        overwritten and which is returned."""
+        if out is not None:
+            check_mask_out(out, (self.batch, SA.NUM_ACTIONS))
+            out[...] = self.legal_mask()
+            return out
         b, p = self.batch, self.players
         out = np.zeros((b, SA.NUM_ACTIONS), dtype=bool)
         seat = self.to_move()

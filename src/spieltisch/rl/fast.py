@@ -4,11 +4,11 @@ Scout: :class:`FastScout` (see there). Waschbär-Schmaus:
 
 :class:`FastSchmaus` is a :class:`~spieltisch.rl.batched.BatchedSchmaus` whose
 :meth:`~FastSchmaus.step`, :meth:`~FastSchmaus.sample_legal`,
-:meth:`~FastSchmaus.play_random`, :meth:`~FastSchmaus.deciding` and
-:meth:`~FastSchmaus.reset_done` are ``@njit`` loops over the games of the batch
-(:mod:`spieltisch.rl._schmaus_kernels`), on the same arrays (same names, shapes and
-values; narrower dtypes, ``FastSchmaus._dtypes``), so every other method (masks,
-observations, ``load``) is shared.
+:meth:`~FastSchmaus.play_random`, :meth:`~FastSchmaus.deciding`,
+:meth:`~FastSchmaus.legal_mask` and :meth:`~FastSchmaus.reset_done` are ``@njit`` loops
+over the games of the batch (:mod:`spieltisch.rl._schmaus_kernels`), on the same arrays
+(same names, shapes and values; narrower dtypes, ``FastSchmaus._dtypes``), so every other
+method (observations, ``load``) is shared.
 
 Same games for the same seed and actions as the numpy backend:
 
@@ -35,6 +35,7 @@ import ctypes
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from spieltisch.engine.scout.cards import ALL_CARDS
 from spieltisch.engine.scout.state import REMOVED
@@ -99,6 +100,7 @@ def _kernels() -> dict[str, Any]:
         def table(t: IntArray) -> IntArray:
             return np.ascontiguousarray(t, dtype=np.int64)
 
+        lays = _lay_tables()
         _KERNELS.update(
             kernels=_schmaus_kernels,
             # per lay: food and effect cards, its effect card, its one food kind, food value,
@@ -116,7 +118,8 @@ def _kernels() -> dict[str, Any]:
                     batched.VALUE,
                 )
             ),
-            sample_tables=(_lay_tables(), table(batched.PLAY_EFFECT), table(batched.PLAY_COUNTS)),
+            sample_tables=(lays, table(batched.PLAY_EFFECT), table(batched.PLAY_COUNTS)),
+            mask_tables=_mask_tables(short=lays[3]),
             deck=table(batched.DECK_CARDS),
         )
     return _KERNELS
@@ -162,6 +165,30 @@ def _lay_tables() -> tuple[IntArray, ...]:
     return (nthird, *wide, short, first, pair_ij, starts, thirds, held_kinds)
 
 
+def _mask_tables(short: IntArray) -> tuple[npt.NDArray[Any], ...]:
+    """The tables of ``_schmaus_kernels.mask`` by food key (the food counts capped at 3, in
+    base 4): the three-food lays held (W-4 option A), the food pairs held and their number,
+    and per pair the ids of its lays with each effect card (option B); and the forced lay of
+    a hand that cannot lay three (W-5, ``short``: ``_lay_tables``' own)."""
+    f, e = batched.F_KINDS, batched.KINDS - batched.F_KINDS
+    keys = np.arange(4**f)
+    counts = (keys[:, None] // 4 ** np.arange(f)[None, :]) % 4  # (1024, 5)
+    food_only = batched.PLAY_NEFFECTS == 0
+    three = (batched.PLAY_SIZE == 3) & food_only
+    food_lays = np.zeros((len(keys), batched.NUM_PLAYS), dtype=np.bool_)
+    food_lays[:, three] = (counts[:, None, :] >= batched.PLAY_COUNTS[None, three, :f]).all(-1)
+    pair_ij = [(i, j) for i in range(f) for j in range(i, f)]
+    pair_effect = np.array([[batched.PLAY_ID[(i, j, f + k)] for k in range(e)] for i, j in pair_ij])
+    need = np.zeros((len(pair_ij), f), dtype=np.int64)
+    for q, (i, j) in enumerate(pair_ij):
+        need[q, i] += 1
+        need[q, j] += 1
+    held = (counts[:, None, :] >= need[None, :, :]).all(-1)  # (1024, 15)
+    npairs = held.sum(1)
+    pairs = np.argsort(~held, axis=1, kind="stable")  # the pairs held first, in id order
+    return (food_lays, pairs.astype(np.int64), npairs.astype(np.int64), pair_effect.astype(np.int64), short)
+
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -202,8 +229,8 @@ class _Source:
 
 class FastSchmaus(BatchedSchmaus):
     """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
-    ``play_random``, ``deciding`` and ``reset_done`` (numba); same games for the same seed,
-    shuffler and actions."""
+    ``play_random``, ``deciding``, ``legal_mask`` and ``reset_done`` (numba); same games and
+    masks for the same seed, shuffler and actions."""
 
     _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {
         **dict.fromkeys(("hands", "food", "effects", "pile", "disc", "pile_len", "disc_len"), np.int8),
@@ -309,6 +336,22 @@ class FastSchmaus(BatchedSchmaus):
             self.targets, self.must, self.before_play, *self._kernel["sample_tables"], out,
         )  # fmt: skip
         sampler.store()
+        return out
+
+    def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
+        """As :meth:`BatchedSchmaus.legal_mask` (a new array unless ``out`` is given, which is
+        then overwritten entirely and returned), in one compiled pass over the games."""
+        if out is None:
+            out = np.empty((self.batch, self.players, batched.NUM_ACTIONS), dtype=np.bool_)
+        else:
+            batched.check_mask_out(out, (self.batch, self.players, batched.NUM_ACTIONS))
+            if not out.flags.c_contiguous:  # the kernel is compiled for C-ordered arrays only
+                out[...] = self.legal_mask()
+                return out
+        self._kernel["kernels"].mask(
+            self.hands, self.phase, self.plays, self.choosing, self.targets, self.must, self.before_play,
+            self._kernel["mask_tables"], *self._kernel["sample_tables"][1:], out,
+        )  # fmt: skip
         return out
 
     def deciding(self) -> BoolArray:
@@ -480,9 +523,17 @@ class FastScout(BatchedScout):
         )  # fmt: skip
         return out
 
-    def legal_mask(self) -> BoolArray:
-        """As :meth:`BatchedScout.legal_mask`."""
-        out: BoolArray = np.zeros((self.batch, scout_actions.NUM_ACTIONS), dtype=np.bool_)
+    def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
+        """As :meth:`BatchedScout.legal_mask` (a new array unless ``out`` is given, which is
+        then overwritten entirely and returned)."""
+        if out is None:
+            out = np.zeros((self.batch, scout_actions.NUM_ACTIONS), dtype=np.bool_)
+        else:
+            batched.check_mask_out(out, (self.batch, scout_actions.NUM_ACTIONS))
+            if not out.flags.c_contiguous:  # the kernel is compiled for C-ordered arrays only
+                out[...] = self.legal_mask()
+                return out
+            out[...] = False  # the kernel sets the legal ids only
         self._kernel["mask"](
             self._state(), out, self._step, self._runlen, self._fewest, self._left, self._right,
             self._blocks, self._spans,
