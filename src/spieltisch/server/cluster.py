@@ -108,8 +108,11 @@ REDIS_CONNECTIONS = 64
 """Most connections a worker opens to Redis (its subscription apart)."""
 MAX_BATCH = 256
 """Most messages a worker sends to Redis in one pipeline."""
-OWNER_CACHE = 0.5
-"""Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+OWNER_CACHE = 10.0
+"""Seconds a worker believes the owner it read for a room, or that published its last move:
+never for a write (the owner checks its lease); a forward to a dead owner finds nobody
+listening and one to a worker that gave the room up is answered ``moved``, and then the
+sender reads the lease again at once."""
 DRAIN_WAIT = 2.0
 """Seconds a stopping worker waits for a room's command in progress before it gives the room up."""
 STOP_WAIT = 2.0
@@ -738,6 +741,7 @@ class Cluster:
             return
         args = {"seat": seat, "version": version, "action": action, "id": action_id}
         deadline = time.monotonic() + ROUTE_FOR
+        at_once = True
         entry: tuple[Connection | None, str | None] | None = None
         while True:
             try:
@@ -764,6 +768,9 @@ class Cluster:
             if reply is not None and not reply.get("moved"):
                 break
             self._owners.pop(room.code, None)
+            if at_once:  # the owner believed may be out of date: read the lease again now
+                at_once = False
+                continue
             if time.monotonic() > deadline:
                 raise CommandError("unavailable", f"no worker could take room {room.code} over; try again")
             await asyncio.sleep(self.tick)
@@ -796,6 +803,7 @@ class Cluster:
         """A change of a room other than a move (``join``, ``rematch``, ``claim``), on its owner."""
         code = normalize_code(code)
         deadline = time.monotonic() + ROUTE_FOR
+        at_once = True
         while True:
             try:
                 owner = await self._owner(code)
@@ -812,6 +820,9 @@ class Cluster:
             if reply is not None and not reply.get("moved"):
                 break
             self._owners.pop(code, None)
+            if at_once:  # the owner believed may be out of date: read the lease again now
+                at_once = False
+                continue
             if time.monotonic() > deadline:
                 raise RoomError(503, f"no worker could take room {code} over; try again")
             await asyncio.sleep(self.tick)
