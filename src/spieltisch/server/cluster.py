@@ -30,8 +30,11 @@ accepts any client for any room; the game stays a single serial owner's
 - **Forwarding.** A command reaching a worker that does not own the room is
   published to the owner's channel ``worker:ID``; the owner runs it through
   :meth:`Room.act` (the one command path, under the room's lock) and answers
-  on the sender's channel. A room nobody owns is taken by the worker that
-  needs it.
+  on the sender's channel - a move that was stored by its append on the room's
+  channel, which names the request (``by``), so a forwarded move costs no
+  message of its own back. A room nobody owns is taken by the worker that
+  needs it. Everything a worker sends to Redis (forwards too) goes through one
+  sender, in order, what queued up meanwhile in one pipeline.
 - **Fan-out.** Every worker with a room in memory keeps a replica of it
   (seed and action log, replayed by the engine) and follows the room's
   channel ``room:CODE`` (every worker subscribes to the pattern ``room:*``
