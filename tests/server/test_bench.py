@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import statistics
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -42,6 +43,11 @@ def test_a_short_run_with_medium_and_hard_bots_measures_everything() -> None:
     assert stats.ok, text
     assert stats.latencies and stats.moves_total >= len(stats.latencies)
     assert stats.server_cpu > 0 and stats.bots_cpu > 0  # the bots thought in their workers
+    # The server timed its own part of the people's moves: less than the clients saw.
+    assert stats.server_latencies and statistics.median(stats.server_latencies) <= statistics.median(
+        stats.latencies
+    )
+    assert "in the server (an act's arrival" in text
     for figure in (
         "p50",
         "p90",
@@ -92,6 +98,7 @@ def test_a_short_run_against_two_workers_spreads_the_clients_and_cleans_up(clust
     text = console.export_text()
     assert stats.ok, text
     assert stats.latencies and "cluster: 2 worker(s)" in text and "p99" in text
+    assert stats.server_latencies and "in the servers (an act's arrival" in text  # both workers' times
     with redis.Redis.from_url(cluster_env.redis) as r:
         assert not list(r.scan_iter(match=f"{spec.prefix}*"))  # the bench removed its keys
     engine = sqlalchemy.create_engine(cluster_env.database)

@@ -6,6 +6,7 @@ import asyncio
 import gc
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,31 @@ def test_a_connection_that_falls_behind_is_closed_once_and_sends_nothing_more() 
         conn.send(str(i))
     assert closed == [True]
     assert conn.closed and list(conn.outbox) == [str(i) for i in range(512)]
+
+
+def test_a_timed_connection_times_each_acknowledged_act_until_its_state_is_written() -> None:
+    """With ``timings`` (``SPIELTISCH_LATENCY_LOG``), an act is timed from its arrival
+    until the state that acknowledges it has been written - not the messages before it,
+    and not an act that was refused."""
+    timings: list[tuple[float, float]] = []
+    conn = Connection(0, timings=timings)
+    conn.arrived("a", at=time.perf_counter() - 0.5)  # arrived half a second ago
+    conn.arrived("b")
+    conn.send("someone else's move")
+    conn.send("the ack of a", ack="a")
+    conn.error("stale", "refused", "b")
+    conn.written()  # the first message only: the ack is still in the outbox
+    assert timings == []
+    conn.written()
+    conn.written()  # the error: nothing is timed for a refused act
+    assert len(timings) == 1
+    when, seconds = timings[0]
+    assert 0.5 <= seconds < 5 and abs(when - time.monotonic()) < 5
+    untimed = Connection(0)
+    untimed.arrived("c")
+    untimed.send("the ack of c", ack="c")
+    untimed.written()
+    assert untimed.timings is None
 
 
 def test_a_started_server_freezes_what_its_start_made_only_when_asked(tmp_path: Path) -> None:

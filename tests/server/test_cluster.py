@@ -122,11 +122,15 @@ def test_rooms_made_on_every_worker_each_have_one_owner(workers: Workers, cluste
     assert None not in owners and len(owners) == 3  # each worker owns the rooms made on it
 
 
-def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Workers) -> None:
+def test_moves_on_another_workers_room_are_acknowledged_in_order(
+    workers: Workers, cluster_env: ClusterEnv
+) -> None:
     """A move sent to a worker that is not the owner is forwarded, applied once and
-    acknowledged to its sender with the new version; a stale one is refused."""
+    acknowledged to its sender with the new version - only once it is in the database
+    (the owner's add that carries it is the answer); a stale one is refused."""
     with workers.client(0) as client:
         room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 3)
+    store = Store(cluster_env.database, prefix=cluster_env.prefix)
 
     async def main() -> None:
         async with seat_socket(workers.url(2, room, 0, secrets[0])) as ws:
@@ -143,6 +147,7 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
                     acked = msg
                 assert msg["type"] != "error", msg
             assert acked["version"] >= state["version"] + 1
+            assert store.count_actions(room) >= acked["version"], "acknowledged before it was stored"
             again = {"type": "act", "version": state["version"], "id": action_id, "ref": "b"}
             await ws.send(json.dumps(again))  # decided already: refused, not applied twice
             while True:
@@ -151,7 +156,10 @@ def test_moves_on_another_workers_room_are_acknowledged_in_order(workers: Worker
                     assert msg["ref"] == "b" and msg["code"] == "stale", msg
                     break
 
-    run_async(asyncio.wait_for(main(), 30))
+    try:
+        run_async(asyncio.wait_for(main(), 30))
+    finally:
+        store.close()
 
 
 def test_a_worker_whose_copy_is_behind_accepts_a_seat_taken_elsewhere(

@@ -15,7 +15,7 @@ import pytest
 import redis
 from conftest import ClusterEnv
 
-from spieltisch.server.cluster import _ACQUIRE, CLAIM_BATCH, MARGIN, Cluster
+from spieltisch.server.cluster import _ACQUIRE, CLAIM_BATCH, MARGIN, RENEW_CHUNK, Cluster
 from spieltisch.server.rooms import CommandError, Room, RoomError, Tables
 
 TTL = 0.6
@@ -121,6 +121,36 @@ def test_a_lost_lease_is_given_up_and_refuses_writes(cluster_env: ClusterEnv) ->
             with pytest.raises(CommandError) as refused:
                 worker.check_write(room(code))
             assert refused.value.code == "unavailable"
+        finally:
+            await worker.stop()
+
+    asyncio.run(main())
+
+
+def test_every_lease_is_renewed_and_only_the_lost_one_given_up(cluster_env: ClusterEnv) -> None:
+    """More leases than one renewal call takes (``RENEW_CHUNK``) all live on for many
+    lifetimes of a lease; one taken by another worker meanwhile is given up, alone."""
+    codes = [f"MANY{i:04d}" for i in range(RENEW_CHUNK + 7)]
+    stolen = codes[RENEW_CHUNK + 3]  # in the second call
+
+    async def main() -> None:
+        worker = make_cluster(cluster_env, "many")
+        await worker.start([])
+        try:
+            for code in codes:
+                lease = await worker._acquire(code)
+                assert lease is not None
+                lease.ready = True
+            with redis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
+                r.set(f"{cluster_env.prefix}spieltisch:lease:{stolen}", "other:99", px=int(TTL * 1000))
+                await asyncio.sleep(3 * TTL)
+                assert set(worker.leases) == set(codes) - {stolen}
+                for code in codes:
+                    if code != stolen:
+                        worker.check_write(room(code))
+                values = r.mget([f"{cluster_env.prefix}spieltisch:lease:{c}" for c in codes])
+            kept = [v for c, v in zip(codes, values, strict=True) if c != stolen]
+            assert all(v is not None and v.startswith("many-") for v in kept)
         finally:
             await worker.stop()
 

@@ -55,6 +55,7 @@ import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -74,6 +75,11 @@ GAMES = ("scout", "schmaus")
 class Stats:
     latencies: list[float] = field(default_factory=list)
     """Seconds from a person's act to its acknowledging state."""
+    server_latencies: list[float] = field(default_factory=list)
+    """Seconds from an act's arrival at a server to its acknowledging state written to the
+    socket, as the servers timed them (``SPIELTISCH_LATENCY_LOG``), in the window."""
+    window: tuple[float, float] = (0.0, 0.0)
+    """``time.monotonic()`` when the window opened and closed."""
     errors: Counter[str] = field(default_factory=Counter)
     """Error messages from the server, by code."""
     failed_connections: Counter[str] = field(default_factory=Counter)
@@ -153,6 +159,7 @@ def _start_server(folder: str, cluster: ClusterSpec | None = None) -> tuple[subp
         "SPIELTISCH_DATABASE": f"sqlite:///{folder}/bench.db",
         **extra,
         "SPIELTISCH_BOT_DELAY": "0",
+        "SPIELTISCH_LATENCY_LOG": folder,  # each server's own act-to-ack times, read at the end
         # Every client comes from 127.0.0.1: lift the per-address limits (docs/protocol.md, "Limits").
         "SPIELTISCH_LIMIT_SOCKETS_PER_ADDRESS": "0",
         "SPIELTISCH_LIMIT_ROOMS_PER_MINUTE": "0",
@@ -634,6 +641,7 @@ def _drive(
         close()
     if opened:
         stats.elapsed = closed[0] - opened[0]
+        stats.window = (opened[0], closed[0])
     return stats
 
 
@@ -750,8 +758,20 @@ def run(
                     proc.wait(timeout=30)
             if cluster is not None:
                 _clean(cluster)
+        stats.server_latencies = _server_latencies(folder, stats.window)  # (the servers have stopped)
     _report(console, stats, plans, games, think, cluster)
     return stats
+
+
+def _server_latencies(folder: str, window: tuple[float, float]) -> list[float]:
+    """The act-to-ack times the servers wrote to ``folder`` when they stopped, those of
+    the window (the servers' clock is this one's: ``time.monotonic()`` of one machine)."""
+    start, end = window
+    times: list[float] = []
+    for path in sorted(Path(folder).glob("latency-*.json")):
+        with contextlib.suppress(OSError, ValueError):
+            times += [float(s) for when, s in orjson.loads(path.read_bytes()) if start <= when <= end]
+    return times
 
 
 def default_client_procs(clients: int) -> int:
@@ -808,6 +828,14 @@ def _report(
             f"act → state latency of people's moves: p50 {statistics.median(ms):.1f} ms, "
             f"p90 {_percentile(ms, 90):.1f} ms, p99 {_percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms"
         )
+        if stats.server_latencies:
+            srv = [x * 1000 for x in stats.server_latencies]
+            console.print(
+                f"in the server{'s' if cluster is not None else ''} (an act's arrival → its "
+                f"acknowledging state written to the socket, {len(srv)} acts): "
+                f"p50 {statistics.median(srv):.1f} ms, p90 {_percentile(srv, 90):.1f} ms, "
+                f"p99 {_percentile(srv, 99):.1f} ms, max {max(srv):.1f} ms"
+            )
     else:
         console.print("[red]no moves measured")
     per_cpu = stats.moves_total / stats.server_cpu if stats.server_cpu > 0 else 0.0

@@ -112,6 +112,7 @@ def create_app(
     cluster_prefix: str | None = None,
     worker_name: str = "",
     tune_gc: bool = False,
+    latency_log: str | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory (:meth:`Tables.forget_idle`); the store keeps
@@ -128,8 +129,14 @@ def create_app(
 
     ``tune_gc``: this process is the server (``spieltisch serve``, uvicorn's factory):
     once started, what the start made is moved out of the cyclic garbage collector's
-    reach (:func:`_tune_gc`)."""
+    reach (:func:`_tune_gc`).
+
+    ``latency_log`` (a folder; ``SPIELTISCH_LATENCY_LOG``, for ``spieltisch bench server``):
+    the server times every acknowledged act, from its arrival to its acknowledging state
+    written to the socket, and writes the times to ``latency-PID.json`` there when it stops
+    (``[[time.monotonic(), seconds], ...]``)."""
     limits = limits or Limits()
+    timings: list[tuple[float, float]] | None = [] if latency_log is not None else None
     store = Store(database, prefix=table_prefix)
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     tables = Tables(store, pool, bot_delay=bot_delay)
@@ -207,6 +214,9 @@ def create_app(
             await asyncio.to_thread(review_pool.close)
             await asyncio.to_thread(pool.close)
             await asyncio.to_thread(store.close)
+            if latency_log is not None and timings is not None:
+                path = Path(latency_log) / f"latency-{os.getpid()}.json"
+                await asyncio.to_thread(path.write_text, json.dumps(timings))
 
     app = FastAPI(
         title="Spieltisch",
@@ -380,7 +390,7 @@ def create_app(
             shutdown.sockets.add(websocket)
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
-                await _serve(websocket, tables, room, greeted[0], address, addresses)
+                await _serve(websocket, tables, room, greeted[0], address, addresses, timings)
         finally:
             shutdown.sockets.discard(websocket)
             await addresses.close_socket_async(address)
@@ -551,7 +561,13 @@ async def _greet(
 
 
 async def _serve(
-    websocket: WebSocket, tables: Tables, room: Room, seat: int | None, address: str, addresses: Addresses
+    websocket: WebSocket,
+    tables: Tables,
+    room: Room,
+    seat: int | None,
+    address: str,
+    addresses: Addresses,
+    timings: list[tuple[float, float]] | None = None,
 ) -> None:
     limits = addresses.limits
     closing: list[bool] = []
@@ -565,7 +581,7 @@ async def _serve(
         if receiving and me is not None:
             me.cancel()
 
-    conn = Connection(seat, close)
+    conn = Connection(seat, close, timings)
 
     async def sender() -> None:
         outbox = conn.outbox
@@ -573,6 +589,7 @@ async def _serve(
             await conn.ready()
             while outbox:  # everything queued since the last wake-up, in order
                 await websocket.send_text(outbox.popleft())
+                conn.written()
 
     send_task = asyncio.create_task(sender())
     room.attach(conn)
@@ -589,6 +606,7 @@ async def _serve(
                 break
             finally:
                 receiving = False
+            received = time.perf_counter()
             if message["type"] == "websocket.disconnect":
                 break
             raw: str | bytes | None = message.get("text")
@@ -611,7 +629,7 @@ async def _serve(
                     f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
                 )
                 continue
-            await _handle(tables, room, conn, raw)
+            await _handle(tables, room, conn, raw, received)
     except WebSocketDisconnect:
         pass
     finally:
@@ -624,7 +642,10 @@ async def _serve(
                 await websocket.close(code=1008, reason="too slow")
 
 
-async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes) -> None:
+async def _handle(
+    tables: Tables, room: Room, conn: Connection, raw: str | bytes, received: float | None = None
+) -> None:
+    """One message of a connection (``received``: when it arrived, ``time.perf_counter()``)."""
     try:
         msg = parse_client(raw)
     except MessageError as exc:
@@ -660,6 +681,7 @@ async def _handle(tables: Tables, room: Room, conn: Connection, raw: str | bytes
             room.send_state(conn, msg.ref)
             return
         assert isinstance(msg, Act)
+        conn.arrived(msg.ref, received)
         await tables.act(room, conn.seat, msg.version, msg.action, msg.id, conn, msg.ref)
     except CommandError as exc:
         conn.error(exc.code, exc.message, msg.ref, exc.because)
@@ -678,4 +700,5 @@ def create_app_from_env() -> FastAPI:
         redis=os.environ.get("SPIELTISCH_REDIS") or None,
         worker_name=f"pid{os.getpid()}",
         tune_gc=True,
+        latency_log=os.environ.get("SPIELTISCH_LATENCY_LOG") or None,
     )

@@ -30,8 +30,11 @@ accepts any client for any room; the game stays a single serial owner's
 - **Forwarding.** A command reaching a worker that does not own the room is
   published to the owner's channel ``worker:ID``; the owner runs it through
   :meth:`Room.act` (the one command path, under the room's lock) and answers
-  on the sender's channel. A room nobody owns is taken by the worker that
-  needs it.
+  on the sender's channel - a move that was stored by its append on the room's
+  channel, which names the request (``by``), so a forwarded move costs no
+  message of its own back. A room nobody owns is taken by the worker that
+  needs it. Everything a worker sends to Redis (forwards too) goes through one
+  sender, in order, what queued up meanwhile in one pipeline.
 - **Fan-out.** Every worker with a room in memory keeps a replica of it
   (seed and action log, replayed by the engine) and follows the room's
   channel ``room:CODE`` (every worker subscribes to the pattern ``room:*``
@@ -108,8 +111,11 @@ REDIS_CONNECTIONS = 64
 """Most connections a worker opens to Redis (its subscription apart)."""
 MAX_BATCH = 256
 """Most messages a worker sends to Redis in one pipeline."""
-OWNER_CACHE = 0.5
-"""Seconds a worker believes the owner it read for a room (a forward to a dead owner tells at once)."""
+OWNER_CACHE = 10.0
+"""Seconds a worker believes the owner it read for a room, or that published its last move:
+never for a write (the owner checks its lease); a forward to a dead owner finds nobody
+listening and one to a worker that gave the room up is answered ``moved``, and then the
+sender reads the lease again at once."""
 DRAIN_WAIT = 2.0
 """Seconds a stopping worker waits for a room's command in progress before it gives the room up."""
 STOP_WAIT = 2.0
@@ -124,9 +130,26 @@ redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'px', ARGV[2])
 return token
 """
 _RENEW = """
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-return 0
+local renewed = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('get', key) == ARGV[i + 1] then renewed[i] = redis.call('pexpire', key, ARGV[1])
+  else renewed[i] = 0 end
+end
+return renewed
 """
+"""Renew the leases KEYS whose values are still ARGV[2..] (this worker's) for ARGV[1] ms:
+1 for each renewed, 0 for each lost - every lease of a worker in one call."""
+RENEW_CHUNK = 1000
+"""Most leases renewed by one call of :data:`_RENEW` (Redis runs nothing else meanwhile)."""
+_FREE = """
+local free = {}
+for _, code in ipairs(redis.call('smembers', KEYS[1])) do
+  if redis.call('exists', ARGV[1] .. code) == 0 then free[#free + 1] = code end
+end
+return free
+"""
+"""The rooms of the set KEYS[1] that have no lease (key ARGV[1] .. CODE): only those cross
+to the worker, not every room and its lease."""
 _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0
@@ -171,6 +194,10 @@ SOCKETS_TTL = 86400
 RECENT = 60.0
 """Seconds after its last heartbeat that a worker's socket counts still count (and are
 then dropped): longer than a heartbeat, which may lapse on a loaded machine."""
+
+_Command = tuple[str, tuple[Any, ...], asyncio.Future[Any] | None]
+"""A command for the sender (:meth:`Cluster._publish_loop`): a method of a pipeline, its
+arguments, and the future for its result (``None``: nobody waits for it)."""
 
 _origin: ContextVar[list[Any] | None] = ContextVar("spieltisch_cluster_origin", default=None)
 """``[worker, request]`` of the forwarded command being run (its ack travels with the append)."""
@@ -294,9 +321,12 @@ class _Renewer:
             pipe.zadd(cluster._recent_key, {cluster.id: now})
             pipe.zremrangebyscore(cluster._recent_key, "-inf", now - RECENT)
             pipe.zrange(cluster._recent_key, 0, -1)
-            for code, lease in leases:
-                self.script(keys=[cluster._lease_key(code)], args=[lease.value, ttl], client=pipe)
-            _, _, live, _, _, recent, *renewed = pipe.execute()
+            for i in range(0, len(leases), RENEW_CHUNK):
+                chunk = leases[i : i + RENEW_CHUNK]
+                keys = [cluster._lease_key(code) for code, _ in chunk]
+                self.script(keys=keys, args=[ttl, *(lease.value for _, lease in chunk)], client=pipe)
+            _, _, live, _, _, recent, *chunks = pipe.execute()
+            renewed = [ok for chunk_renewed in chunks for ok in chunk_renewed]
         except (RedisError, OSError) as exc:
             if self._reachable:
                 self._reachable = False
@@ -366,6 +396,7 @@ class Cluster:
         """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
         self._acquire_script = self.redis.register_script(_ACQUIRE)
         self._release_script = self.redis.register_script(_RELEASE)
+        self._free_script = self.redis.register_script(_FREE)
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
         """The workers that renewed their heartbeat lately (this one included)."""
@@ -378,10 +409,8 @@ class Cluster:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._acks: dict[int, tuple[Connection | None, str | None]] = {}
         self._seq = itertools.count(1)
-        self._outbox: asyncio.Queue[tuple[str, tuple[Any, ...]] | Callable[[], Awaitable[Any]]] = (
-            asyncio.Queue()
-        )
-        """What goes to Redis in order: commands (a method of a pipeline and its arguments) and work."""
+        self._outbox: asyncio.Queue[_Command | Callable[[], Awaitable[Any]]] = asyncio.Queue()
+        """What goes to Redis in order: commands (:data:`_Command`) and work."""
         self._tasks: list[asyncio.Task[None]] = []
         self._free: dict[str, int] = {}
         self._presence: dict[str, dict[str, set[int]]] = {}
@@ -684,7 +713,7 @@ class Cluster:
             return  # a copy follows its owner's
         levels = {str(seat): level for seat, level in sorted(room.stand_in.items())}
         text = orjson.dumps(levels).decode()
-        self._outbox.put_nowait(("set", (self._stand_in_key(room.code), text, 86400)))
+        self._send("set", self._stand_in_key(room.code), text, 86400)
         self._publish(self._room_channel(room.code), {"t": "stand_in", "from": self.id, "seats": levels})
 
     def presence(self, room: Room) -> None:
@@ -692,10 +721,10 @@ class Cluster:
         key, code = self._presence_key(room.code), room.code
 
         if seats:
-            self._outbox.put_nowait(("hset", (key, self.id, orjson.dumps(seats).decode())))
-            self._outbox.put_nowait(("expire", (key, 86400)))
+            self._send("hset", key, self.id, orjson.dumps(seats).decode())
+            self._send("expire", key, 86400)
         else:
-            self._outbox.put_nowait(("hdel", (key, self.id)))
+            self._send("hdel", key, self.id)
         self._publish(self._room_channel(code), {"t": "presence", "from": self.id, "seats": seats})
 
     # -- commands -----------------------------------------------------------------
@@ -715,6 +744,7 @@ class Cluster:
             return
         args = {"seat": seat, "version": version, "action": action, "id": action_id}
         deadline = time.monotonic() + ROUTE_FOR
+        at_once = True
         entry: tuple[Connection | None, str | None] | None = None
         while True:
             try:
@@ -741,6 +771,9 @@ class Cluster:
             if reply is not None and not reply.get("moved"):
                 break
             self._owners.pop(room.code, None)
+            if at_once:  # the owner believed may be out of date: read the lease again now
+                at_once = False
+                continue
             if time.monotonic() > deadline:
                 raise CommandError("unavailable", f"no worker could take room {room.code} over; try again")
             await asyncio.sleep(self.tick)
@@ -773,6 +806,7 @@ class Cluster:
         """A change of a room other than a move (``join``, ``rematch``, ``claim``), on its owner."""
         code = normalize_code(code)
         deadline = time.monotonic() + ROUTE_FOR
+        at_once = True
         while True:
             try:
                 owner = await self._owner(code)
@@ -789,6 +823,9 @@ class Cluster:
             if reply is not None and not reply.get("moved"):
                 break
             self._owners.pop(code, None)
+            if at_once:  # the owner believed may be out of date: read the lease again now
+                at_once = False
+                continue
             if time.monotonic() > deadline:
                 raise RoomError(503, f"no worker could take room {code} over; try again")
             await asyncio.sleep(self.tick)
@@ -844,7 +881,9 @@ class Cluster:
         self._pending[req] = future
         try:
             msg = {"t": "req", "from": self.id, "req": req, "room": code, "op": op, "args": args}
-            if not await self.redis.publish(self._worker_channel(owner), orjson.dumps(msg)):
+            if op == "act":  # answered by the room's add when the move is stored, by a reply if not
+                msg["by_add"] = True
+            if not await self._publish_counted(self._worker_channel(owner), msg):
                 return None  # nobody listens: the owner died, its lease will expire
             return await asyncio.wait_for(future, FORWARD_TIMEOUT)
         finally:
@@ -864,6 +903,8 @@ class Cluster:
                     args = msg["args"]
                     room = await self.tables.room(code)
                     await room.act(args["seat"], args["version"], args.get("action"), args.get("id"))
+                    if msg.get("by_add"):  # the room's add names the request: that is the answer
+                        return
                     reply["version"] = room.version
                 else:
                     reply["result"] = await self._local(code, op, list(msg["args"]))
@@ -985,15 +1026,14 @@ class Cluster:
     async def _claim(self) -> None:
         if self.draining:
             return
-        members = await self.redis.smembers(self._rooms_key)
-        codes = [c for c in map(str, members) if c not in self.leases]
-        if not codes:
-            return
-        values = await self.redis.mget([self._lease_key(c) for c in codes])
+        free = {str(c) for c in await self._free_script(keys=[self._rooms_key], args=[self._lease_key("")])}
+        free -= self.leases.keys()
+        for code in [c for c in self._free if c not in free]:  # it has an owner now
+            del self._free[code]
         mine: list[str] = []
         others: list[str] = []
-        for code, value in zip(codes, values, strict=True):
-            if value is not None or code in self._gaining:
+        for code in sorted(free):
+            if code in self._gaining:
                 self._free.pop(code, None)
                 continue
             seen = self._free[code] = self._free.get(code, 0) + 1
@@ -1027,34 +1067,63 @@ class Cluster:
         """Run ``work`` after everything queued before it (one sender keeps the order)."""
         self._outbox.put_nowait(work)
 
+    def _send(self, name: str, *args: Any) -> None:
+        """Send the Redis command ``name`` after everything queued before it."""
+        self._outbox.put_nowait((name, args, None))
+
     def _publish(self, channel: str, msg: Mapping[str, Any]) -> None:
         """Publish ``msg`` after everything queued before it."""
-        self._outbox.put_nowait(("publish", (channel, orjson.dumps(msg))))
+        self._outbox.put_nowait(("publish", (channel, orjson.dumps(msg)), None))
+
+    def _publish_counted(self, channel: str, msg: Mapping[str, Any]) -> asyncio.Future[Any]:
+        """:meth:`_publish`; the future tells how many workers received it (or the Redis error)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._outbox.put_nowait(("publish", (channel, orjson.dumps(msg)), future))
+        return future
 
     async def _publish_loop(self) -> None:
-        """The one sender: what queued up meanwhile goes at once, the messages in one pipeline."""
+        """The one sender: what queued up meanwhile goes at once, the commands in one pipeline
+        (a forwarded command too: one round trip to Redis for all that were waiting)."""
         while True:
             batch = [await self._outbox.get()]
             while not self._outbox.empty() and len(batch) < MAX_BATCH:
                 batch.append(self._outbox.get_nowait())
-            commands: list[tuple[str, tuple[Any, ...]]] = []
+            commands: list[_Command] = []
             for item in [*batch, None]:
                 if isinstance(item, tuple):
                     commands.append(item)
                     continue
+                if commands:
+                    sent, commands = commands, []
+                    await self._execute(sent)
+                if item is None:
+                    continue
                 try:
-                    if commands:
-                        pipe = self.redis.pipeline(transaction=False)
-                        for name, args in commands:
-                            getattr(pipe, name)(*args)
-                        commands = []
-                        await pipe.execute()
-                    if item is not None:
-                        await item()
-                except (RedisError, OSError) as exc:  # the others resync when they notice the gap
+                    await item()
+                except (RedisError, OSError) as exc:
                     log.debug("worker %s: a message to Redis was lost: %s", self.id, exc)
                 except Exception:
                     log.exception("worker %s: sending to Redis failed", self.id)
+
+    async def _execute(self, commands: list[_Command]) -> None:
+        """Send ``commands`` in one pipeline; each one's future, if any, gets its result."""
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for name, args, _ in commands:
+                getattr(pipe, name)(*args)
+            results = await pipe.execute()
+        except Exception as exc:
+            if isinstance(exc, RedisError | OSError):  # the others resync when they notice the gap
+                log.debug("worker %s: a message to Redis was lost: %s", self.id, exc)
+            else:
+                log.exception("worker %s: sending to Redis failed", self.id)
+            for *_, future in commands:
+                if future is not None and not future.done():
+                    future.set_exception(exc)
+            return
+        for (*_, future), result in zip(commands, results, strict=True):
+            if future is not None and not future.done():
+                future.set_result(result)
 
     async def _listen(self) -> None:
         while True:
@@ -1101,7 +1170,14 @@ class Cluster:
         if room is None or msg.get("from") == self.id:
             return
         if kind == "add":
+            # The owner when it committed (a forward to it that finds it moved asks again).
+            self._owners[code] = (str(msg["from"]), time.monotonic() + OWNER_CACHE)
             await self._apply(room, msg)
+            by = msg.get("by")
+            if by is not None and by[0] == self.id:  # a move forwarded from here: it is its answer
+                future = self._pending.get(int(by[1]))
+                if future is not None and not future.done():
+                    future.set_result({"t": "reply", "version": int(msg["v"]) + len(msg["add"])})
         elif kind == "reload":
             self._resync_soon(room)
         elif kind == "stand_in":

@@ -56,6 +56,8 @@ CODE_LENGTH = 6
 MAX_NAME = 32
 OUTBOX_LIMIT = 512
 """A connection that falls this many messages behind is closed (too slow)."""
+MAX_TIMINGS = 1_000_000
+"""Most acknowledged acts a server times (:class:`Connection`, ``timings``)."""
 
 
 class CommandError(Exception):
@@ -161,18 +163,54 @@ class Connection:
     The outbox is a plain deque and the sender's wake-up one future, made only
     when the sender has caught up (:meth:`ready`): a broadcast to many
     connections costs an append each, not an :class:`asyncio.Queue`'s
-    bookkeeping, and a sender woken once sends everything queued meanwhile."""
+    bookkeeping, and a sender woken once sends everything queued meanwhile.
 
-    def __init__(self, seat: int | None, close: Callable[[], None] | None = None) -> None:
+    With ``timings`` (a list: ``SPIELTISCH_LATENCY_LOG``, for ``spieltisch bench server``)
+    each acknowledged act adds ``(when, seconds)`` to it: from the act's arrival
+    (:meth:`arrived`) to its acknowledging state written to the socket (:meth:`written`),
+    ``when`` its ``time.monotonic()``."""
+
+    def __init__(
+        self,
+        seat: int | None,
+        close: Callable[[], None] | None = None,
+        timings: list[tuple[float, float]] | None = None,
+    ) -> None:
         self.seat = seat
         self.outbox: collections.deque[str] = collections.deque()
         self._waiter: asyncio.Future[None] | None = None
         self._close = close
         self.closed = False
+        self.timings = timings
+        self._arrived: dict[str, float] = {}
+        """``ref`` of each act being answered and when it arrived (``time.perf_counter()``)."""
+        self._timed: collections.deque[tuple[int, float]] = collections.deque()
+        """Acknowledging states in the outbox: their number among all sent, their act's arrival."""
+        self._queued = 0
+        self._written = 0
 
-    def send(self, text: str) -> None:
+    def arrived(self, ref: str | None, at: float | None = None) -> None:
+        """An act with ``ref`` arrived at ``at`` (``time.perf_counter()``; default: now),
+        timed if ``timings`` is set."""
+        if self.timings is not None and ref is not None and len(self._arrived) < OUTBOX_LIMIT:
+            self._arrived[ref] = at if at is not None else time.perf_counter()
+
+    def written(self) -> None:
+        """The sender wrote the outbox's first message to the socket."""
+        self._written += 1
+        timed = self._timed
+        if timed and timed[0][0] == self._written and self.timings is not None:
+            _, started = timed.popleft()
+            if len(self.timings) < MAX_TIMINGS:
+                self.timings.append((time.monotonic(), time.perf_counter() - started))
+
+    def send(self, text: str, ack: str | None = None) -> None:
         if self.closed:
             return
+        if ack is not None and self._arrived:
+            started = self._arrived.pop(ack, None)
+            if started is not None:
+                self._timed.append((self._queued + 1, started))
         if len(self.outbox) >= OUTBOX_LIMIT:
             log.warning("closing a connection that fell %d messages behind", OUTBOX_LIMIT)
             self.closed = True
@@ -180,6 +218,7 @@ class Connection:
                 self._close()
             return
         self.outbox.append(text)
+        self._queued += 1
         waiter = self._waiter
         if waiter is not None:
             self._waiter = None
@@ -200,6 +239,8 @@ class Connection:
         self, code: str, message: str, ref: str | None = None, because: IllegalActionError | None = None
     ) -> None:
         msg: dict[str, Any] = {"type": "error", "code": code, "message": message}
+        if ref is not None:  # a refused act is not timed
+            self._arrived.pop(ref, None)
         if because is not None:  # so that a client can say it in its own language
             msg.update(ruling=because.ruling, reason=because.reason, params=because.params)
         if ref is not None:
@@ -501,7 +542,7 @@ class Room:
         text = text[:-1] + ',"clocks":' + (clocks if clocks is not None else self.clocks_text())
         if ack is not None:
             text += ',"ack":' + json.dumps(ack)
-        conn.send(text + "}")
+        conn.send(text + "}", ack)
 
     def broadcast(
         self, acting: Connection | None = None, ack: str | None = None, new: Connection | None = None

@@ -28,9 +28,9 @@ import concurrent.futures
 import contextlib
 import json
 import logging
+import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -562,8 +562,12 @@ class GroupWriter:
     def __init__(self, engine: Engine, lock: threading.Lock | None = None) -> None:
         self._engine = engine
         self._lock = lock
-        self._queue: deque[tuple[Write, concurrent.futures.Future[None]]] = deque()
-        self._cond = threading.Condition()
+        # A C queue (put and wake-up in one call: the event loop submits every move), and a
+        # lock so that nothing is queued after the end mark (None) that close() puts.
+        self._queue: queue.SimpleQueue[tuple[Write, concurrent.futures.Future[None]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._submitting = threading.Lock()
         self._closed = False
         self._conn: Connection | None = None
         """The writer thread's connection (opened at its first write)."""
@@ -576,30 +580,38 @@ class GroupWriter:
 
     def submit(self, write: Write) -> concurrent.futures.Future[None]:
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        with self._cond:
+        with self._submitting:
             if self._closed:
                 raise StoreError("the store is closed: nothing was written")
-            self._queue.append((write, future))
-            self._cond.notify()
+            self._queue.put((write, future))
         return future
 
     def close(self) -> None:
         """Commit every write still queued, then stop the thread (idempotent)."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify()
+        with self._submitting:
+            if not self._closed:
+                self._closed = True
+                self._queue.put(None)  # the end: everything before it is written first
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join()
 
     def _run(self) -> None:
         try:
-            while True:
-                with self._cond:
-                    while not self._queue and not self._closed:
-                        self._cond.wait()
-                    if not self._queue:
-                        return  # closed, and everything queued is written
-                    group = [self._queue.popleft() for _ in range(min(MAX_GROUP, len(self._queue)))]
+            ending = False
+            while not ending:
+                first = self._queue.get()
+                if first is None:
+                    return  # closed, and everything queued is written
+                group = [first]
+                while len(group) < MAX_GROUP:  # what queued up during the last commit
+                    try:
+                        item = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    if item is None:
+                        ending = True
+                        break
+                    group.append(item)
                 self._commit(group)
         finally:
             conn, self._conn = self._conn, None
