@@ -923,6 +923,20 @@ def discardable(k: int, food: int, effects: int, keep: bool) -> bool:
     return not keep or (full(food - 1, effects) if k < F_KINDS else full(food, effects - 1))
 
 
+@helper
+def discard_rule(hands: Any, g: int, s: int, before_play: bool) -> tuple[int, int, bool]:
+    """A discarding seat's food and effect cards, and whether its discard must keep a legal
+    lay (W-16 before laying: W-5), for :func:`discardable`."""
+    f = 0
+    e = 0
+    for k in range(KINDS):
+        if k < F_KINDS:
+            f += hands[g, s, k]
+        else:
+            e += hands[g, s, k]
+    return f, e, bool(before_play) and full(f, e)
+
+
 @kernel
 def deciding(phase: Any, plays: Any, choosing: Any, must: Any, out: Any) -> None:
     """(B, P): the seats that decide at each game's current node."""
@@ -1082,14 +1096,7 @@ def sample_game(
         for s in range(p):
             if must[g, s] <= 0:
                 continue
-            f = 0
-            e = 0
-            for k in range(KINDS):
-                if k < F_KINDS:
-                    f += hands[g, s, k]
-                else:
-                    e += hands[g, s, k]
-            keep = before_play[g] and full(f, e)  # W-5 keeps a legal lay (W-16)
+            f, e, keep = discard_rule(hands, g, s, before_play[g])
             n = 0
             for k in range(KINDS):
                 if hands[g, s, k] > 0 and discardable(k, f, e, keep):
@@ -1194,14 +1201,7 @@ def mask(
             elif ph == DISCARD:
                 if must[g, s] <= 0:
                     continue
-                f = 0
-                e = 0
-                for k in range(KINDS):
-                    if k < F_KINDS:
-                        f += hands[g, s, k]
-                    else:
-                        e += hands[g, s, k]
-                keep = before_play[g] and full(f, e)  # W-16 before laying: W-5 keeps a lay
+                f, e, keep = discard_rule(hands, g, s, before_play[g])
                 for k in range(KINDS):
                     if hands[g, s, k] > 0 and discardable(k, f, e, keep):
                         out[g, s, DISCARD_BASE + k] = True
