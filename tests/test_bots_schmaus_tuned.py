@@ -21,7 +21,7 @@ def test_without_the_medium_models_and_with_v1_weights_it_plays_v1s_games() -> N
         models = 0
         card_weight = HardBot.card_weight
         draw_weight = HardBot.draw_weight
-        short_draw = 1.5
+        short_draw = HardBot.short_draw
         plan_weight = HardBot.plan_weight
         blur = HardBot.blur
         late_blur = HardBot.late_blur

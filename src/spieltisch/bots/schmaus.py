@@ -523,6 +523,9 @@ class HardBot(_SchmausBot):
     """How many later lays :meth:`_plan_value` plans from the rest of the hand."""
     plan_decay = 0.8
     """Discount of each further planned lay (draws and the game's end)."""
+    short_draw = 1.5
+    """Factor on the worth of drawing when the hand after the lay is 3 cards
+    or fewer: a short hand leaves no choice next round (W-5)."""
 
     # -- future worth --------------------------------------------------------
     def _weights(self, view: View, hand_after: int) -> tuple[float, float]:
@@ -532,7 +535,7 @@ class HardBot(_SchmausBot):
         draws = min(view["options"]["loser_draws"], view["draw_pile_size"] + len(view["discard"]))
         draw = self.draw_weight * min(1.0, left / 2) * draws
         if hand_after <= 3:
-            draw *= 1.5  # a short hand leaves no choice next round (W-5)
+            draw *= self.short_draw
         return card, draw
 
     @staticmethod

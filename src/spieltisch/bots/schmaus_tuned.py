@@ -77,22 +77,9 @@ class HardBotV4(HardBot):
     card_weight = 0.6
     draw_weight = 0.9
     """v1: 0.6; the best of the tuning trials (docs/bots.md)."""
-    short_draw = 1.5
-    """Factor on the worth of drawing when the hand after the lay is 3 cards
-    or fewer (v1: 1.5): a short hand leaves no choice next round (W-5)."""
     plan_weight = 0.6
     blur = 2.5
     late_blur = 2.5
-
-    def _weights(self, view: View, hand_after: int) -> tuple[float, float]:
-        """v1's worth of a spent and of a drawn card, with :attr:`short_draw`."""
-        left = view["rounds"] - view["round"]
-        card = self.card_weight * min(1.0, left / 3)
-        draws = min(view["options"]["loser_draws"], view["draw_pile_size"] + len(view["discard"]))
-        draw = self.draw_weight * min(1.0, left / 2) * draws
-        if hand_after <= 3:
-            draw *= self.short_draw
-        return card, draw
 
     def _prepare(self, view: View, lays: list[int]) -> _Search:
         search = super()._prepare(view, lays)
