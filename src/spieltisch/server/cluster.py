@@ -120,6 +120,14 @@ DRAIN_WAIT = 2.0
 """Seconds a stopping worker waits for a room's command in progress before it gives the room up."""
 STOP_WAIT = 2.0
 """Seconds a stopping worker waits for each of its cluster tasks and its renewal thread."""
+HANDOFF_AFTER = 1.0
+"""Seconds a room's owner has had none of the room's people connected while another live
+worker had them, steadily the same one, before it hands the room over to that worker."""
+HANDOFF_AGAIN = 10.0
+"""Seconds after a room came to a worker by a handoff before that worker may hand it on
+(no ping-pong of a room whose people move about)."""
+HANDOFF_BATCH = 16
+"""Most rooms a worker is handing over at a time."""
 
 NO_REDIS = "the server cannot reach Redis right now; nothing changed, try again"
 
@@ -154,6 +162,22 @@ _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 return 0
 """
+
+_HANDOFF = """
+if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+local token = redis.call('incr', KEYS[2])
+local value = ARGV[2] .. ':' .. token
+redis.call('set', KEYS[1], value, 'px', ARGV[3])
+redis.call('incr', KEYS[4])
+redis.call('publish', KEYS[3], cjson.encode({
+  t = 'handoff', room = ARGV[4], ['from'] = ARGV[5], value = value, token = token, v = tonumber(ARGV[6])
+}))
+return token
+"""
+"""Hand the lease KEYS[1] over, if it is still ARGV[1] (this worker's), to the worker ARGV[2]
+with a new fencing token (INCR KEYS[2]) for ARGV[3] ms, and tell that worker on its channel
+KEYS[3] (room ARGV[4], from ARGV[5], at version ARGV[6]); count it in KEYS[4]. 0: the lease
+was not this worker's any more (nothing changed)."""
 
 _OPEN_SOCKET = """
 local total = tonumber(ARGV[2])
@@ -216,7 +240,19 @@ class Lease:
     the lease lives in Redis until at least ``renewed + lease_ttl``. Written by the
     renewal thread (one float: atomic), read by the event loop."""
     ready: bool = False
-    """The room has been reloaded from the database since the lease was taken."""
+    """The room has been reloaded from the database since the lease was taken (and is not
+    being handed over: :meth:`Cluster._hand_over` clears it first)."""
+    handed_in: float | None = None
+    """``time.monotonic()`` when the lease came by a handoff from another worker (``None``:
+    taken): the room is not handed on before :data:`HANDOFF_AGAIN` s."""
+
+
+class Moved(CommandError):
+    """This worker does not own the room (any more, or not yet): nothing was done, and the
+    command goes to the owner instead (or, out of time, is refused as ``unavailable``)."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__("unavailable", f"this worker does not own room {code} now; try again")
 
 
 class _Renewer:
@@ -397,6 +433,8 @@ class Cluster:
         self._acquire_script = self.redis.register_script(_ACQUIRE)
         self._release_script = self.redis.register_script(_RELEASE)
         self._free_script = self.redis.register_script(_FREE)
+        self._handoff_script = self.redis.register_script(_HANDOFF)
+        self._renew_script = self.redis.register_script(_RENEW)
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
         """The workers that renewed their heartbeat lately (this one included)."""
@@ -421,6 +459,19 @@ class Cluster:
         self._renewer: _Renewer | None = None
         self.draining = False
         """The worker is stopping (:meth:`drain`): it takes no room, and gives up those it has."""
+        self._busy: dict[str, int] = {}
+        """Changes other than moves (:meth:`_local`) running now, per room: a handoff waits for them."""
+        self._watch: set[str] = set()
+        """Rooms owned here whose people may have moved (presence, live workers): looked at
+        by the next round of :meth:`_affinity_round`."""
+        self._affinity: dict[str, tuple[str, float]] = {}
+        """Rooms owned here whose people are all on another worker: that worker, and since when."""
+        self._handing: set[str] = set()
+        """Rooms being handed over (:meth:`_hand_over`)."""
+        self.handoffs = 0
+        """Rooms this worker handed over to another one."""
+        self.handed_in = 0
+        """Rooms this worker got by a handoff."""
 
     # -- names ---------------------------------------------------------------
     def _lease_key(self, code: str) -> str:
@@ -453,6 +504,10 @@ class Cluster:
         return f"{self.ns}rooms"
 
     @property
+    def _handoffs_key(self) -> str:
+        return f"{self.ns}handoffs"
+
+    @property
     def _workers_key(self) -> str:
         return f"{self.ns}workers"
 
@@ -481,6 +536,7 @@ class Cluster:
             asyncio.create_task(self._pulse_loop(), name="cluster-pulse"),
             asyncio.create_task(self._claim_loop(), name="cluster-claim"),
             asyncio.create_task(self._publish_loop(), name="cluster-publish"),
+            asyncio.create_task(self._affinity_loop(), name="cluster-affinity"),
         ]
         log.info("worker %s joined the cluster (%d unfinished game(s))", self.id, len(unfinished))
 
@@ -586,6 +642,7 @@ class Cluster:
         if live == self.live:
             return
         self.live = live
+        self._watch.update(self.leases)  # people on a worker that went, or came
         for code in list(self._presence):
             room = self.tables.rooms.get(code)
             if room is not None:
@@ -628,6 +685,7 @@ class Cluster:
         if lease is not None:
             lease.ready = True
             _start_owning(room)
+            self._watch.add(room.code)
 
     async def forgotten(self, room: Room) -> None:
         """A room left this worker's memory (idle): its owner lets it go too."""
@@ -677,7 +735,7 @@ class Cluster:
     def check_write(self, room: Room) -> None:
         lease = self.leases.get(room.code)
         if lease is None or not lease.ready:
-            raise CommandError("unavailable", f"this worker does not own room {room.code} now; try again")
+            raise Moved(room.code)
         if time.monotonic() - lease.renewed >= self.lease_ttl - MARGIN:
             raise CommandError("unavailable", NO_REDIS)
 
@@ -719,6 +777,8 @@ class Cluster:
     def presence(self, room: Room) -> None:
         seats = sorted({c.seat for c in room.connections if c.seat is not None})
         key, code = self._presence_key(room.code), room.code
+        if code in self.leases:
+            self._watch.add(code)
 
         if seats:
             self._send("hset", key, self.id, orjson.dumps(seats).decode())
@@ -749,11 +809,14 @@ class Cluster:
         while True:
             try:
                 owner = await self._owner(room.code)
-                if owner == self.id:
-                    await room.act(seat, version, action, action_id, conn, ref)
-                    return
                 reply = None
-                if owner is not None:
+                if owner == self.id:
+                    try:
+                        await room.act(seat, version, action, action_id, conn, ref)
+                        return
+                    except Moved:  # handed over (or lost) meanwhile: nothing done, find its owner
+                        pass
+                elif owner is not None:
                     req = next(self._seq)
                     self._acks[req] = (conn, ref)
                     try:
@@ -810,10 +873,13 @@ class Cluster:
         while True:
             try:
                 owner = await self._owner(code)
-                if owner == self.id:
-                    return await self._local(code, op, args)
                 reply = None
-                if owner is not None:
+                if owner == self.id:
+                    try:
+                        return await self._local(code, op, args)
+                    except Moved:  # handed over (or lost) meanwhile: nothing done, find its owner
+                        pass
+                elif owner is not None:
                     reply = await self._forward(owner, code, op, args, next(self._seq))
             except (RedisError, OSError) as exc:
                 raise RoomError(503, NO_REDIS) from exc
@@ -840,18 +906,29 @@ class Cluster:
         return reply["result"]
 
     async def _local(self, code: str, op: str, args: list[Any]) -> Any:
-        if op == "join":
-            result: Any = list(await self.tables.join_here(code, *args))
-        elif op == "rematch":
-            result = await self.tables.rematch_here(code, *args)
-        elif op == "claim":
-            result = await self.tables.claim_here(code, *args)
-        elif op in ("take_back", "leave", "end"):
-            await seat_command(await self.tables.room(code), op, int(args[0]))
-            result = None
-        else:
-            raise RoomError(400, f"unknown operation {op!r}")
-        self._publish(self._room_channel(code), {"t": "reload", "from": self.id})
+        """Run ``op`` on this owner's room (:class:`Moved` if it is not, or no longer, the
+        owner); a handoff waits until it has ended and its ``reload`` is on its way."""
+        lease = self.leases.get(code)
+        if lease is None or not lease.ready:
+            raise Moved(code)
+        self._busy[code] = self._busy.get(code, 0) + 1
+        try:
+            if op == "join":
+                result: Any = list(await self.tables.join_here(code, *args))
+            elif op == "rematch":
+                result = await self.tables.rematch_here(code, *args)
+            elif op == "claim":
+                result = await self.tables.claim_here(code, *args)
+            elif op in ("take_back", "leave", "end"):
+                await seat_command(await self.tables.room(code), op, int(args[0]))
+                result = None
+            else:
+                raise RoomError(400, f"unknown operation {op!r}")
+            self._publish(self._room_channel(code), {"t": "reload", "from": self.id})
+        finally:
+            left = self._busy.pop(code, 1) - 1
+            if left:
+                self._busy[code] = left
         return result
 
     async def _owner(self, code: str) -> str | None:
@@ -908,6 +985,8 @@ class Cluster:
                     reply["version"] = room.version
                 else:
                     reply["result"] = await self._local(code, op, list(msg["args"]))
+            except Moved:  # being handed over: the sender asks the new owner
+                reply["moved"] = True
             except CommandError as exc:
                 error: dict[str, Any] = {"code": exc.code, "message": exc.message}
                 if exc.because is not None:
@@ -965,6 +1044,7 @@ class Cluster:
         log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
         _start_owning(room)
         self.stand_ins(room)  # as derived from the log: what the workers show from now on
+        self._watch.add(code)
 
     async def _let_go(self, code: str, lease: Lease, forget: bool) -> None:
         if self.leases.get(code) is lease:
@@ -1049,6 +1129,190 @@ class Cluster:
             if lease is not None:
                 self._gaining.add(code)
                 self._spawn(self._gained(code, lease), done=functools.partial(self._gaining.discard, code))
+
+    # -- room affinity: a room goes where its people are ------------------------------
+    async def _affinity_loop(self) -> None:
+        """Every tick, the rooms owned here whose people may have moved (:meth:`_affinity_round`)."""
+        while True:
+            await asyncio.sleep(self.tick)
+            try:
+                self._affinity_round()
+            except Exception:  # the loop must go on
+                log.exception("worker %s: looking for rooms to hand over failed", self.id)
+
+    def _handoff_target(self, code: str, room: Room) -> str | None:
+        """The live worker to hand ``room`` to: none of its people is connected here, and
+        that worker has the most of them (``None``: stay)."""
+        if any(c.seat is not None for c in room.connections):
+            return None
+        live = self.live
+        there = [
+            (len(seats), worker)
+            for worker, seats in self._presence.get(code, {}).items()
+            if seats and worker != self.id and worker in live
+        ]
+        return max(there)[1] if there else None
+
+    def _affinity_round(self) -> None:
+        """Hand over each room whose people have all been on one other worker for
+        :data:`HANDOFF_AFTER` s (and that did not come here by a handoff within
+        :data:`HANDOFF_AGAIN` s)."""
+        if self.draining:
+            self._watch.clear()
+            self._affinity.clear()
+            return
+        now = time.monotonic()
+        codes = self._watch | self._affinity.keys()
+        self._watch = set()
+        for code in codes:
+            lease = self.leases.get(code)
+            room = self.tables.rooms.get(code)
+            target = None
+            if lease is not None and lease.ready and room is not None and room.status != "over":
+                target = self._handoff_target(code, room)
+            if target is None or code in self._handing:
+                self._affinity.pop(code, None)
+                continue
+            seen = self._affinity.get(code)
+            if seen is None or seen[0] != target:
+                self._affinity[code] = (target, now)
+                continue
+            assert lease is not None and room is not None
+            if now - seen[1] < HANDOFF_AFTER or len(self._handing) >= HANDOFF_BATCH:
+                continue
+            if lease.handed_in is not None and now - lease.handed_in < HANDOFF_AGAIN:
+                continue
+            del self._affinity[code]
+            self._handing.add(code)
+            done = functools.partial(self._handing.discard, code)
+            self._spawn(self._hand_over(code, lease, room, target), done=done)
+
+    async def _hand_over(self, code: str, lease: Lease, room: Room, target: str) -> None:
+        """Give ``room`` to ``target``: take no command from now on (each is sent on to the
+        owner, :class:`Moved`), let the changes in progress end (durable, and their appends
+        on their way to the others first), then hand the lease over in one Redis script
+        (only if it is still this worker's: a new fencing token, and ``target`` told on its
+        channel, after this worker's appends) and stop the room's bots and clocks here."""
+        lease.ready = False  # from now on every command is refused (Moved) and re-routed
+        locked = False
+        try:
+            async with asyncio.timeout(DRAIN_WAIT):
+                while self._busy.get(code):
+                    await asyncio.sleep(0.005)
+                await room.lock.acquire()
+                locked = True
+        except TimeoutError:
+            log.warning("room %s: a command still runs; not handing it over now", code)
+            if self.leases.get(code) is lease:
+                lease.ready = True
+            return
+        failed = False
+        try:
+            if self.leases.get(code) is not lease:
+                return  # lost meanwhile (_lost did the rest)
+            if self._handoff_target(code, room) != target:  # somebody came back meanwhile
+                lease.ready = True
+                return
+            done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            ttl = int(self.lease_ttl * 1000)
+            args: list[str | int] = [lease.value, target, ttl, code, self.id, room.version]
+            keys = [
+                self._lease_key(code), self._fence_key(code), self._worker_channel(target), self._handoffs_key
+            ]  # fmt: skip
+
+            async def send() -> None:  # after every append queued before it (one sender)
+                try:
+                    token = await self._handoff_script(keys=keys, args=args)
+                except Exception as exc:
+                    if not done.done():
+                        done.set_exception(exc)
+                    return
+                if not done.done():
+                    done.set_result(int(token))
+
+            self._later(send)
+            try:
+                token = await asyncio.wait_for(done, FORWARD_TIMEOUT)
+            except (RedisError, OSError, TimeoutError) as exc:
+                # Whether it went through is unknown: this worker writes no more either way
+                # (the lease is the target's now, or expires and is taken over).
+                log.warning("room %s: handing it over to %s failed: %s", code, target, exc)
+                token = -1
+            self._drop(code)
+            failed = token <= 0
+            if token > 0:
+                self.handoffs += 1
+                self._owners[code] = (target, time.monotonic() + OWNER_CACHE)
+                log.info("room %s: handed over to worker %s (token %d)", code, target, token)
+            elif token == 0:
+                log.warning("room %s: worker %s lost its lease before handing it over", code, self.id)
+            await _stop_owning(room)
+        finally:
+            if locked:
+                room.lock.release()
+            if failed:
+                self._resync_soon(room)  # a replica from now on (of what the new owner stores)
+
+    def _take_handoff(self, msg: dict[str, Any]) -> None:
+        """Another worker handed a room over to this one (its lease is this worker's now)."""
+        code, value = str(msg["room"]), str(msg["value"])
+        if not value.startswith(f"{self.id}:") or code in self.leases:
+            return
+        lease = Lease(value, int(msg["token"]), 0.0, handed_in=time.monotonic())
+        if self.draining:  # stopping: another worker takes it at its next look
+            self._spawn(self._let_go(code, lease, forget=False))
+            return
+        self.leases[code] = lease
+        if self._renewer is not None:
+            self._renewer.hold(code, lease)
+        self._gaining.add(code)
+        done = functools.partial(self._gaining.discard, code)
+        self._spawn(self._gain_handoff(code, lease, int(msg["v"])), done=done)
+
+    async def _gain_handoff(self, code: str, lease: Lease, version: int) -> None:
+        """Own a room handed over at ``version``: its lease renewed at once (writes wait for
+        it), the room from this worker's replica if that is at the version (else from the
+        database), then its bots and clocks here, as after a takeover."""
+        started = time.monotonic()
+        try:
+            renewed = await self._renew_script(
+                keys=[self._lease_key(code)], args=[int(self.lease_ttl * 1000), lease.value]
+            )
+        except (RedisError, OSError) as exc:  # the renewal thread tries again within a tick
+            log.debug("room %s: renewing a lease handed over failed: %s", code, exc)
+        else:
+            if not renewed or not renewed[0]:
+                log.warning("room %s: the lease handed over to %s has gone already", code, self.id)
+                if self.leases.get(code) is lease:
+                    self._drop(code)
+                return
+            lease.renewed = max(lease.renewed, started)
+        try:
+            room = self.tables.rooms.get(code) or await self.tables.room(code)
+            row = None
+            if room.version != version or code in self._resyncing:
+                row = await anyio.to_thread.run_sync(self.tables.store.load, code)
+                if row is None:
+                    raise RoomError(404, f"no room {code}")
+            async with room.lock:
+                if row is not None and _differs(room, row):
+                    room.reload(row)
+                if self.leases.get(code) is not lease:
+                    return
+                lease.ready = True
+        except Exception as exc:
+            log.warning("room %s: could not take it over: %s", code, exc)
+            await self._let_go(code, lease, forget=isinstance(exc, RoomError) and exc.status == 404)
+            return
+        if room.status == "over":
+            await self._let_go(code, lease, forget=True)
+            return
+        self.handed_in += 1
+        log.info("room %s: handed over to worker %s (token %d)", code, self.id, lease.token)
+        _start_owning(room)
+        self.stand_ins(room)
+        self._publish(self._room_channel(code), {"t": "owner", "from": self.id})
+        self._watch.add(code)
 
     # -- messages -----------------------------------------------------------------
     def _spawn(self, work: Coroutine[Any, Any, None], done: Callable[[], None] | None = None) -> None:
@@ -1164,6 +1428,8 @@ class Cluster:
                 future = self._pending.get(int(msg["req"]))
                 if future is not None and not future.done():
                     future.set_result(msg)
+            elif kind == "handoff":
+                self._take_handoff(msg)
             return
         code = channel.rsplit(":", 1)[1]
         room = self.tables.rooms.get(code)
@@ -1180,6 +1446,8 @@ class Cluster:
                     future.set_result({"t": "reply", "version": int(msg["v"]) + len(msg["add"])})
         elif kind == "reload":
             self._resync_soon(room)
+        elif kind == "owner":  # a handoff: the new owner (a forward to the old one is answered moved)
+            self._owners[code] = (str(msg["from"]), time.monotonic() + OWNER_CACHE)
         elif kind == "stand_in":
             if code not in self.leases:
                 room.set_stand_ins({int(seat): str(level) for seat, level in msg["seats"].items()})
@@ -1190,6 +1458,7 @@ class Cluster:
             known[str(msg["from"])] = seats
             self._update_elsewhere(room)
             if code in self.leases:  # a player connected there: the stand-in lets go, as on attach
+                self._watch.add(code)  # (and its people may all be there now: a handoff)
                 for seat in sorted(back):
                     room.player_back(seat)
 
