@@ -299,6 +299,13 @@ def serve(
         int,
         typer.Option(min=1, help="Worker processes on this machine, sharing the port (needs --redis)."),
     ] = 1,
+    port_per_worker: Annotated[
+        bool,
+        typer.Option(
+            help="Each worker on a port of its own: --port, --port + 1, ... (for a proxy that routes "
+            "each room to one worker, docs/deploy.md)."
+        ),
+    ] = False,
     limits: Limits | None = None,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
@@ -317,7 +324,7 @@ def serve(
         raise fail(str(exc)) from None
     run_server(
         host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
-        review_budget=budget, redis=redis, workers=workers,
+        review_budget=budget, redis=redis, workers=workers, port_per_worker=port_per_worker,
     )  # fmt: skip
 
 
@@ -345,6 +352,13 @@ def bench_server(
         str | None, typer.Option(help="With --workers: the PostgreSQL URL (postgresql+psycopg://...).")
     ] = None,
     redis: Annotated[str, typer.Option(help="With --workers: the Redis URL.")] = "redis://127.0.0.1:6379/0",
+    route: Annotated[
+        str,
+        typer.Option(
+            help="With --workers: round-robin (each game's clients spread over the workers) or room "
+            "(all on the worker its room's hash picks, as a proxy routing by room; the rooms move there)."
+        ),
+    ] = "round-robin",
     client_procs: Annotated[
         int | None,
         typer.Option(min=1, help="Client processes (default: one per 250 clients, at most one per CPU)."),
@@ -366,7 +380,9 @@ def bench_server(
         require("spieltisch bench server --workers", "cluster")
         if database is None or not database.startswith("postgresql"):
             raise fail("--workers: the workers share a PostgreSQL --database postgresql+psycopg://...")
-        cluster = ClusterSpec(workers, database, redis)
+        cluster = ClusterSpec(workers, database, redis, route=route)
+    elif route != "round-robin":
+        raise fail("--route: for a cluster of --workers")
     levels = () if bots.strip() in ("", "none") else tuple(b.strip() for b in bots.split(","))
     stats = run(
         clients=clients, games=games, seconds=seconds, game=game, think=think, bots=levels, cluster=cluster,

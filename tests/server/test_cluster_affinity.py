@@ -7,13 +7,21 @@ Real worker processes on PostgreSQL and Redis."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import random
+import re
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+import psutil
 import pytest
 import redis
 import redis.asyncio as aioredis
@@ -259,3 +267,91 @@ def test_people_split_over_the_owner_and_another_worker_leave_the_room_where_it_
         assert all(e["code"] == "stale" for e in s.errors), s.errors
     check_every_ack_once(stored(cluster_env, split), seats[:2])
     check_every_ack_once(stored(cluster_env, away), seats[2:])
+
+
+@pytest.mark.slow
+def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their_people(
+    cluster_env: ClusterEnv,
+) -> None:
+    """``spieltisch serve --workers 2 --port-per-worker``: each worker answers on a port of
+    its own; a room made through one port and played through the other moves to the
+    worker behind that port; a worker killed with SIGKILL comes back on its own port."""
+    prefix = f"{cluster_env.prefix}ports_"
+    env = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()",
+        "serve", "--workers", "2", "--port-per-worker", "--port", "0", "--bot-delay", "0",
+        "--redis", cluster_env.redis, "--database", cluster_env.database,
+        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        ports = re.findall(r"http://localhost:(\d+)/", banner)
+        assert "2 worker(s), one port each" in banner and len(set(ports)) == 2, banner
+        https = [f"http://127.0.0.1:{p}" for p in ports]
+        deadline = time.monotonic() + 60
+        while not all(_answers(h) for h in https):
+            assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
+            time.sleep(0.1)
+
+        def pid_behind(http: str) -> int:
+            for conn in psutil.net_connections("tcp"):
+                if conn.status == psutil.CONN_LISTEN and conn.laddr.port == int(http.rsplit(":", 1)[1]):
+                    assert conn.pid is not None
+                    return conn.pid
+            raise AssertionError(f"nobody listens on {http}")
+
+        pids = [pid_behind(h) for h in https]
+        assert pids[0] != pids[1]
+        with httpx.Client(base_url=https[0], timeout=10) as client:
+            room, secrets = open_room(client, "scout", [HUMAN, BOT, BOT], 41)
+        url = SeatUrl(f"{https[1].replace('http', 'ws')}/ws/{room}", 0, secrets[0])
+        seat = Seat(url, 0, random.Random(1), 0.1)
+        key = f"{prefix}spieltisch:lease:{room}"
+
+        async def main() -> list[str]:
+            owners: list[str] = []
+            async with aioredis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
+                playing = asyncio.ensure_future(seat.run(time.monotonic() + 120))
+                while not playing.done():
+                    value = await r.get(key)
+                    if value is not None and (not owners or owners[-1] != value):
+                        owners.append(str(value).split(":", 1)[0])
+                    await asyncio.sleep(0.02)
+                await playing
+            return owners
+
+        owners = run_async(asyncio.wait_for(main(), 150))
+        assert seat.last is not None and seat.last["room"]["status"] == "over"
+        assert owners[0].startswith(f"pid{pids[0]}-"), owners
+        assert any(w.startswith(f"pid{pids[1]}-") for w in owners), owners
+        os.kill(pids[1], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while True:  # started again by the supervisor, on the same port
+            with contextlib.suppress(AssertionError):
+                if _answers(https[1]) and pid_behind(https[1]) != pids[1]:
+                    break
+            assert time.monotonic() < deadline, "the killed worker did not come back on its port"
+            time.sleep(0.2)
+    finally:
+        tree = [proc.pid]
+        with contextlib.suppress(psutil.Error):
+            tree += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+        proc.terminate()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:  # a busy machine: end them (only these processes)
+            for pid in tree:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            proc.wait(10)
+        Store(cluster_env.database, prefix=prefix).drop()
+
+
+def _answers(http: str) -> bool:
+    try:
+        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False

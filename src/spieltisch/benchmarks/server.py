@@ -31,14 +31,20 @@ With ``workers`` the server is a cluster (docs/deploy.md): that many worker
 processes, each on a port of its own, on one PostgreSQL ``database`` and one
 Redis; the clients of each game are spread over the workers (like a reverse
 proxy without room affinity, the worst case: most commands are forwarded to the
-room's owner and every state reaches the other workers through Redis). Its
-tables and keys get a prefix of their own and are removed afterwards.
+room's owner and every state reaches the other workers through Redis). With
+``route="room"`` every client of a game connects to the one worker that the hash
+of its room picks (like a proxy hashing ``/ws/{room}``), the room still made on
+a worker of its own (round-robin), so that about half the rooms of two workers
+must be handed over to their people's worker (docs/deploy.md, "Room routing and
+handoffs"); the report says how many were. Its tables and keys get a prefix of
+their own and are removed afterwards.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import math
 import multiprocessing
@@ -107,6 +113,10 @@ class Stats:
     """Seconds from the start to the window's opening (every game's clients connected)."""
     ready: int = 0
     """Game loops whose clients were all connected when the window opened."""
+    rooms: int = 0
+    """Rooms made (games started), the warm-up's too."""
+    handoffs: int | None = None
+    """Rooms a worker handed over to another (a cluster's ``handoffs`` counter in Redis)."""
 
     def merge(self, other: Stats) -> None:
         """Add a client process's figures to these."""
@@ -116,6 +126,7 @@ class Stats:
         self.dead_loops += other.dead_loops
         self.games_done += other.games_done
         self.games_started += other.games_started
+        self.rooms += other.rooms
         self.moves_total += other.moves_total
         self.client_cpu += other.client_cpu
         self.client_cpus += other.client_cpus
@@ -142,6 +153,17 @@ class ClusterSpec:
     database: str
     redis: str
     prefix: str = field(default_factory=lambda: f"bench{uuid.uuid4().hex[:8]}_")
+    route: str = "round-robin"
+    """How the clients of a game reach the workers: ``round-robin`` (spread over all of
+    them) or ``room`` (all on the worker that the room's hash picks, :func:`route_of`)."""
+
+
+ROUTES = ("round-robin", "room")
+
+
+def route_of(room: str, workers: int) -> int:
+    """The worker that a proxy hashing the room picks for ``room`` (of ``workers``)."""
+    return int.from_bytes(hashlib.blake2b(room.encode(), digest_size=8).digest()) % workers
 
 
 def _start_server(folder: str, cluster: ClusterSpec | None = None) -> tuple[subprocess.Popen[bytes], str]:
@@ -389,8 +411,10 @@ async def _game_loop(
     stats: Stats,
     window: Window,
     think: float,
+    route: str = "round-robin",
 ) -> None:
-    """Games one after the other, each made on a worker and its clients spread over all of them."""
+    """Games one after the other, each made on a worker and its clients spread over all of
+    them (``route="room"``: all on the worker that the room's hash picks)."""
     base = bases[index % len(bases)]
     ws_bases = [b.replace("http://", "ws://") for b in bases]
     seats = [{"kind": "human"}] * plan.people + [{"kind": "bot", "level": lv} for lv in plan.bots]
@@ -403,9 +427,12 @@ async def _game_loop(
             r = await http.post(f"{base}/api/rooms", json=body)
             r.raise_for_status()
             room = r.json()
+            stats.rooms += 1
             secrets = {room["seat"]: room["secret"]}
+            # Through a proxy that routes by room, the joins reach the room's worker too.
+            joins = bases[route_of(room["room"], len(bases))] if route == "room" else base
             for seat in range(1, plan.people):
-                j = await http.post(f"{base}/api/rooms/{room['room']}/join", json={"seat": seat})
+                j = await http.post(f"{joins}/api/rooms/{room['room']}/join", json={"seat": seat})
                 j.raise_for_status()
                 secrets[seat] = j.json()["secret"]
         except httpx.HTTPError as exc:
@@ -415,9 +442,14 @@ async def _game_loop(
         game = _Game(room["room"], plan.people + plan.spectators, first)
         first = False
         window.games.add(game)
-        # The first client on the worker after the one that made the room (its owner), and so on.
+        # The first client on the worker after the one that made the room (its owner), and so
+        # on; or every client on the room's worker.
         start = (index + 1) % len(ws_bases)
-        urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
+        if route == "room":
+            start = route_of(game.room, len(ws_bases))
+            urls = itertools.cycle([f"{ws_bases[start]}/ws/{game.room}"])
+        else:
+            urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
         clients = [
             _client(next(urls), hello(s, sec), game, rng, stats, window, refs, think, True)
             for s, sec in secrets.items()
@@ -495,6 +527,7 @@ async def _drive_part(
     think: float,
     go: Callable[[int], float | None],
     progress: Callable[[int, int], None],
+    route: str = "round-robin",
 ) -> Stats:
     """The game loops ``indices`` (one client process's share): warm up until ``go``
     (given how many game loops are ready) answers the window's start, then measure."""
@@ -506,7 +539,8 @@ async def _drive_part(
     async with httpx.AsyncClient(timeout=30, limits=limits) as http:
         tasks = [
             asyncio.create_task(
-                _game_loop(http, bases, plans[i % len(plans)], i, stats, window, think), name=f"game {i}"
+                _game_loop(http, bases, plans[i % len(plans)], i, stats, window, think, route),
+                name=f"game {i}",
             )
             for i in indices
         ]
@@ -545,6 +579,7 @@ def _client_process(
     counts: Any,
     go: Any,
     results: Any,
+    route: str = "round-robin",
 ) -> None:
     """A client process: drives its games, says how many are ready (``counts[2 * part + 1]``),
     opens its window when the parent sets ``go`` and puts its :class:`Stats` (or why it
@@ -560,7 +595,7 @@ def _client_process(
         def progress(ready: int, moves: int) -> None:
             counts[2 * part], counts[2 * part + 1] = moves, ready
 
-        stats = _run(_drive_part(bases, plans, indices, seconds, think, start, progress))
+        stats = _run(_drive_part(bases, plans, indices, seconds, think, start, progress, route))
         results.put((part, stats))
     except BaseException as exc:  # the parent counts it as a dead game loop
         results.put((part, f"client process {part} failed: {exc!r}"))
@@ -577,6 +612,7 @@ def _drive(
     client_procs: int,
     client_nice: int,
     warm_up: float = WARM_UP,
+    route: str = "round-robin",
 ) -> Stats:
     """The games shared out among ``client_procs`` client processes (1 and no niceness:
     this one). The window opens when every game loop's first game has all its clients
@@ -631,11 +667,11 @@ def _drive(
             progress.update(bar, completed=min(elapsed, seconds), what=f"{moves} moves, {rate:.0f}/s")
 
         if client_procs == 1 and not client_nice:
-            stats.merge(_run(_drive_part(bases, plans, parts[0], seconds, think, start_now, show)))
+            stats.merge(_run(_drive_part(bases, plans, parts[0], seconds, think, start_now, show, route)))
         else:
             done_by = time.monotonic() + warm_up + seconds + 90
             _drive_processes(
-                stats, bases, plans, parts, seconds, think, client_nice, start_now, show, done_by
+                stats, bases, plans, parts, seconds, think, client_nice, start_now, show, done_by, route
             )
     if opened and not closed:
         close()
@@ -656,6 +692,7 @@ def _drive_processes(
     start_now: Callable[[int], float | None],
     show: Callable[[int, int], None],
     give_up: float,
+    route: str = "round-robin",
 ) -> None:
     """Run ``parts`` in client processes of their own and merge their figures into ``stats``
     (a process that has not answered by ``give_up``, monotonic, counts as failed)."""
@@ -669,7 +706,7 @@ def _drive_processes(
     procs = [
         ctx.Process(
             target=_client_process,
-            args=(k, bases, plans, parts[k], seconds, think, nice, counts, go, results),
+            args=(k, bases, plans, parts[k], seconds, think, nice, counts, go, results, route),
             name=f"bench-clients-{k}",
             daemon=True,
         )
@@ -737,16 +774,22 @@ def run(
         raise SystemExit(str(exc)) from None
     if cluster is not None and cluster.workers < 1:
         raise SystemExit("--workers: at least 1")
+    if cluster is not None and cluster.route not in ROUTES:
+        raise SystemExit(f"--route must be {' or '.join(ROUTES)}, not {cluster.route!r}")
+    route = cluster.route if cluster is not None else "round-robin"
     with tempfile.TemporaryDirectory() as folder:
         procs: list[subprocess.Popen[bytes]] = []
         bases: list[str] = []
+        handoffs: int | None = None
         try:
             for _ in range(cluster.workers if cluster is not None else 1):
                 proc, base = _start_server(folder, cluster)
                 procs.append(proc)
                 bases.append(base)
             meters = [_CpuMeter(p.pid) for p in procs]
-            stats = _drive(bases, plans, games, seconds, console, think, meters, procs_, client_nice, warm_up)
+            stats = _drive(
+                bases, plans, games, seconds, console, think, meters, procs_, client_nice, warm_up, route
+            )
         finally:
             for proc in procs:
                 proc.terminate()
@@ -757,7 +800,10 @@ def run(
                     proc.kill()
                     proc.wait(timeout=30)
             if cluster is not None:
+                with contextlib.suppress(Exception):  # a figure only: the run stands without it
+                    handoffs = _handoffs(cluster)
                 _clean(cluster)
+        stats.handoffs = handoffs
         stats.server_latencies = _server_latencies(folder, stats.window)  # (the servers have stopped)
     _report(console, stats, plans, games, think, cluster)
     return stats
@@ -777,6 +823,14 @@ def _server_latencies(folder: str, window: tuple[float, float]) -> list[float]:
 def default_client_procs(clients: int) -> int:
     """A client process per 250 clients, at most one per CPU this process may use."""
     return max(1, min(len(os.sched_getaffinity(0)), clients // 250))
+
+
+def _handoffs(cluster: ClusterSpec) -> int:
+    """How many rooms the cluster's workers handed over (its counter in Redis)."""
+    import redis
+
+    with redis.Redis.from_url(cluster.redis) as r:
+        return int(r.get(f"{cluster.prefix}spieltisch:handoffs") or 0)
 
 
 def _clean(cluster: ClusterSpec) -> None:
@@ -804,10 +858,17 @@ def _report(
     bots = ", ".join(p.bots) if p.bots else "none"
     connected = games * (p.people + p.spectators)
     if cluster is not None:
-        console.print(
-            f"cluster: {cluster.workers} worker(s) on PostgreSQL and Redis, every game's clients "
-            "spread over the workers"
+        how = (
+            "every game's clients on the worker its room's hash picks (the room made on another "
+            "worker, round-robin)"
+            if cluster.route == "room"
+            else "every game's clients spread over the workers"
         )
+        console.print(f"cluster: {cluster.workers} worker(s) on PostgreSQL and Redis, {how}")
+        if stats.handoffs is not None:
+            console.print(
+                f"rooms handed over to another worker: {stats.handoffs} (of {stats.rooms} rooms made)"
+            )
     console.print(
         f"{games} games at a time ({'/'.join(pl.game for pl in plans)}), {connected} clients: "
         f"{p.people} person(s) and {p.spectators} spectator(s) per game; bots per game: {bots} "

@@ -7,12 +7,16 @@ free port). The address is printed once the server accepts connections.
 
 ``--redis`` makes the server one worker of a cluster (:mod:`spieltisch.server.cluster`,
 docs/deploy.md); ``--workers N`` starts N of them on this machine, sharing the one
-listening socket (uvicorn's supervisor restarts a worker that dies).
+listening socket (uvicorn's supervisor restarts a worker that dies), or with
+``--port-per-worker`` each on a port of its own (``--port``, ``--port`` + 1, ...), so
+that a reverse proxy can send each room's people to one worker (docs/deploy.md,
+"Room routing and handoffs").
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 import os
 import socket
 from typing import Any
@@ -26,6 +30,7 @@ from spieltisch.server.limits import GuardedH11Protocol, Limits, uvicorn_options
 from spieltisch.server.store import Store, StoreError
 
 LOCAL_NAMES = ("127.0.0.1", "0.0.0.0", "::", "::1", "")
+uvicorn_log = logging.getLogger("uvicorn.error")
 
 
 class ServeError(Exception):
@@ -48,10 +53,16 @@ def describe_redis(url: str) -> str:
     return urlunsplit(parts)
 
 
-def check_cluster(database: str, redis: str | None, workers: int, reload: bool) -> None:
+def check_cluster(
+    database: str, redis: str | None, workers: int, reload: bool, port_per_worker: bool = False
+) -> None:
     """Refuse, with the reason, a cluster that cannot work: raises :class:`ServeError`."""
     if workers < 1:
         raise ServeError(f"--workers {workers}: at least 1")
+    if port_per_worker and redis is None:
+        raise ServeError(
+            "--port-per-worker: the workers of a cluster each get a port; add --redis and --workers"
+        )
     if redis is None:
         if workers > 1:
             raise ServeError(
@@ -125,22 +136,31 @@ def run_server(
     review_budget: str = "8",
     redis: str | None = None,
     workers: int = 1,
+    port_per_worker: bool = False,
 ) -> None:
     limits = limits or Limits()
     prefix = os.environ.get("SPIELTISCH_TABLE_PREFIX", "")
+    own: list[socket.socket] = []
     try:
         if bot_delay < 0:
             raise ServeError(f"--bot-delay {bot_delay}: must be 0 or more seconds")
-        check_cluster(database, redis, workers, reload)
-        sock = bind(host, port)
+        check_cluster(database, redis, workers, reload, port_per_worker)
+        if port_per_worker and port and port + workers - 1 > 65535:
+            raise ServeError(f"--port {port} --workers {workers}: the last port would be over 65535")
+        for i in range(workers if port_per_worker else 1):
+            own.append(bind(host, port + i if port else 0))
+        sock = own[0]
     except ServeError as exc:
+        for s in own:
+            s.close()
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(2) from None
     try:
         # Fail early, with the reason, on a bad URL or unreachable server.
         Store(database, prefix=prefix).close()
     except StoreError as exc:
-        sock.close()
+        for s in own:
+            s.close()
         typer.echo(f"Error: {exc}", err=True)
         raise typer.Exit(2) from None
     banner = (
@@ -153,9 +173,17 @@ def run_server(
             f"{describe_database(database)}, rooms shared through Redis at {describe_redis(redis)})\n"
             "Press Ctrl+C to stop; another worker takes over the rooms of one that stops."
         )
-    if workers > 1:
+    if port_per_worker:
+        banner = (
+            f"Spieltisch web table: {workers} worker(s), one port each: "
+            + ", ".join(address(host, s) for s in own)
+            + f"  (games stored in {describe_database(database)}, rooms shared through Redis at "
+            f"{describe_redis(redis or '')}; a proxy in front sends each room to one worker, "
+            "docs/deploy.md)\nPress Ctrl+C to stop; another worker takes over the rooms of one that stops."
+        )
+    if workers > 1 or port_per_worker:
         _export_settings(database, bot_delay, limits, review_budget, redis)
-        _run_workers(sock, banner, limits, workers)
+        _run_workers(own if port_per_worker else [sock], banner, limits, workers)
         return
     if reload:
         # The reloader binds in its own process: free the port just before it does.
@@ -214,9 +242,10 @@ def _export_settings(
     os.environ.update(limits.to_env())
 
 
-def _run_workers(sock: socket.socket, banner: str, limits: Limits, workers: int) -> None:
+def _run_workers(socks: list[socket.socket], banner: str, limits: Limits, workers: int) -> None:
     """``workers`` processes of :func:`~spieltisch.server.app.create_app_from_env` accepting on
-    one socket, under uvicorn's supervisor (it restarts one that dies)."""
+    one socket (``socks`` has one), or each on its own (one socket per worker), under
+    uvicorn's supervisor (it restarts one that dies, on the same socket)."""
     from uvicorn.supervisors import Multiprocess
 
     if "SPIELTISCH_BOT_WORKERS" not in os.environ:  # the machine's CPUs, shared by the workers
@@ -231,8 +260,71 @@ def _run_workers(sock: socket.socket, banner: str, limits: Limits, workers: int)
     extra: dict[str, Any] = {}
     if "target" in inspect.signature(Multiprocess).parameters:  # older uvicorn versions want it
         extra["target"] = uvicorn.Server(config).run
-    with sock:
-        Multiprocess(config, sockets=[sock], **extra).run()
+    try:
+        if len(socks) == 1:
+            Multiprocess(config, sockets=socks, **extra).run()
+        else:
+            _per_port_supervisor(config, socks, extra).run()
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _per_port_supervisor(config: uvicorn.Config, socks: list[socket.socket], extra: dict[str, Any]) -> Any:
+    """uvicorn's supervisor, with worker ``i`` on ``socks[i]`` only (and a worker that dies
+    started again on its own socket): one port per worker."""
+    from uvicorn.supervisors import Multiprocess
+    from uvicorn.supervisors.multiprocess import Process
+
+    startup_failure = getattr(uvicorn.config, "STARTUP_FAILURE", None)
+    wants_target = "target" in inspect.signature(Process).parameters
+
+    class PerPort(Multiprocess):
+        def _process(self, i: int) -> Process:
+            if wants_target:  # older uvicorn versions
+                return Process(self.config, extra["target"], [socks[i]])  # type: ignore[call-arg]
+            return Process(self.config, [socks[i]])
+
+        def init_processes(self) -> None:
+            for i in range(len(socks)):
+                process = self._process(i)
+                process.start()
+                self.processes.append(process)
+
+        def keep_subprocess_alive(self) -> None:
+            if self.should_exit.is_set():
+                return
+            for i, process in enumerate(self.processes):
+                if process.is_alive():
+                    continue
+                process.kill()
+                process.join()
+                if startup_failure is not None and process.exitcode == startup_failure:
+                    uvicorn_log.error("worker %d failed to start, stopping", i)
+                    self.should_exit.set()
+                    return
+                if self.should_exit.is_set():
+                    return
+                uvicorn_log.info("worker %d [%s] died; starting it again", i, process.pid)
+                self.processes[i] = self._process(i)
+                self.processes[i].start()
+
+        def restart_all(self) -> None:  # SIGHUP: each worker anew, on its own port
+            for i, old in enumerate(self.processes):
+                if self.should_exit.is_set():
+                    return
+                old.terminate()
+                old.join()
+                self.processes[i] = self._process(i)
+                self.processes[i].start()
+
+        def handle_ttin(self) -> None:
+            uvicorn_log.warning("SIGTTIN: the workers have a port each; their number stays")
+
+        def handle_ttou(self) -> None:
+            uvicorn_log.warning("SIGTTOU: the workers have a port each; their number stays")
+
+    return PerPort(config, sockets=socks, **extra)
 
 
 class _AnnouncingServer(uvicorn.Server):
