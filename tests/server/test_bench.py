@@ -106,3 +106,24 @@ def test_a_short_run_against_two_workers_spreads_the_clients_and_cleans_up(clust
         assert not sqlalchemy.inspect(engine).has_table(f"{spec.prefix}rooms")  # and its tables
     finally:
         engine.dispose()
+
+
+def test_routed_by_room_the_rooms_move_to_their_clients_worker(cluster_env: ClusterEnv) -> None:
+    """``--route room``: every client of a game on the worker its room's hash picks; the
+    rooms made on the other worker are handed over there (counted in the report)."""
+    from spieltisch.benchmarks.server import ClusterSpec
+
+    spec = ClusterSpec(
+        2, cluster_env.database, cluster_env.redis, prefix=f"{cluster_env.prefix}route_", route="room"
+    )
+    console = Console(record=True, width=200)
+    with ThreadPoolExecutor(1) as thread:
+        stats = thread.submit(
+            run, clients=12, games=6, seconds=4, game="scout", think=0.3, console=console, cluster=spec
+        ).result()
+    text = console.export_text()
+    assert stats.ok, text
+    assert "on the worker its room's hash picks" in text and "rooms handed over" in text
+    assert stats.handoffs is not None and stats.handoffs <= stats.elsewhere <= stats.rooms
+    if stats.elsewhere:  # (every room on its clients' worker already: 1 run in 64)
+        assert stats.handoffs >= 1, text

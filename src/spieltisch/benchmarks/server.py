@@ -115,6 +115,8 @@ class Stats:
     """Game loops whose clients were all connected when the window opened."""
     rooms: int = 0
     """Rooms made (games started), the warm-up's too."""
+    elsewhere: int = 0
+    """Of those, rooms made on another worker than the one all their clients use (``route="room"``)."""
     handoffs: int | None = None
     """Rooms a worker handed over to another (a cluster's ``handoffs`` counter in Redis)."""
 
@@ -127,6 +129,7 @@ class Stats:
         self.games_done += other.games_done
         self.games_started += other.games_started
         self.rooms += other.rooms
+        self.elsewhere += other.elsewhere
         self.moves_total += other.moves_total
         self.client_cpu += other.client_cpu
         self.client_cpus += other.client_cpus
@@ -431,6 +434,8 @@ async def _game_loop(
             secrets = {room["seat"]: room["secret"]}
             # Through a proxy that routes by room, the joins reach the room's worker too.
             joins = bases[route_of(room["room"], len(bases))] if route == "room" else base
+            if route == "room" and joins != base:
+                stats.elsewhere += 1
             for seat in range(1, plan.people):
                 j = await http.post(f"{joins}/api/rooms/{room['room']}/join", json={"seat": seat})
                 j.raise_for_status()
@@ -866,9 +871,10 @@ def _report(
         )
         console.print(f"cluster: {cluster.workers} worker(s) on PostgreSQL and Redis, {how}")
         if stats.handoffs is not None:
-            console.print(
-                f"rooms handed over to another worker: {stats.handoffs} (of {stats.rooms} rooms made)"
-            )
+            made = f"of {stats.rooms} rooms made"
+            if cluster.route == "room":
+                made += f", {stats.elsewhere} of them on another worker than their clients'"
+            console.print(f"rooms handed over to another worker: {stats.handoffs} ({made})")
     console.print(
         f"{games} games at a time ({'/'.join(pl.game for pl in plans)}), {connected} clients: "
         f"{p.people} person(s) and {p.spectators} spectator(s) per game; bots per game: {bots} "

@@ -671,21 +671,24 @@ class Cluster:
     async def created(self, room: Room) -> None:
         """A room was created here: this worker owns it from the start."""
         room.hooks = self
+        lease = None
+        try:
+            # The lease first: a room in the set without one is another worker's to take.
+            if not self.draining:  # (stopping: another worker takes it at its next look)
+                lease = await self._acquire(room.code)
+        except (RedisError, OSError) as exc:
+            log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
+        if lease is not None:
+            lease.ready = True
+            _start_owning(room)
+            self._watch.add(room.code)
         try:
             pipe = self.redis.pipeline(transaction=False)
             pipe.sadd(self._rooms_key, room.code)
             pipe.sadd(self._held_key(self.id), room.code)
             await pipe.execute()
-            if self.draining:
-                return  # stopping: another worker takes it at its next look
-            lease = await self._acquire(room.code)
-        except (RedisError, OSError) as exc:
+        except (RedisError, OSError) as exc:  # a worker takes it over once Redis is back
             log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
-            return  # a worker takes it over once Redis is back
-        if lease is not None:
-            lease.ready = True
-            _start_owning(room)
-            self._watch.add(room.code)
 
     async def forgotten(self, room: Room) -> None:
         """A room left this worker's memory (idle): its owner lets it go too."""
@@ -1244,6 +1247,7 @@ class Cluster:
                 self.handoffs += 1
                 self._owners[code] = (target, time.monotonic() + OWNER_CACHE)
                 log.info("room %s: handed over to worker %s (token %d)", code, target, token)
+                self._spawn(self._forget_copy(code, room))
             elif token == 0:
                 log.warning("room %s: worker %s lost its lease before handing it over", code, self.id)
             await _stop_owning(room)
@@ -1252,6 +1256,15 @@ class Cluster:
                 room.lock.release()
             if failed:
                 self._resync_soon(room)  # a replica from now on (of what the new owner stores)
+
+    async def _forget_copy(self, code: str, room: Room) -> None:
+        """A room handed over, with nobody connected here: no replica of it here (its
+        appends are dropped unread from now on); a connection for it loads it again."""
+        async with self.tables._load_lock:  # nobody loads a room while it is let go
+            if self.tables.rooms.get(code) is not room or room.connections or code in self.leases:
+                return
+            del self.tables.rooms[code]
+        await self.forgotten(room)
 
     def _take_handoff(self, msg: dict[str, Any]) -> None:
         """Another worker handed a room over to this one (its lease is this worker's now)."""
