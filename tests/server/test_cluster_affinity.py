@@ -13,6 +13,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -355,3 +356,31 @@ def _answers(http: str) -> bool:
         return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-c", "from spieltisch.cli import main; main()", "serve", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
+def test_serve_port_per_worker_refuses_what_cannot_work(cluster_env: ClusterEnv) -> None:
+    """Without --redis there are no workers to give ports; a port of the range in use is
+    refused with its number before anything starts."""
+    alone = _serve("--port-per-worker", "--port", "0")
+    assert alone.returncode == 2 and "--port-per-worker" in alone.stderr and "--redis" in alone.stderr
+    with socket.socket() as first, socket.socket() as busy:
+        first.bind(("127.0.0.1", 0))
+        port = first.getsockname()[1]
+        try:
+            busy.bind(("127.0.0.1", port + 1))
+        except OSError:
+            pytest.skip(f"port {port + 1} is not free here")
+        busy.listen()
+        first.close()  # free: the first worker's port; the second one's is taken
+        out = _serve(
+            "--port-per-worker", "--workers", "2", "--port", str(port),
+            "--redis", cluster_env.redis, "--database", cluster_env.database,
+        )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    assert f"Error: port {port + 1} on 127.0.0.1 is in use by another program" in out.stderr
+    assert "one port each" not in out.stdout

@@ -1205,6 +1205,8 @@ class Cluster:
                 await room.lock.acquire()
                 locked = True
         except TimeoutError:
+            if locked:  # (the time ran out just as the lock came)
+                room.lock.release()
             log.warning("room %s: a command still runs; not handing it over now", code)
             if self.leases.get(code) is lease:
                 lease.ready = True
