@@ -390,6 +390,12 @@ def create_app(
             shutdown.sockets.add(websocket)
             greeted = await _greet(websocket, room, address, addresses)
             if greeted is not None:
+                if tables.rooms.get(room.code) is not room:  # let go meanwhile: load it again
+                    try:
+                        room = await tables.room(code)
+                    except RoomError as exc:
+                        await _refuse(websocket, "no_room", exc.detail, 4404)
+                        return
                 await _serve(websocket, tables, room, greeted[0], address, addresses, timings)
         finally:
             shutdown.sockets.discard(websocket)

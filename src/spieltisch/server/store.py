@@ -370,6 +370,11 @@ class Store:
 
     def load(self, code: str) -> RoomRow | None:
         with self.engine.connect() as conn:
+            if self.engine.dialect.name == "postgresql":
+                # One snapshot for the three reads: an append committed between them would
+                # give a log that ends the game under a room still "playing" (read as an
+                # archived record, its hidden decisions shown).
+                conn.execution_options(isolation_level="REPEATABLE READ")
             r = conn.execute(select(self.rooms).where(self.rooms.c.code == code)).mappings().first()
             if r is None:
                 return None
