@@ -15,6 +15,7 @@ from typing import Final
 
 from spieltisch.engine.scout.actions import MAX_HAND, SCOUT_BASE, SHOW_BASE, SS_BASE
 from spieltisch.engine.scout.cards import BOTTOM, TOP, beating_sets, set_key
+from spieltisch.engine.scout.state import ScoutState
 
 H: Final = MAX_HAND
 HH: Final = H * H
@@ -331,6 +332,28 @@ def _best_show(
             e += 1
             k = (e - s) * 64 + kind + lo  # set_key of vals[s:e] (S-7)
     return best_score, best, pre
+
+
+def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int) -> list[int]:
+    """Play the round of ``w`` out with :func:`best_action` (``full=False``) for
+    every seat, each seat turning its hand (S-5) if :func:`wants_flip`; after
+    ``limit`` turns (a show/scout cycle) the hands are scored as they are (S-11).
+    The round's points per seat (hard@v1's playouts)."""
+    turns = 0
+    while not w.is_over():
+        turns += 1
+        if turns > limit:
+            bonus = w.chips if w.players == 2 else w.tokens
+            return [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
+        movers = w.to_move()
+        if w.phase == "flip":
+            for s in movers:
+                w.apply_id(s, flip_id if wants_flip(w.hands[s]) else keep_id)
+            continue
+        s = movers[0]
+        w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
+    points: list[int] = w.results[-1]["points"]
+    return points
 
 
 def flipped(hand: Sequence[int]) -> list[int]:
