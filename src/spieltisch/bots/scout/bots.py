@@ -255,23 +255,7 @@ class HardBot(Bot):
 
     def _playout(self, w: ScoutState, pos: Position) -> float:
         """Play the sampled round out with the medium policy; score relative."""
-        turns = 0
-        while not w.is_over():
-            turns += 1
-            if turns > PLAYOUT_LIMIT:  # a show/scout cycle: score the hands as they are (S-11)
-                bonus = w.chips if w.players == 2 else w.tokens
-                points = [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
-                return self._utility(points, pos)
-            movers = w.to_move()
-            if w.phase == "flip":
-                for s in movers:
-                    w.apply_id(s, FLIP_ID if policy.wants_flip(w.hands[s]) else KEEP_ID)
-                continue
-            s = movers[0]
-            action = policy.best_action(w.hands[s], w.table, w.players, w.chips[s], full=False)
-            w.apply_id(s, action)
-        points = w.results[-1]["points"]
-        return self._utility(points, pos)
+        return self._utility(policy.play_round(w, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID), pos)
 
     def _utility(self, points: Sequence[int], pos: Position) -> float:
         return round_utility(points, pos)

@@ -11,24 +11,26 @@ hand it leaves.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from spieltisch.engine.scout.actions import MAX_HAND, SCOUT_BASE, SHOW_BASE, SS_BASE
 from spieltisch.engine.scout.cards import BOTTOM, TOP, beating_sets, set_key
+from spieltisch.engine.scout.state import ScoutState
 
-H = MAX_HAND
-HH = H * H
+H: Final = MAX_HAND
+HH: Final = H * H
 
 # -- weights ------------------------------------------------------------------
-CARD = 0.5
+CARD: Final = 0.5
 """Value lost per card held (S-11: -1 per card left in hand at the round end)."""
-TOKEN = 0.6
+TOKEN: Final = 0.6
 """A scout hands the active set's owner a token (S-8); relative to the table
 that costs a little less than a full point."""
-CHIP_2P = 1.0
+CHIP_2P: Final = 1.0
 """S-14/S-16: a 2-player scout spends a chip worth a point at the round end."""
-SS_CHIP = 0.7
+SS_CHIP: Final = 0.7
 """S-9: the once-per-round scout & show chip has option value."""
-EMPTY_BONUS = 3.0
+EMPTY_BONUS: Final = 3.0
 """S-10 (a): emptying the hand ends the round while everybody else still holds cards."""
 
 
@@ -39,12 +41,12 @@ def _segment_table(match: bool) -> list[float]:
     return [0.0, -1.0] + [-1.0 + per * (n - 1) + 0.1 * (n - 2) ** 2 for n in range(2, H + 2)]
 
 
-SEG_MATCH = _segment_table(True)
-SEG_RUN = _segment_table(False)
+SEG_MATCH: Final = _segment_table(True)
+SEG_RUN: Final = _segment_table(False)
 
 
-_CACHE: dict[tuple[int, ...], float] = {}
-_CACHE_LIMIT = 500_000
+_CACHE: Final[dict[tuple[int, ...], float]] = {}
+_CACHE_LIMIT: Final = 500_000
 
 
 def hand_value(vals: Sequence[int]) -> float:
@@ -58,11 +60,11 @@ def hand_value(vals: Sequence[int]) -> float:
     if found is None:
         if len(_CACHE) >= _CACHE_LIMIT:
             _CACHE.clear()
-        found = _CACHE[key] = _hand_value(key)
+        found = _CACHE[key] = _hand_value(list(key))
     return found
 
 
-def _hand_value(vals: Sequence[int]) -> float:
+def _hand_value(vals: list[int]) -> float:
     """Dynamic programming over positions: ``f[i]`` is the best value of the
     first ``i`` cards; a set ending at ``i`` is a match or run reaching back."""
     return _prefix(vals)[-1] - CARD * len(vals)
@@ -154,7 +156,7 @@ def score_actions(
     return out
 
 
-_BEST: dict[tuple[tuple[int, ...], tuple[int, ...], int, int, bool], int] = {}
+_BEST: Final[dict[tuple[tuple[int, ...], tuple[int, ...], int, int, bool], int]] = {}
 
 
 def best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int, full: bool) -> int:
@@ -179,29 +181,44 @@ def _best_action(hand: Sequence[int], table: Sequence[int], players: int, chips:
     return best
 
 
+_VALUES: Final[dict[int, float]] = {}
+"""Hand values by :func:`_hand_key` (the playouts' memo)."""
+SH: Final[list[int]] = [4 * i for i in range(H + 2)]
+"""``SH[i]``: where the ``i``-th number of a hand key starts (bits)."""
+MASK: Final[list[int]] = [(1 << 4 * i) - 1 for i in range(H + 2)]
+"""``key & MASK[i]``: the key of the first ``i`` numbers."""
+
+
+def _hand_key(vals: list[int]) -> int:
+    """The live numbers (1..10) in one int, four bits each, the first card
+    lowest (no number is 0, so the key also tells the length)."""
+    key = 0
+    for i in range(len(vals) - 1, -1, -1):
+        key = (key << 4) | vals[i]
+    return key
+
+
+def _remember(values: dict[int, float], key: int, value: float) -> None:
+    if len(values) >= _CACHE_LIMIT:
+        values.clear()
+    values[key] = value
+
+
 def _best_pruned(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
     """``max(score_actions(..., full=False))`` (first on ties) without building
     the list: the playouts' hot path. Every score is computed with exactly the
     same operations in the same order as :func:`score_actions` (a test checks
-    that both always agree)."""
-    cache_get = _CACHE.get
-    vals = tuple([TOP[c] for c in hand])
+    that both always agree), and the actions are tried in its order; only the
+    hand values are found differently: memoised by an int key
+    (:func:`_hand_key`) and, when missing, computed from the part of the
+    dynamic programme of the hand in front of the change (:func:`_prefix`),
+    which gives the very same value."""
+    vals: list[int] = [TOP[c] for c in hand]
     h = len(vals)
     m = len(table)
+    key = _hand_key(vals)
     table_key = set_key([TOP[c] for c in table]) if table else -1
-    best_score = -1e9
-    best = -1
-    for s, n, k in beating_sets(vals, table_key):
-        rest = vals[:s] + vals[s + n :]
-        if rest:
-            hv = cache_get(rest)
-            if hv is None:
-                hv = hand_value(rest)
-            score = m + hv - exposure(n, k)
-        else:
-            score = m + EMPTY_BONUS
-        if score > best_score:
-            best_score, best = score, SHOW_BASE + s * H + n - 1
+    best_score, best, pre = _best_show(vals, key, None, 0, table_key, m, False, -1e9, -1, SHOW_BASE)
     if not table:
         return best
     two = players == 2
@@ -209,38 +226,134 @@ def _best_pruned(hand: Sequence[int], table: Sequence[int], players: int, chips:
         return best
     cost = CHIP_2P if two else TOKEN
     with_ss = not two and chips > 0 and h + 1 <= H
-    for end in (0, 1):
+    values = _VALUES
+    rkey = -1
+    rm = 0
+    # A one-card set has one card to scout: its right end would repeat the left's scores.
+    for end in range(2 if m > 1 else 1):
         c = table[0] if end == 0 else table[-1]
         if with_ss:
             reduced = table[1:] if end == 0 else table[:-1]
             rkey = set_key([TOP[x] for x in reduced]) if reduced else -1
             rm = len(reduced)
-        for turn in (0, 1):
+        for turn in range(2):
             v = BOTTOM[c] if turn else TOP[c]
             index0 = (end * 2 + turn) * (H + 1)
-            for at in fit_positions(vals, v):
-                nv = (*vals[:at], v, *vals[at:])
-                hv = cache_get(nv)
+            for at in range(h + 1):
+                if 0 < at < h:  # fit_positions: touching a neighbour, or at either end
+                    d = vals[at - 1] - v
+                    if d < -1 or d > 1:
+                        d = vals[at] - v
+                        if d < -1 or d > 1:
+                            continue
+                low = key & MASK[at]
+                high = key >> SH[at]
+                nkey = low | (v << SH[at]) | (high << SH[at + 1])
+                nv: list[int] | None = None
+                npre: list[float] | None = None
+                hv = values.get(nkey)
                 if hv is None:
-                    hv = hand_value(nv)
+                    nv = [*vals[:at], v, *vals[at:]]
+                    if pre is None:
+                        pre = _prefix(vals)
+                    npre = _prefix(nv, pre, at)
+                    hv = npre[h + 1] - CARD * (h + 1)
+                    _remember(values, nkey, hv)
                 score = hv - cost
                 if score > best_score:
                     best_score, best = score, SCOUT_BASE + index0 + at
                 if not with_ss:
                     continue
+                if nv is None:
+                    nv = [*vals[:at], v, *vals[at:]]
                 base = SS_BASE + (index0 + at) * HH
-                for s, n, k in beating_sets(nv, rkey):
-                    rest = nv[:s] + nv[s + n :]
-                    if rest:
-                        hv = cache_get(rest)
-                        if hv is None:
-                            hv = hand_value(rest)
-                        score = rm + hv - exposure(n, k) - TOKEN - SS_CHIP
-                    else:
-                        score = rm + EMPTY_BONUS - TOKEN - SS_CHIP
-                    if score > best_score:
-                        best_score, best = score, base + s * H + n - 1
+                known = at  # nv's programme starts as the hand's
+                if npre is not None:
+                    known = h + 1
+                else:
+                    npre = pre
+                best_score, best, _ = _best_show(
+                    nv, nkey, npre, known, rkey, rm, True, best_score, best, base
+                )
     return best
+
+
+def _best_show(
+    vals: list[int],
+    key: int,
+    pre: list[float] | None,
+    known: int,
+    beat: int,
+    m: int,
+    ss: bool,
+    best_score: float,
+    best: int,
+    base: int,
+) -> tuple[float, int, list[float] | None]:
+    """:func:`_best_pruned`'s shows (``ss``: the shows of a scout & show, S-9)
+    of the hand ``vals`` (int key ``key``) that beat the set key ``beat``,
+    ``m`` cards on the table: the best of them and of ``best_score``/``best``
+    (the first on ties), tried in :func:`beating_sets`' order. ``pre[: known +
+    1]`` (if given) is the start of ``_prefix(vals)``; returned is as much of
+    it as is known afterwards (``None``: nothing)."""
+    h = len(vals)
+    values = _VALUES
+    for s in range(h):
+        v0 = vals[s]
+        step = vals[s + 1] - v0 if s + 1 < h else 2
+        kind = 16 if step == 0 else 0
+        lo = v0
+        k = 80 + v0  # set_key of the single card
+        e = s + 1  # the set is vals[s:e]
+        while True:
+            if k > beat:
+                n = e - s
+                if n == h:
+                    score = m + EMPTY_BONUS  # S-10 (a): the round ends at once
+                else:
+                    rkey = (key & MASK[s]) | ((key >> SH[e]) << SH[s])
+                    hv = values.get(rkey)
+                    if hv is None:
+                        if pre is None or s > known:
+                            pre = _prefix(vals) if pre is None else _prefix(vals, pre, known)
+                            known = h
+                        rest = vals[:s] + vals[e:]
+                        hv = _prefix(rest, pre, s)[h - n] - CARD * (h - n)
+                        _remember(values, rkey, hv)
+                    score = m + hv - EXPOSURE[k]
+                if ss:
+                    score = score - TOKEN - SS_CHIP
+                if score > best_score:
+                    best_score, best = score, base + s * H + e - s - 1
+            if e >= h or step < -1 or step > 1 or vals[e] - vals[e - 1] != step:
+                break
+            if vals[e] < lo:
+                lo = vals[e]
+            e += 1
+            k = (e - s) * 64 + kind + lo  # set_key of vals[s:e] (S-7)
+    return best_score, best, pre
+
+
+def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int) -> list[int]:
+    """Play the round of ``w`` out with :func:`best_action` (``full=False``) for
+    every seat, each seat turning its hand (S-5) if :func:`wants_flip`; after
+    ``limit`` turns (a show/scout cycle) the hands are scored as they are (S-11).
+    The round's points per seat (hard@v1's playouts)."""
+    turns = 0
+    while not w.is_over():
+        turns += 1
+        if turns > limit:
+            bonus = w.chips if w.players == 2 else w.tokens
+            return [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
+        movers = w.to_move()
+        if w.phase == "flip":
+            for s in movers:
+                w.apply_id(s, flip_id if wants_flip(w.hands[s]) else keep_id)
+            continue
+        s = movers[0]
+        w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
+    points: list[int] = w.results[-1]["points"]
+    return points
 
 
 def flipped(hand: Sequence[int]) -> list[int]:
@@ -264,7 +377,7 @@ def wants_flip(hand: Sequence[int]) -> bool:
 # a rounding error; the choice is otherwise the same (a test checks it).
 
 
-def _prefix(vals: Sequence[int], f: list[float] | None = None, start: int = 0) -> list[float]:
+def _prefix(vals: list[int], f: list[float] | None = None, start: int = 0) -> list[float]:
     """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`);
     ``f[: start + 1]`` may be given (it depends on those cards only)."""
     h = len(vals)
@@ -391,8 +504,8 @@ def value_without(vals: Sequence[int], f: Sequence[float], g: Sequence[float], s
     return best - CARD * (h - n)
 
 
-_FAST: dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int] = {}
-EXPOSURE = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
+_FAST: Final[dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int]] = {}
+EXPOSURE: Final = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
 """:func:`exposure` by set key alone (a key holds the set's size, S-7)."""
 
 
