@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/fit_schmaus_value.py gen --first-seed 110000 --games 2000 --out value.jsonl
     .venv/bin/python scripts/fit_schmaus_value.py fit value.jsonl
+    .venv/bin/python scripts/fit_schmaus_value.py pooled value.jsonl
 
 ``gen`` plays ``--games`` games of ``--bot`` (default hard@v1) against 3×
 medium (4 players, ``scripts/measure_bots.py``'s seating) and records, at the
@@ -104,6 +105,32 @@ def fit(data: Path, l2: Annotated[float, typer.Option()] = 1.0) -> None:
     print("COEFFICIENTS = {")
     for left, w in out.items():
         print(f"    {left}: {tuple(w)},")
+    print("}")
+
+
+@app.command()
+def pooled(data: Path, l2: Annotated[float, typer.Option()] = 1.0) -> None:
+    """One logistic regression over every number of rounds left, each weight
+    quadratic in the rounds left (the screen "fits smoothed over the rounds
+    left", docs/bots.md); prints the weights per number of rounds left."""
+    import numpy as np
+
+    rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    x = np.array([r["x"] for r in rows], dtype=float)
+    scale = np.array([r["left"] for r in rows], dtype=float) / 11
+    y = np.array([float(r["won"]) for r in rows])
+    z = np.hstack([x, x * scale[:, None], x * (scale**2)[:, None]])
+    w = np.zeros(z.shape[1])
+    pen = l2 * np.eye(z.shape[1])
+    for _ in range(40):
+        p = 1 / (1 + np.exp(-(z @ w)))
+        w -= np.linalg.solve((z * (p * (1 - p))[:, None]).T @ z + pen, z.T @ (p - y) + pen @ w)
+    k = x.shape[1]
+    print("SMOOTH = {")
+    for left in range(1, 12):
+        t = left / 11
+        c = w[:k] + w[k : 2 * k] * t + w[2 * k :] * t * t
+        print(f"    {left}: {tuple(round(float(v), 4) for v in c)},")
     print("}")
 
 

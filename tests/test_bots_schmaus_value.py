@@ -9,6 +9,7 @@ from spieltisch.bots.schmaus import HardBot
 from spieltisch.bots.schmaus_value import COEFFICIENTS, HardBotV5, features, value
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
+from spieltisch.match import play_match
 
 
 def cards(text: str) -> list[int]:
@@ -77,3 +78,29 @@ def test_v5_scores_lays_by_the_fitted_value_with_four_players() -> None:
     v1, _ = HardBot("schmaus", 0, 3)._search(view, lays)
     assert v5 != v1
     assert all(0 <= t / HardBotV5.default_work <= 1 for t in v5.values())
+
+
+@pytest.mark.parametrize(
+    ("players", "options"), [(3, None), (4, {"loser_draws": 3}), (4, {"hand_limit": 10})]
+)
+def test_v5_plays_as_v1_where_the_value_was_not_fitted(players: int, options: dict[str, int] | None) -> None:
+    """Other table sizes and rule options than the fit's: v1's objective, so
+    the same game as hard@v1 from the same seeds."""
+
+    def record(version: str) -> list[object]:
+        specs = [f"{version}:samples=8" if s == 0 else "medium" for s in range(players)]
+        bots = [make_bot("schmaus", spec, s, 4) for s, spec in enumerate(specs)]
+        return list(play_match("schmaus", bots, 4, options).state.record().actions)
+
+    assert record("hard@v5") == record("hard@v1")
+
+
+def test_v5_and_v1_differ_at_four_players_with_the_default_rules() -> None:
+    """The check above can fail: with the fitted value the games differ."""
+
+    def record(version: str, seed: int) -> list[object]:
+        specs = [f"{version}:samples=8" if s == 0 else "medium" for s in range(4)]
+        bots = [make_bot("schmaus", spec, s, seed) for s, spec in enumerate(specs)]
+        return list(play_match("schmaus", bots, seed).state.record().actions)
+
+    assert any(record("hard@v5", seed) != record("hard@v1", seed) for seed in range(4))

@@ -25,8 +25,10 @@ where the lowest draw two cards of the unseen cards' mean keep value
 (W-15) and a hand that allows no full lay is filled by W-5's expected draws
 (:func:`_refill`), as the positions at the next round's start were
 recorded. In the last round the objective is v1's (the game's winner,
-exactly). Grocer targets and ×5 cards are v1's (their hindsight regret is
-nil, docs/bots.md, "Where hard@v1 loses").
+exactly), and so it is at tables of other than 4 players or under other
+than the default rule options, for which the value was not fitted. Grocer
+targets and ×5 cards are v1's (their hindsight regret is nil, docs/bots.md,
+"Waschbär-Schmaus hard@v5").
 
 Only the seat's view is used; the budget is v1's: ``samples`` sampled
 worlds, counted in work, so a decision depends only on the seed and the view.
@@ -52,7 +54,10 @@ from spieltisch.bots.schmaus import (
     round_scores,
 )
 from spieltisch.engine.schmaus import actions as A
-from spieltisch.engine.schmaus.cards import GUARDIAN, HUNTER
+from spieltisch.engine.schmaus.cards import GUARDIAN, HUNTER, normalize_options
+
+_DEFAULTS = normalize_options(None, 4)
+"""The rule options the value was fitted under (the defaults)."""
 
 FOOD_SHARE = 40 / 54
 """The share of food cards in the default deck: the chance that a drawn card is food."""
@@ -139,7 +144,8 @@ class HardBotV5(HardBot):
 
     version = "v5"
     fitted_players = 4
-    """The table size the value was fitted for; other tables use v1's objective."""
+    """The table size the value was fitted for; other tables, and games with
+    other than the default rule options, use v1's objective."""
     blend = 1.0
     coefficients: ClassVar[Mapping[int, Sequence[float]]] = COEFFICIENTS
     """The fitted weights per number of rounds left (see :func:`value`)."""
@@ -187,6 +193,7 @@ class HardBotV5(HardBot):
             left <= 0
             or not self.coefficients
             or view["players"] != self.fitted_players
+            or view["options"] != _DEFAULTS
             or not isinstance(search, _SearchV5)
         ):
             super()._score(view, search, table, lays, totals, weight)
