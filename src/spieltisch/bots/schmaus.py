@@ -250,7 +250,6 @@ class OpponentModel:
         return win * pot
 
 
-
 def medium_rule(gain: _Gains) -> Callable[[Sequence[int]], int]:
     """Medium's lay from a hand under the model of ``gain`` (as :func:`medium_lay`: the
     best expected gain, ties to the cheaper cards), the keys remembered."""
@@ -267,6 +266,7 @@ def medium_rule(gain: _Gains) -> Callable[[Sequence[int]], int]:
         return best
 
     return rule
+
 
 def medium_lay(counts: Sequence[int], model: OpponentModel, legal: Sequence[int] | None = None) -> int:
     """Medium's lay: the best expected gain; ties go to the cheaper cards."""
