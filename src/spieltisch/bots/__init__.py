@@ -59,7 +59,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1", ("schmaus", "hard"): "v1"}
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1", ("schmaus", "hard"): "v5"}
 
 
 def versions(game: str, level: str) -> list[str]:
