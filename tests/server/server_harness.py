@@ -272,6 +272,8 @@ class Workers:
             "bot_workers": 1,
         }
         here = str(Path(__file__).resolve().parent)
+        self.log_path = log
+        """Where the workers' log goes (their stderr), if anywhere."""
         self._log = open(log, "a") if log is not None else None  # noqa: SIM115 - closed in close()
         self.launcher = subprocess.Popen(
             [sys.executable, "-c", "import server_harness; server_harness._launcher()"],

@@ -202,6 +202,9 @@ def test_a_room_goes_to_the_worker_its_people_are_on_and_plays_on(
     assert GameRecord(row.game, row.players, row.seed, row.options, row.actions).replay().is_over()
     assert [(e["seat"], e["text"]) for e in seats[2].log] == [(s, t) for s, t in row.actions]
     check_every_ack_once(row, seats)
+    # The old owner gave the lease away: a renewal that finds it gone then is no loss.
+    assert workers.log_path is not None
+    assert f"room {room}: worker w0 lost its lease" not in workers.log_path.read_text()
     # The bot (seat 2) moved after the handoff, on the new owner.
     before = max(v for t, v in seats[2].seen if t <= moved[0][0])
     assert any(who == 2 for who, _ in row.actions[before:]), (before, len(row.actions))

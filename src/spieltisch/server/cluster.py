@@ -245,6 +245,10 @@ class Lease:
     handed_in: float | None = None
     """``time.monotonic()`` when the lease came by a handoff from another worker (``None``:
     taken): the room is not handed on before :data:`HANDOFF_AGAIN` s."""
+    giving: bool = False
+    """The handoff script for this lease is on its way (:meth:`Cluster._hand_over`): a
+    renewal that finds the lease gone (the target has it now) is not a loss; the handoff
+    deals with each outcome itself."""
 
 
 class Moved(CommandError):
@@ -1089,7 +1093,7 @@ class Cluster:
             self.reachable = True
         self._set_live(live)
         for code, lease in lost:
-            if self.leases.get(code) is lease:
+            if self.leases.get(code) is lease and not lease.giving:
                 self._lost(code)
 
     def _unreachable(self, reason: str) -> None:
@@ -1235,6 +1239,7 @@ class Cluster:
                 if not done.done():
                     done.set_result(int(token))
 
+            lease.giving = True
             self._later(send)
             try:
                 token = await asyncio.wait_for(done, FORWARD_TIMEOUT)
@@ -1254,6 +1259,8 @@ class Cluster:
                 log.warning("room %s: worker %s lost its lease before handing it over", code, self.id)
             await _stop_owning(room)
         finally:
+            if lease.giving and self.leases.get(code) is lease:  # cancelled on the way: not ours now either
+                self._lost(code)
             if locked:
                 room.lock.release()
             if failed:
