@@ -154,6 +154,15 @@ def model_choices(lays: Sequence[int], fixed: Mapping[int, int] | None = None) -
     return targets
 
 
+def modelled_round(lays: Sequence[int]) -> tuple[list[int], bool]:
+    """The round of the table ``lays`` as the bots expect it: each seat's score
+    (grocer targets by :func:`model_choices`, every ×5 on the best card) and
+    whether the hunter voids it (W-8, unless a guardian blocks it, W-7)."""
+    effects = [_EFFECT[i] for i in lays]
+    void = HUNTER in effects and GUARDIAN not in effects
+    return round_scores(lays, model_choices(lays), [_FOOD_MAX[i] for i in lays]), void
+
+
 def awards(individual: Sequence[int]) -> tuple[list[int], list[int]]:
     """The pot shares (W-14) and the seats with the lowest score (W-15)."""
     pot = sum(individual)
@@ -794,9 +803,7 @@ class HardBot(_SchmausBot):
         ``table``, to ``totals`` (the round by its exact rules, W-6...W-15)."""
         for lay in lays:
             table[search.me] = lay
-            effects = [_EFFECT[i] for i in table]
-            void = HUNTER in effects and GUARDIAN not in effects
-            individual = round_scores(table, model_choices(table), [_FOOD_MAX[i] for i in table])
+            individual, void = modelled_round(table)
             draw = 0.0 if void and search.no_hunter_draw else search.draws[lay]  # W-15 variant
             totals[lay] += weight * self._win_chance(view, individual, draw, search.bonus[lay], search.spread)
 

@@ -43,18 +43,15 @@ from typing import ClassVar
 
 from spieltisch.bots.base import View
 from spieltisch.bots.schmaus import (
-    _EFFECT,
-    _FOOD_MAX,
     KEEP_VALUE,
     HardBot,
     _Search,
     awards,
     counts_of,
-    model_choices,
-    round_scores,
+    modelled_round,
 )
 from spieltisch.engine.schmaus import actions as A
-from spieltisch.engine.schmaus.cards import GUARDIAN, HUNTER, normalize_options
+from spieltisch.engine.schmaus.cards import normalize_options
 
 _DEFAULTS = normalize_options(None, 4)
 """The rule options the value was fitted under (the defaults)."""
@@ -218,9 +215,7 @@ class HardBotV5(HardBot):
         scores = view["scores"]
         for lay in lays:
             table[me] = lay
-            effects = [_EFFECT[i] for i in table]
-            void = HUNTER in effects and GUARDIAN not in effects
-            individual = round_scores(table, model_choices(table), [_FOOD_MAX[i] for i in table])
+            individual, void = modelled_round(table)
             shares, lowest = awards(individual)
             if void and search.no_hunter_draw:
                 lowest = []
