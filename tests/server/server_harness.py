@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import psutil
 import uvicorn
 import websockets
 from websockets.asyncio.client import ClientConnection as AsyncConnection
@@ -415,6 +416,30 @@ class Proxy:
     def close(self) -> None:
         self.cut()
         self.listener.close()
+
+
+def answers(http: str) -> bool:
+    """The server at ``http`` answers a plain request now."""
+    try:
+        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def stop_tree(proc: subprocess.Popen[Any]) -> None:
+    """Stop ``proc`` (e.g. ``spieltisch serve --workers N``) and, should it not end in
+    60 s on a busy machine, kill it and its children (only these processes)."""
+    tree = [proc.pid]
+    with contextlib.suppress(psutil.Error):
+        tree += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
+    proc.terminate()
+    try:
+        proc.wait(60)
+    except subprocess.TimeoutExpired:
+        for pid in tree:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait(10)
 
 
 def _launcher() -> None:

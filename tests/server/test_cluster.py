@@ -20,7 +20,17 @@ import psutil
 import pytest
 import redis
 from conftest import ClusterEnv
-from server_harness import Player, SeatUrl, Workers, open_room, play, run_async, seat_socket
+from server_harness import (
+    Player,
+    SeatUrl,
+    Workers,
+    answers,
+    open_room,
+    play,
+    run_async,
+    seat_socket,
+    stop_tree,
+)
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.rooms import hash_secret, new_secret
@@ -269,7 +279,7 @@ def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env:
             return found
 
         deadline = time.monotonic() + 60
-        while len(workers_now()) < 2 or not _answers(http):
+        while len(workers_now()) < 2 or not answers(http):
             assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
             time.sleep(0.1)
         first = {w.pid for w in workers_now()}
@@ -292,22 +302,5 @@ def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env:
         assert {w.pid for w in workers_now()} != first
         one_game(3)
     finally:
-        tree = [proc.pid]
-        with contextlib.suppress(psutil.Error):
-            tree += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
-        proc.terminate()
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:  # a busy machine: end them (only these processes)
-            for pid in tree:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            proc.wait(10)
+        stop_tree(proc)
         Store(cluster_env.database, prefix=prefix).drop()
-
-
-def _answers(http: str) -> bool:
-    try:
-        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False

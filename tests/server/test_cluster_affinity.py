@@ -27,7 +27,7 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 from conftest import ClusterEnv
-from server_harness import SeatUrl, Workers, open_room, run_async, seat_socket
+from server_harness import SeatUrl, Workers, answers, open_room, run_async, seat_socket, stop_tree
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.cluster import HANDOFF_AFTER
@@ -296,7 +296,7 @@ def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their
         assert "2 worker(s), one port each" in banner and len(set(ports)) == 2, banner
         https = [f"http://127.0.0.1:{p}" for p in ports]
         deadline = time.monotonic() + 60
-        while not all(_answers(h) for h in https):
+        while not all(answers(h) for h in https):
             assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
             time.sleep(0.1)
 
@@ -335,30 +335,13 @@ def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their
         deadline = time.monotonic() + 60
         while True:  # started again by the supervisor, on the same port
             with contextlib.suppress(AssertionError):
-                if _answers(https[1]) and pid_behind(https[1]) != pids[1]:
+                if answers(https[1]) and pid_behind(https[1]) != pids[1]:
                     break
             assert time.monotonic() < deadline, "the killed worker did not come back on its port"
             time.sleep(0.2)
     finally:
-        tree = [proc.pid]
-        with contextlib.suppress(psutil.Error):
-            tree += [c.pid for c in psutil.Process(proc.pid).children(recursive=True)]
-        proc.terminate()
-        try:
-            proc.wait(60)
-        except subprocess.TimeoutExpired:  # a busy machine: end them (only these processes)
-            for pid in tree:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            proc.wait(10)
+        stop_tree(proc)
         Store(cluster_env.database, prefix=prefix).drop()
-
-
-def _answers(http: str) -> bool:
-    try:
-        return httpx.get(f"{http}/api/games", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
