@@ -43,6 +43,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v2": "spieltisch.bots.scout:HardBotV2",
             "v3": "spieltisch.bots.scout:HardBotV3",
             "v4": "spieltisch.bots.scout:HardBotV4",
+            "v5": "spieltisch.bots.scout:HardBotV5",
         },
     },
     "schmaus": {
@@ -59,7 +60,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v1", ("schmaus", "hard"): "v5"}
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v5", ("schmaus", "hard"): "v5"}
 
 
 def versions(game: str, level: str) -> list[str]:

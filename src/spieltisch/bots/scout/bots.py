@@ -328,6 +328,18 @@ class HardBotV2(HardBot):
         return game_utility(points, pos)
 
 
+class HardBotV5(HardBotV2):
+    """Version 5 (``hard@v5``): v2's search at :attr:`default_work` playouts
+    per decision instead of 200 - what fits 0.3 CPU s per decision on one core
+    with the compiled build (``scripts/build-fast``): about 0.19 s at 4 players,
+    0.14 s at 5 (docs/bots.md, "Versions"). The games are those of
+    ``hard@v2:playouts=1000``.
+    """
+
+    version = "v5"
+    default_work = 1000
+
+
 class HardBotV3(HardBot):
     """Version 3 (``hard@v3``): v1's search with a faster playout policy and a
     bigger budget for the same CPU time.
