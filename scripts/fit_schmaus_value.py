@@ -1,7 +1,7 @@
-"""Fit hard@v5's value of a Waschbär-Schmaus position from played games.
+"""Fit hard@v5's (and hard@v6's) value of a Waschbär-Schmaus position from played games.
 
     .venv/bin/python scripts/fit_schmaus_value.py gen --first-seed 110000 --games 2000 --out value.jsonl
-    .venv/bin/python scripts/fit_schmaus_value.py fit value.jsonl
+    .venv/bin/python scripts/fit_schmaus_value.py fit value.jsonl [more.jsonl ...]
     .venv/bin/python scripts/fit_schmaus_value.py pooled value.jsonl
 
 ``gen`` plays ``--games`` games of ``--bot`` (default hard@v1) against 3×
@@ -14,8 +14,9 @@ game (W-18, a tie counts). The features use the whole state (the opponents'
 real hands), as hard@v5 evaluates them in its sampled worlds.
 
 ``fit`` fits one logistic regression per number of rounds left (Newton's
-method, a small L2 penalty) and prints the coefficients as the Python
-literal ``spieltisch.bots.schmaus_value.COEFFICIENTS`` holds. Use training
+method, a small L2 penalty) to the rows of one or more files and prints the
+coefficients as the Python literal ``spieltisch.bots.schmaus_value.COEFFICIENTS``
+(hard@v5's) or ``COEFFICIENTS_V6`` (hard@v6's) holds. Use training
 seeds disjoint from every measurement seed.
 """
 
@@ -64,7 +65,8 @@ def gen(
                     plan = planner._plan_value(
                         counts_of(view["hand"]), model, min(left, planner.plan_rounds), {}
                     )
-                    rows.append((left, hand_features(seat, list(state.scores), hands, plan)))
+                    counts = counts_of(view["hand"])
+                    rows.append((left, hand_features(seat, list(state.scores), hands, plan), counts))
                 for s in state.to_move():
                     if s not in state.to_move():
                         continue
@@ -72,17 +74,19 @@ def gen(
                     if state.is_over():
                         break
             won = seat in state.outcome().winners  # type: ignore[union-attr]
-            for left, f in rows:
-                fh.write(json.dumps({"left": left, "x": f, "won": won}) + "\n")
+            for left, f, counts in rows:
+                fh.write(json.dumps({"left": left, "x": f, "hand": counts, "won": won}) + "\n")
             if (g + 1) % 100 == 0:
                 print(f"{g + 1}/{games} games", flush=True)
 
 
 @app.command()
-def fit(data: Path, l2: Annotated[float, typer.Option()] = 1.0) -> None:
+def fit(data: list[Path], l2: Annotated[float, typer.Option()] = 1.0) -> None:
+    """Fit one model per number of rounds left to the rows of every ``data``
+    file together (pooled, e.g. hard@v6's: games of hard@v5 and of hard@v1)."""
     import numpy as np
 
-    rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for path in data for line in path.read_text().splitlines() if line.strip()]
     out: dict[int, list[float]] = {}
     for left in sorted({r["left"] for r in rows}):
         sel = [r for r in rows if r["left"] == left]

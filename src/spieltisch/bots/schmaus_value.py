@@ -234,3 +234,31 @@ class HardBotV5(HardBot):
                 size[s] += extra
             x = features(me, [t + a for t, a in zip(scores, shares, strict=True)], keep, size, plan)
             totals[lay] += weight * value(left, x, self.coefficients)
+
+
+COEFFICIENTS_V6: dict[int, tuple[float, ...]] = {
+    1: (-1.4504, 0.6267, 0.0279, 0.0409, 0.0962, 0.1251, 0.573, -1.8762, 0.4324),
+    2: (-1.4991, 0.3952, 0.0266, 0.0418, -0.1501, 0.1859, 0.421, -1.2511, 0.3047),
+    3: (-1.4012, 0.2908, 0.028, 0.0454, 0.2255, -0.0178, 0.3275, -0.9792, 0.3051),
+    4: (-1.1221, 0.225, 0.0547, 0.0171, 0.3515, -0.112, 0.2092, -1.2211, 0.4137),
+    5: (-1.3903, 0.1886, 0.0482, 0.0196, -0.0013, 0.0322, 0.2758, -0.939, 0.3422),
+    6: (-1.3893, 0.1626, 0.0194, 0.053, -0.0088, 0.0434, 0.2111, -0.9961, 0.34),
+    7: (-2.072, 0.142, 0.0194, 0.0617, -0.0231, 0.0684, 0.2048, -1.0974, 0.5212),
+    8: (-1.6015, 0.1212, 0.0159, 0.071, 0.2964, -0.0443, 0.1226, -0.4613, 0.2481),
+    9: (-1.6091, 0.0961, 0.0312, 0.0723, 0.1816, 0.0151, 0.1411, -0.3112, 0.164),
+    10: (-1.3685, 0.0867, 0.0644, 0.0383, 0.2631, -0.0464, 0.0337, -0.4901, 0.2394),
+    11: (-1.2293, 0.0915, 0.0832, 0.0085, 0.3756, -0.0612, 0.0886, -0.468, 0.1626),
+}
+"""hard@v6's weights of :func:`features` per number of rounds left after this
+one: refitted by ``scripts/fit_schmaus_value.py fit`` to 8,000 training games
+of hard@v5 itself against 3× medium (seeds 120000–120999 and 122000–122999,
+disjoint from every measurement seed): one step of policy iteration."""
+
+
+class HardBotV6(HardBotV5):
+    """hard@v5 with its value refitted to games of hard@v5 itself (one step of
+    policy iteration; version 6, ``hard@v6``): the same features, search,
+    samples and fallbacks as v5; only :attr:`coefficients` differ."""
+
+    version = "v6"
+    coefficients: ClassVar[Mapping[int, Sequence[float]]] = COEFFICIENTS_V6
