@@ -16,7 +16,9 @@ real hands), as hard@v5 evaluates them in its sampled worlds.
 ``fit`` fits one logistic regression per number of rounds left (Newton's
 method, a small L2 penalty) to the rows of one or more files and prints the
 coefficients as the Python literal ``spieltisch.bots.schmaus_value.COEFFICIENTS``
-(hard@v5's) or ``COEFFICIENTS_V6`` (hard@v6's) holds. Use training
+(hard@v5's) or ``COEFFICIENTS_V6`` (hard@v6's) holds; with ``--effects``
+the inputs add the seat's count of each effect card (``COEFFICIENTS_V7``,
+hard@v7's; rows need the hand counts ``gen`` records since hard@v6). Use training
 seeds disjoint from every measurement seed.
 """
 
@@ -30,7 +32,7 @@ import typer
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.schmaus import OpponentModel, _opponent_hand_size, counts_of, unseen_counts
-from spieltisch.bots.schmaus_value import HardBotV5, hand_features
+from spieltisch.bots.schmaus_value import HardBotV5, effect_counts, hand_features
 from spieltisch.engine import get_game
 
 app = typer.Typer(add_completion=False)
@@ -81,12 +83,19 @@ def gen(
 
 
 @app.command()
-def fit(data: list[Path], l2: Annotated[float, typer.Option()] = 1.0) -> None:
+def fit(
+    data: list[Path],
+    l2: Annotated[float, typer.Option()] = 1.0,
+    effects: Annotated[bool, typer.Option(help="Add the seat's effect-card counts (hard@v7).")] = False,
+) -> None:
     """Fit one model per number of rounds left to the rows of every ``data``
-    file together (pooled, e.g. hard@v6's: games of hard@v5 and of hard@v1)."""
+    file together (pooled); with ``--effects`` the inputs are hard@v7's
+    (the rows need the hand counts ``gen`` records)."""
     import numpy as np
 
     rows = [json.loads(line) for path in data for line in path.read_text().splitlines() if line.strip()]
+    if effects:
+        rows = [{**r, "x": r["x"] + effect_counts(r["hand"])} for r in rows]
     out: dict[int, list[float]] = {}
     for left in sorted({r["left"] for r in rows}):
         sel = [r for r in rows if r["left"] == left]

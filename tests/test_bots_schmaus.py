@@ -23,7 +23,7 @@ from spieltisch.bots.schmaus import (
 )
 from spieltisch.bots.schmaus_rollout import HardBotV2
 from spieltisch.bots.schmaus_tuned import HardBotV4
-from spieltisch.bots.schmaus_value import HardBotV5, HardBotV6
+from spieltisch.bots.schmaus_value import HardBotV5, HardBotV6, HardBotV7
 from spieltisch.bots.schmaus_weighted import HardBotV3
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, resolve
@@ -216,6 +216,7 @@ KEPT = [
     ("hard@v4", HardBotV4),
     ("hard@v5", HardBotV5),
     ("hard@v6", HardBotV6),
+    ("hard@v7", HardBotV7),
 ]
 """Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py,
 tests/test_bots_schmaus_weighted.py and tests/test_bots_schmaus_tuned.py test what is
@@ -285,6 +286,8 @@ def _twin_positions_after_a_round() -> tuple[SchmausState, SchmausState]:
         ("hard@v5", _twin_positions_after_a_round),
         ("hard@v6", _twin_positions),
         ("hard@v6", _twin_positions_after_a_round),
+        ("hard@v7", _twin_positions),
+        ("hard@v7", _twin_positions_after_a_round),
     ],
 )
 def test_hidden_cards_do_not_change_a_kept_versions_lay(

@@ -6,7 +6,18 @@ import pytest
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.schmaus import HardBot
-from spieltisch.bots.schmaus_value import COEFFICIENTS, COEFFICIENTS_V6, HardBotV5, HardBotV6, features, value
+from spieltisch.bots.schmaus_value import (
+    COEFFICIENTS,
+    COEFFICIENTS_V6,
+    COEFFICIENTS_V7,
+    HardBotV5,
+    HardBotV6,
+    HardBotV7,
+    _SearchV7,
+    effect_counts,
+    features,
+    value,
+)
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
 from spieltisch.match import play_match
@@ -41,10 +52,36 @@ def _four_player_twins() -> tuple[SchmausState, SchmausState]:
 TABLES = [COEFFICIENTS, COEFFICIENTS_V6]
 
 
-@pytest.mark.parametrize("table", TABLES)
-def test_the_value_is_fitted_for_every_round_but_the_last(table: dict[int, tuple[float, ...]]) -> None:
+@pytest.mark.parametrize(
+    ("table", "inputs"), [(COEFFICIENTS, 9), (COEFFICIENTS_V6, 9), (COEFFICIENTS_V7, 16)]
+)
+def test_the_value_is_fitted_for_every_round_but_the_last(
+    table: dict[int, tuple[float, ...]], inputs: int
+) -> None:
     assert set(table) == set(range(1, 12))
-    assert all(len(w) == 9 for w in table.values())
+    assert all(len(w) == inputs for w in table.values())
+
+
+def test_v7s_extra_inputs_are_the_effect_cards_kept_plus_the_expected_draws() -> None:
+    """For each lay: the effect cards left in the hand after it, plus the
+    unseen cards' share of each effect kind times the cards expected drawn."""
+    state, _ = _four_player_twins()
+    view = state.view(0)
+    lays = list(state.legal_action_ids(0))
+    bot = HardBotV7("schmaus", 0, 3)
+    search = bot._prepare(view, lays)
+    assert isinstance(search, _SearchV7)
+    assert len(search.effect_share) == 7 and 0 < sum(search.effect_share) < 1
+    hand = cards("F5 F4 F3 F2 F1 F1 X3 GROCER")
+    counts = [hand.count(k) for k in range(12)]
+    for lay in lays:
+        assert bot._extra_inputs(search, lay, 0.0) == search.effects_after[lay]
+        drawn = bot._extra_inputs(search, lay, 2.0)
+        assert drawn == pytest.approx(
+            [c + 2 * p for c, p in zip(search.effects_after[lay], search.effect_share, strict=True)]
+        )
+    assert effect_counts(counts) == [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]
+    assert HardBotV5("schmaus", 0, 3)._extra_inputs(search, lays[0], 2.0) == []
 
 
 def test_v6_keeps_v5s_value_and_search_with_its_own_weights() -> None:
@@ -64,7 +101,7 @@ def test_a_bigger_lead_is_worth_more(left: int, table: dict[int, tuple[float, ..
     assert 0 < chances[0] < chances[1] < chances[2] < 1
 
 
-@pytest.mark.parametrize("version", ["hard@v5", "hard@v6"])
+@pytest.mark.parametrize("version", ["hard@v5", "hard@v6", "hard@v7"])
 def test_hidden_cards_do_not_change_the_lay(version: str) -> None:
     """W-3: in a 4-player game (where the fitted value is used) the same view
     gives the same lay, for each of three seeds."""
@@ -80,7 +117,7 @@ def test_hidden_cards_do_not_change_the_lay(version: str) -> None:
         assert a == b
 
 
-@pytest.mark.parametrize("cls", [HardBotV5, HardBotV6])
+@pytest.mark.parametrize("cls", [HardBotV5, HardBotV6, HardBotV7])
 def test_lays_are_scored_by_the_fitted_value_with_four_players(cls: type[HardBotV5]) -> None:
     """The fitted value replaces v1's objective (in 4-player games): the
     summed values differ from v1's on the same samples, and each mean is a
@@ -105,7 +142,7 @@ def test_v6s_weights_change_v5s_estimates() -> None:
     assert v6 != v5
 
 
-@pytest.mark.parametrize("version", ["hard@v5", "hard@v6"])
+@pytest.mark.parametrize("version", ["hard@v5", "hard@v6", "hard@v7"])
 @pytest.mark.parametrize(
     ("players", "options"), [(3, None), (4, {"loser_draws": 3}), (4, {"hand_limit": 10})]
 )
@@ -123,7 +160,7 @@ def test_plays_as_v1_where_the_value_was_not_fitted(
     assert record(version) == record("hard@v1")
 
 
-@pytest.mark.parametrize("version", ["hard@v5", "hard@v6"])
+@pytest.mark.parametrize("version", ["hard@v5", "hard@v6", "hard@v7"])
 def test_differs_from_v1_at_four_players_with_the_default_rules(version: str) -> None:
     """The check above can fail: with the fitted value the games differ."""
 

@@ -55,6 +55,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v4": "spieltisch.bots.schmaus_tuned:HardBotV4",
             "v5": "spieltisch.bots.schmaus_value:HardBotV5",
             "v6": "spieltisch.bots.schmaus_value:HardBotV6",
+            "v7": "spieltisch.bots.schmaus_value:HardBotV7",
         },
     },
 }
