@@ -32,6 +32,12 @@ targets and ×5 cards are v1's (their hindsight regret is nil, docs/bots.md,
 
 Only the seat's view is used; the budget is v1's: ``samples`` sampled
 worlds, counted in work, so a decision depends only on the seed and the view.
+
+Two kept candidates share v5's search (docs/bots.md, "Waschbär-Schmaus
+hard@v6 and hard@v7"; neither measured stronger than v5): hard@v6
+(:class:`HardBotV6`) refits the weights to games of hard@v5 itself (one step
+of policy iteration), and hard@v7 (:class:`HardBotV7`) adds the count of
+each effect card this seat keeps to the inputs (:func:`effect_counts`).
 """
 
 from __future__ import annotations
