@@ -1,7 +1,7 @@
-"""Fit hard@v5's value of a Waschbär-Schmaus position from played games.
+"""Fit hard@v5's (and hard@v6's) value of a Waschbär-Schmaus position from played games.
 
     .venv/bin/python scripts/fit_schmaus_value.py gen --first-seed 110000 --games 2000 --out value.jsonl
-    .venv/bin/python scripts/fit_schmaus_value.py fit value.jsonl
+    .venv/bin/python scripts/fit_schmaus_value.py fit value.jsonl [more.jsonl ...]
     .venv/bin/python scripts/fit_schmaus_value.py pooled value.jsonl
 
 ``gen`` plays ``--games`` games of ``--bot`` (default hard@v1) against 3×
@@ -14,8 +14,11 @@ game (W-18, a tie counts). The features use the whole state (the opponents'
 real hands), as hard@v5 evaluates them in its sampled worlds.
 
 ``fit`` fits one logistic regression per number of rounds left (Newton's
-method, a small L2 penalty) and prints the coefficients as the Python
-literal ``spieltisch.bots.schmaus_value.COEFFICIENTS`` holds. Use training
+method, a small L2 penalty) to the rows of one or more files and prints the
+coefficients as the Python literal ``spieltisch.bots.schmaus_value.COEFFICIENTS``
+(hard@v5's) or ``COEFFICIENTS_V6`` (hard@v6's) holds; with ``--effects``
+the inputs add the seat's count of each effect card (``COEFFICIENTS_V7``,
+hard@v7's; rows need the hand counts ``gen`` records since hard@v6). Use training
 seeds disjoint from every measurement seed.
 """
 
@@ -29,7 +32,7 @@ import typer
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.schmaus import OpponentModel, _opponent_hand_size, counts_of, unseen_counts
-from spieltisch.bots.schmaus_value import HardBotV5, hand_features
+from spieltisch.bots.schmaus_value import HardBotV5, effect_counts, hand_features
 from spieltisch.engine import get_game
 
 app = typer.Typer(add_completion=False)
@@ -64,7 +67,8 @@ def gen(
                     plan = planner._plan_value(
                         counts_of(view["hand"]), model, min(left, planner.plan_rounds), {}
                     )
-                    rows.append((left, hand_features(seat, list(state.scores), hands, plan)))
+                    counts = counts_of(view["hand"])
+                    rows.append((left, hand_features(seat, list(state.scores), hands, plan), counts))
                 for s in state.to_move():
                     if s not in state.to_move():
                         continue
@@ -72,17 +76,26 @@ def gen(
                     if state.is_over():
                         break
             won = seat in state.outcome().winners  # type: ignore[union-attr]
-            for left, f in rows:
-                fh.write(json.dumps({"left": left, "x": f, "won": won}) + "\n")
+            for left, f, counts in rows:
+                fh.write(json.dumps({"left": left, "x": f, "hand": counts, "won": won}) + "\n")
             if (g + 1) % 100 == 0:
                 print(f"{g + 1}/{games} games", flush=True)
 
 
 @app.command()
-def fit(data: Path, l2: Annotated[float, typer.Option()] = 1.0) -> None:
+def fit(
+    data: list[Path],
+    l2: Annotated[float, typer.Option()] = 1.0,
+    effects: Annotated[bool, typer.Option(help="Add the seat's effect-card counts (hard@v7).")] = False,
+) -> None:
+    """Fit one model per number of rounds left to the rows of every ``data``
+    file together (pooled); with ``--effects`` the inputs are hard@v7's
+    (the rows need the hand counts ``gen`` records)."""
     import numpy as np
 
-    rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for path in data for line in path.read_text().splitlines() if line.strip()]
+    if effects:
+        rows = [{**r, "x": r["x"] + effect_counts(r["hand"])} for r in rows]
     out: dict[int, list[float]] = {}
     for left in sorted({r["left"] for r in rows}):
         sel = [r for r in rows if r["left"] == left]

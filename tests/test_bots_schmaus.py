@@ -23,7 +23,7 @@ from spieltisch.bots.schmaus import (
 )
 from spieltisch.bots.schmaus_rollout import HardBotV2
 from spieltisch.bots.schmaus_tuned import HardBotV4
-from spieltisch.bots.schmaus_value import HardBotV5
+from spieltisch.bots.schmaus_value import HardBotV5, HardBotV6, HardBotV7
 from spieltisch.bots.schmaus_weighted import HardBotV3
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, resolve
@@ -210,7 +210,14 @@ def test_hard_keeps_to_a_wall_clock_cap(cls: type[HardBot | HardBotV2], limit: f
 
 # -- the kept search versions after v1 ----------------------------------------------
 
-KEPT = [("hard@v2", HardBotV2), ("hard@v3", HardBotV3), ("hard@v4", HardBotV4), ("hard@v5", HardBotV5)]
+KEPT = [
+    ("hard@v2", HardBotV2),
+    ("hard@v3", HardBotV3),
+    ("hard@v4", HardBotV4),
+    ("hard@v5", HardBotV5),
+    ("hard@v6", HardBotV6),
+    ("hard@v7", HardBotV7),
+]
 """Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py,
 tests/test_bots_schmaus_weighted.py and tests/test_bots_schmaus_tuned.py test what is
 particular to each)."""
@@ -277,6 +284,10 @@ def _twin_positions_after_a_round() -> tuple[SchmausState, SchmausState]:
         ("hard@v4", _twin_positions_after_a_round),
         ("hard@v5", _twin_positions),
         ("hard@v5", _twin_positions_after_a_round),
+        ("hard@v6", _twin_positions),
+        ("hard@v6", _twin_positions_after_a_round),
+        ("hard@v7", _twin_positions),
+        ("hard@v7", _twin_positions_after_a_round),
     ],
 )
 def test_hidden_cards_do_not_change_a_kept_versions_lay(

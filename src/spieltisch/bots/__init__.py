@@ -5,7 +5,7 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v5`` a kept version (baselines and
+  default version; ``hard@v1`` … ``hard@v7`` a kept version (baselines and
   candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
@@ -55,6 +55,8 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v3": "spieltisch.bots.schmaus_weighted:HardBotV3",
             "v4": "spieltisch.bots.schmaus_tuned:HardBotV4",
             "v5": "spieltisch.bots.schmaus_value:HardBotV5",
+            "v6": "spieltisch.bots.schmaus_value:HardBotV6",
+            "v7": "spieltisch.bots.schmaus_value:HardBotV7",
         },
     },
 }

@@ -32,6 +32,12 @@ targets and ×5 cards are v1's (their hindsight regret is nil, docs/bots.md,
 
 Only the seat's view is used; the budget is v1's: ``samples`` sampled
 worlds, counted in work, so a decision depends only on the seed and the view.
+
+Two kept candidates share v5's search (docs/bots.md, "Waschbär-Schmaus
+hard@v6 and hard@v7"; neither measured stronger than v5): hard@v6
+(:class:`HardBotV6`) refits the weights to games of hard@v5 itself (one step
+of policy iteration), and hard@v7 (:class:`HardBotV7`) adds the count of
+each effect card this seat keeps to the inputs (:func:`effect_counts`).
 """
 
 from __future__ import annotations
@@ -224,13 +230,307 @@ class HardBotV5(HardBot):
             size = list(base_size)
             food = list(base_food)
             keep[me], size[me], food[me] = keep_after, size_after, food_after
+            drawn = 0.0
             for s in range(n):
                 if s in lowest:
                     keep[s] += draws * avg
                     size[s] += draws
                     food[s] += draws * FOOD_SHARE
+                    if s == me:
+                        drawn += draws
                 extra = _refill(food[s], size[s] - food[s])
                 keep[s] += extra * avg
                 size[s] += extra
+                if s == me:
+                    drawn += extra
             x = features(me, [t + a for t, a in zip(scores, shares, strict=True)], keep, size, plan)
+            x += self._extra_inputs(search, lay, drawn)
             totals[lay] += weight * value(left, x, self.coefficients)
+
+    def _extra_inputs(self, search: _SearchV5, lay: int, drawn: float) -> list[float]:
+        """Inputs of the value beyond :func:`features` for ``lay``, after
+        ``drawn`` cards expected to be drawn (none in v5; see hard@v7)."""
+        return []
+
+
+COEFFICIENTS_V6: dict[int, tuple[float, ...]] = {
+    1: (-1.4504, 0.6267, 0.0279, 0.0409, 0.0962, 0.1251, 0.573, -1.8762, 0.4324),
+    2: (-1.4991, 0.3952, 0.0266, 0.0418, -0.1501, 0.1859, 0.421, -1.2511, 0.3047),
+    3: (-1.4012, 0.2908, 0.028, 0.0454, 0.2255, -0.0178, 0.3275, -0.9792, 0.3051),
+    4: (-1.1221, 0.225, 0.0547, 0.0171, 0.3515, -0.112, 0.2092, -1.2211, 0.4137),
+    5: (-1.3903, 0.1886, 0.0482, 0.0196, -0.0013, 0.0322, 0.2758, -0.939, 0.3422),
+    6: (-1.3893, 0.1626, 0.0194, 0.053, -0.0088, 0.0434, 0.2111, -0.9961, 0.34),
+    7: (-2.072, 0.142, 0.0194, 0.0617, -0.0231, 0.0684, 0.2048, -1.0974, 0.5212),
+    8: (-1.6015, 0.1212, 0.0159, 0.071, 0.2964, -0.0443, 0.1226, -0.4613, 0.2481),
+    9: (-1.6091, 0.0961, 0.0312, 0.0723, 0.1816, 0.0151, 0.1411, -0.3112, 0.164),
+    10: (-1.3685, 0.0867, 0.0644, 0.0383, 0.2631, -0.0464, 0.0337, -0.4901, 0.2394),
+    11: (-1.2293, 0.0915, 0.0832, 0.0085, 0.3756, -0.0612, 0.0886, -0.468, 0.1626),
+}
+"""hard@v6's weights of :func:`features` per number of rounds left after this
+one: refitted by ``scripts/fit_schmaus_value.py fit`` to 8,000 training games
+of hard@v5 itself against 3× medium (seeds 120000–120999 and 122000–122999,
+disjoint from every measurement seed): one step of policy iteration."""
+
+
+class HardBotV6(HardBotV5):
+    """hard@v5 with its value refitted to games of hard@v5 itself (one step of
+    policy iteration; version 6, ``hard@v6``): the same features, search,
+    samples and fallbacks as v5; only :attr:`coefficients` differ."""
+
+    version = "v6"
+    coefficients: ClassVar[Mapping[int, Sequence[float]]] = COEFFICIENTS_V6
+
+
+EFFECT_KINDS = range(5, 12)
+"""The effect cards' kinds (×3, ×2, ×5, hunter, garbage, grocer, guardian)."""
+
+
+def effect_counts(hand: Sequence[int]) -> list[float]:
+    """hard@v7's extra inputs: the count of each effect card in a hand (a
+    count vector of length 12)."""
+    return [float(hand[k]) for k in EFFECT_KINDS]
+
+
+COEFFICIENTS_V7: dict[int, tuple[float, ...]] = {
+    1: (
+        -0.4243,
+        0.6602,
+        0.0434,
+        0.0066,
+        0.506,
+        0.0894,
+        0.524,
+        -1.8492,
+        0.2141,
+        -0.1908,
+        -0.4515,
+        -0.074,
+        0.4077,
+        0.0897,
+        -0.1359,
+        -0.3684,
+    ),
+    2: (
+        -1.4101,
+        0.414,
+        0.0193,
+        0.0368,
+        0.2582,
+        -0.0112,
+        0.2399,
+        -1.5199,
+        0.5028,
+        0.1752,
+        -0.2563,
+        0.6568,
+        0.3102,
+        0.1122,
+        -0.0141,
+        -0.0794,
+    ),
+    3: (
+        -1.2287,
+        0.316,
+        0.0207,
+        0.0448,
+        0.287,
+        0.0968,
+        0.1895,
+        -1.183,
+        0.2664,
+        0.1499,
+        -0.3696,
+        0.4777,
+        0.1427,
+        -0.1215,
+        0.0271,
+        -0.2054,
+    ),
+    4: (
+        -1.4251,
+        0.2405,
+        0.0435,
+        0.0266,
+        0.3287,
+        -0.0036,
+        0.1903,
+        -0.97,
+        0.3442,
+        -0.0246,
+        -0.3621,
+        0.3132,
+        0.2106,
+        0.1228,
+        -0.034,
+        -0.1319,
+    ),
+    5: (
+        -1.4172,
+        0.1981,
+        0.0342,
+        0.0415,
+        -0.0336,
+        0.0196,
+        0.2057,
+        -1.041,
+        0.3876,
+        0.2923,
+        -0.2186,
+        0.5001,
+        0.3515,
+        0.0091,
+        -0.0056,
+        -0.098,
+    ),
+    6: (
+        -1.6876,
+        0.1705,
+        0.0305,
+        0.0507,
+        0.2917,
+        0.0066,
+        0.1416,
+        -0.9809,
+        0.4009,
+        -0.0088,
+        -0.2429,
+        0.2116,
+        0.1831,
+        0.0463,
+        -0.0968,
+        -0.1733,
+    ),
+    7: (
+        -1.4639,
+        0.1493,
+        0.0329,
+        0.048,
+        0.1233,
+        0.0201,
+        0.1314,
+        -1.1333,
+        0.4006,
+        0.2121,
+        -0.2138,
+        0.2679,
+        0.1199,
+        0.0437,
+        -0.0324,
+        -0.0448,
+    ),
+    8: (
+        -1.4477,
+        0.1255,
+        0.0406,
+        0.0427,
+        0.1678,
+        -0.0533,
+        0.1417,
+        -0.7232,
+        0.3257,
+        0.08,
+        -0.1635,
+        0.2157,
+        0.1634,
+        0.0535,
+        -0.0009,
+        0.0346,
+    ),
+    9: (
+        -1.3913,
+        0.1107,
+        0.0564,
+        0.025,
+        0.226,
+        0.0333,
+        0.1337,
+        -0.5643,
+        0.2144,
+        -0.0659,
+        -0.3543,
+        0.094,
+        0.0456,
+        0.0509,
+        -0.082,
+        -0.1814,
+    ),
+    10: (
+        -1.396,
+        0.0954,
+        0.0351,
+        0.062,
+        0.3314,
+        -0.0595,
+        0.0704,
+        -0.5101,
+        0.2577,
+        -0.0877,
+        -0.2541,
+        -0.1367,
+        0.204,
+        0.0159,
+        -0.0085,
+        -0.0917,
+    ),
+    11: (
+        -0.6332,
+        0.1001,
+        0.0593,
+        0.0127,
+        0.4676,
+        -0.1215,
+        0.0741,
+        -0.3937,
+        0.082,
+        -0.0184,
+        -0.1819,
+        0.058,
+        0.1713,
+        0.1433,
+        -0.0033,
+        -0.1523,
+    ),
+}
+"""hard@v7's weights of :func:`features` followed by :func:`effect_counts`
+of this seat's hand, per number of rounds left after this one: fitted by
+``scripts/fit_schmaus_value.py fit --effects`` to 8,000 training games of
+hard@v5 against 3× medium (seeds 122000–123999)."""
+
+
+@dataclass(frozen=True)
+class _SearchV7(_SearchV5):
+    """v5's search plus, per lay, the effect cards this seat keeps, and the
+    unseen cards' share of each effect kind."""
+
+    effects_after: dict[int, list[float]]
+    effect_share: list[float]
+
+
+class HardBotV7(HardBotV6):
+    """hard@v6 whose value also weighs each kind of effect card this seat
+    keeps (version 7, ``hard@v7``): v5's features plus the expected count of
+    each effect card in its hand after the round (the kept ones and the
+    unseen cards' share of the expected draws)."""
+
+    version = "v7"
+    coefficients: ClassVar[Mapping[int, Sequence[float]]] = COEFFICIENTS_V7
+
+    def _prepare(self, view: View, lays: list[int]) -> _Search:
+        search = super()._prepare(view, lays)
+        assert isinstance(search, _SearchV5)
+        hand = counts_of(view["hand"])
+        effects_after = {}
+        for lay in lays:
+            rest = list(hand)
+            for k in A.PLAYS[lay]:
+                rest[k] -= 1
+            effects_after[lay] = effect_counts(rest)
+        pool = search.pool
+        share = [sum(1 for c in pool if c == k) / len(pool) if pool else 0.0 for k in EFFECT_KINDS]
+        values = {f.name: getattr(search, f.name) for f in fields(search)}
+        return _SearchV7(**values, effects_after=effects_after, effect_share=share)
+
+    def _extra_inputs(self, search: _SearchV5, lay: int, drawn: float) -> list[float]:
+        if not isinstance(search, _SearchV7):
+            return []
+        return [c + drawn * p for c, p in zip(search.effects_after[lay], search.effect_share, strict=True)]
