@@ -12,8 +12,24 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.bots.scout import EasyBot, HardBot, HardBotV2, HardBotV3, HardBotV4, MediumBot, policy
-from spieltisch.bots.scout.bots import game_utility, round_utility, set_through
+from spieltisch.bots.scout import (
+    EasyBot,
+    HardBot,
+    HardBotV2,
+    HardBotV3,
+    HardBotV4,
+    HardBotV5,
+    HardBotV6,
+    MediumBot,
+    policy,
+)
+from spieltisch.bots.scout.bots import (
+    distinct_candidates,
+    game_utility,
+    ranked_actions,
+    round_utility,
+    set_through,
+)
 from spieltisch.bots.scout.inference import RoundRecord, log_likelihood, past_decisions
 from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
@@ -66,7 +82,7 @@ def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
     return a, b
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4"])
+@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4", "hard@v6"])
 @pytest.mark.parametrize("phase", ["play", "flip"])
 def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
     a, b = twin_positions(phase)
@@ -280,6 +296,26 @@ def test_v2_also_searches_the_scout_that_builds_a_long_run() -> None:
     texts = [state.action_from_id(a).to_text() for a in v2]
     assert "scout R @2" in texts
     assert set(v1) < set(v2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
+def test_v6_searches_every_candidate_of_v5_and_more_when_there_are_more(
+    players: int, seed: int, steps: int
+) -> None:
+    state = random_play_position(players, seed, steps)
+    if state is None:
+        return
+    seat = state.current
+    pos = Position.from_view(state.view(seat))
+    legal = state.legal_action_ids(seat)
+    v5 = HardBotV5("scout", seat, 1).candidate_actions(pos, legal)
+    v6 = HardBotV6("scout", seat, 1).candidate_actions(pos, legal)
+    assert set(v5) <= set(v6) <= set(legal) and len(v6) == len(set(v6))
+    assert len(v6) <= HardBotV6.candidates + HardBotV6.scout_candidates
+    ranked = ranked_actions(pos, legal)
+    every = distinct_candidates(pos, ranked, len(legal))  # medium's distinct moves, best first
+    assert v6[: min(len(every), HardBotV6.candidates)] == every[: HardBotV6.candidates]
 
 
 def test_game_utility_values_the_lead_before_the_last_round() -> None:

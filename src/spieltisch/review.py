@@ -555,9 +555,11 @@ def _round(world: State) -> int:
 def _scout_candidates(task: Task) -> list[int]:
     """The move played, then one move per other resulting position among
     medium's :data:`ALTERNATIVES` best distinct moves and the moves every kept
-    hard version searches (:meth:`HardBot.candidate_actions`: medium's best
-    plus, in ``hard@v2``, the scouts that build a long set); in the flip
-    decision (S-5) the other choice."""
+    hard version up to the default searches (:meth:`HardBot.candidate_actions`:
+    medium's best plus, from ``hard@v2`` on, the scouts that build a long set;
+    a newer candidate such as ``hard@v6``'s wider set joins once it is the
+    default, so keeping a candidate changes no review); in the flip decision
+    (S-5) the other choice."""
     from spieltisch.bots.scout.bots import distinct_candidates, ranked_actions
     from spieltisch.bots.scout.worlds import Position
 
@@ -574,11 +576,12 @@ def _scout_candidates(task: Task) -> list[int]:
 
 
 def _hard_scout_proposals(task: Task, pos: Any) -> list[int]:
-    from spieltisch.bots import bot_class, versions
+    from spieltisch.bots import bot_class, default_version, versions
     from spieltisch.bots.scout.bots import HardBot
 
+    kept = versions("scout", "hard")
     out: list[int] = []
-    for version in versions("scout", "hard"):
+    for version in kept[: kept.index(default_version("scout", "hard")) + 1]:
         cls = bot_class("scout", f"hard@{version}")
         if issubclass(cls, HardBot):
             out.extend(

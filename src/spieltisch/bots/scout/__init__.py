@@ -1,5 +1,14 @@
 """Built-in Scout bots: easy, medium and hard (see :mod:`.bots`)."""
 
-from spieltisch.bots.scout.bots import EasyBot, HardBot, HardBotV2, HardBotV3, HardBotV4, HardBotV5, MediumBot
+from spieltisch.bots.scout.bots import (
+    EasyBot,
+    HardBot,
+    HardBotV2,
+    HardBotV3,
+    HardBotV4,
+    HardBotV5,
+    HardBotV6,
+    MediumBot,
+)
 
-__all__ = ["EasyBot", "HardBot", "HardBotV2", "HardBotV3", "HardBotV4", "HardBotV5", "MediumBot"]
+__all__ = ["EasyBot", "HardBot", "HardBotV2", "HardBotV3", "HardBotV4", "HardBotV5", "HardBotV6", "MediumBot"]

@@ -340,6 +340,16 @@ class HardBotV5(HardBotV2):
     default_work = 1000
 
 
+class HardBotV6(HardBotV5):
+    """Version 6 (``hard@v6``): v5 with wider candidates - medium's
+    :attr:`candidates` best distinct actions and up to :attr:`scout_candidates`
+    deliberate long-set scouts (v5: six and two); 1,000 playouts."""
+
+    version = "v6"
+    candidates = 10
+    scout_candidates = 3
+
+
 class HardBotV3(HardBot):
     """Version 3 (``hard@v3``): v1's search with a faster playout policy and a
     bigger budget for the same CPU time.
