@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from typing import cast
 
 import pytest
 from hypothesis import given, settings
@@ -162,12 +163,19 @@ def random_play_position(players: int, seed: int, steps: int) -> ScoutState | No
     return state
 
 
+def play_positions(max_steps: int) -> st.SearchStrategy[ScoutState]:
+    """Seeded 2-5-player games after up to ``max_steps`` random legal actions,
+    in the play phase (:func:`random_play_position`)."""
+    games = st.builds(
+        random_play_position, st.integers(2, 5), st.integers(0, 10_000), st.integers(0, max_steps)
+    )
+    return games.filter(lambda state: state is not None).map(lambda state: cast(ScoutState, state))
+
+
 @settings(max_examples=25, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 40))
-def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps: int) -> None:
-    state = random_play_position(players, seed, steps)
-    if state is None:
-        return
+@given(state=play_positions(40))
+def test_medium_scores_exactly_the_legal_actions(state: ScoutState) -> None:
+    players = state.players
     seat = state.current
     scored = score_actions(state.hands[seat], state.table, players, state.chips[seat])
     ids = [a for _, a in scored]
@@ -175,13 +183,9 @@ def test_medium_scores_exactly_the_legal_actions(players: int, seed: int, steps:
 
 
 @settings(max_examples=60, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
-def test_the_playouts_fast_policy_picks_what_the_scored_list_ranks_first(
-    players: int, seed: int, steps: int
-) -> None:
-    state = random_play_position(players, seed, steps)
-    if state is None:
-        return
+@given(state=play_positions(60))
+def test_the_playouts_fast_policy_picks_what_the_scored_list_ranks_first(state: ScoutState) -> None:
+    players = state.players
     seat = state.current
     args = (state.hands[seat], state.table, players, state.chips[seat])
     scored = score_actions(*args, full=False)
@@ -299,13 +303,8 @@ def test_v2_also_searches_the_scout_that_builds_a_long_run() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
-def test_v6_searches_every_candidate_of_v5_and_more_when_there_are_more(
-    players: int, seed: int, steps: int
-) -> None:
-    state = random_play_position(players, seed, steps)
-    if state is None:
-        return
+@given(state=play_positions(60))
+def test_v6_searches_every_candidate_of_v5_and_more_when_there_are_more(state: ScoutState) -> None:
     seat = state.current
     pos = Position.from_view(state.view(seat))
     legal = state.legal_action_ids(seat)
@@ -361,13 +360,11 @@ def test_incremental_hand_values_equal_the_whole_programme(
 
 
 @settings(max_examples=60, deadline=None)
-@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 60))
-def test_v3_playouts_pick_a_best_scored_action(players: int, seed: int, steps: int) -> None:
+@given(state=play_positions(60))
+def test_v3_playouts_pick_a_best_scored_action(state: ScoutState) -> None:
     # hard@v3 plays out with v1's medium policy: its action has the highest
     # pruned score (of equal scores it may take another, by rounding).
-    state = random_play_position(players, seed, steps)
-    if state is None:
-        return
+    players = state.players
     seat = state.current
     args = (state.hands[seat], state.table, players, state.chips[seat])
     scored = dict((a, score) for score, a in score_actions(*args, full=False))
