@@ -332,7 +332,7 @@ class HardBotV5(HardBotV2):
     """Version 5 (``hard@v5``): v2's search at :attr:`default_work` playouts
     per decision instead of 200 - what fits 0.3 CPU s per decision on one core
     with the compiled build (``scripts/build-fast``): about 0.19 s at 4 players,
-    0.14 s at 5 (docs/bots.md, "Versions"). The games are those of
+    0.13 s at 5 (docs/bots.md, "Versions"). The games are those of
     ``hard@v2:playouts=1000``.
     """
 
