@@ -21,6 +21,7 @@ from spieltisch.bots.scout import (
     HardBotV4,
     HardBotV5,
     HardBotV6,
+    HardBotV7,
     MediumBot,
     policy,
 )
@@ -315,6 +316,28 @@ def test_v6_searches_every_candidate_of_v5_and_more_when_there_are_more(state: S
     ranked = ranked_actions(pos, legal)
     every = distinct_candidates(pos, ranked, len(legal))  # medium's distinct moves, best first
     assert v6[: min(len(every), HardBotV6.candidates)] == every[: HardBotV6.candidates]
+
+
+@settings(max_examples=40, deadline=None)
+@given(state=play_positions(60))
+def test_v7_searches_v6s_candidates_with_five_players_and_v5s_with_fewer(state: ScoutState) -> None:
+    seat = state.current
+    pos = Position.from_view(state.view(seat))
+    legal = state.legal_action_ids(seat)
+    like = HardBotV6 if state.players == 5 else HardBotV5
+    expected = like("scout", seat, 1).candidate_actions(pos, legal)
+    assert HardBotV7("scout", seat, 1).candidate_actions(pos, legal) == expected
+
+
+def test_v7_plays_v6s_games_with_five_players_and_v5s_with_four() -> None:
+    for players, like in ((5, "hard@v6"), (4, "hard@v5")):
+        state = ScoutState.new(players, seed=11)
+        for _ in range(12):  # the flip decisions, then a few turns of one seat's searches
+            seat = state.to_move()[0]
+            view, legal = state.view(seat), state.legal_action_ids(seat)
+            chosen = bot("hard@v7:playouts=120", seat, 5).choose(view, legal)
+            assert chosen == bot(f"{like}:playouts=120", seat, 5).choose(view, legal)
+            state.apply_id(seat, chosen)
 
 
 def test_game_utility_values_the_lead_before_the_last_round() -> None:

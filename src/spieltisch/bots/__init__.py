@@ -5,7 +5,7 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v7`` (Scout: … ``hard@v6``) a kept version (baselines and
+  default version; ``hard@v1`` … ``hard@v7`` a kept version (baselines and
   candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
@@ -45,6 +45,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v4": "spieltisch.bots.scout:HardBotV4",
             "v5": "spieltisch.bots.scout:HardBotV5",
             "v6": "spieltisch.bots.scout:HardBotV6",
+            "v7": "spieltisch.bots.scout:HardBotV7",
         },
     },
     "schmaus": {

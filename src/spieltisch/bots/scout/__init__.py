@@ -8,7 +8,18 @@ from spieltisch.bots.scout.bots import (
     HardBotV4,
     HardBotV5,
     HardBotV6,
+    HardBotV7,
     MediumBot,
 )
 
-__all__ = ["EasyBot", "HardBot", "HardBotV2", "HardBotV3", "HardBotV4", "HardBotV5", "HardBotV6", "MediumBot"]
+__all__ = [
+    "EasyBot",
+    "HardBot",
+    "HardBotV2",
+    "HardBotV3",
+    "HardBotV4",
+    "HardBotV5",
+    "HardBotV6",
+    "HardBotV7",
+    "MediumBot",
+]

@@ -293,10 +293,16 @@ class HardBotV2(HardBot):
     candidates = 6
     scout_candidates = 2
 
+    def widths(self, players: int) -> tuple[int, int]:
+        """How many of medium's best distinct moves and of the long-set
+        scouts the search compares at a table of ``players``."""
+        return self.candidates, self.scout_candidates
+
     def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
         ranked = ranked_actions(pos, legal)
-        out = distinct_candidates(pos, ranked, self.candidates)
-        if not pos.table or self.scout_candidates <= 0:
+        best, scouts = self.widths(pos.players)
+        out = distinct_candidates(pos, ranked, best)
+        if not pos.table or scouts <= 0:
             return out
         seen = {_signature(pos.hand, pos.table, a) for a in out}
         vals = [TOP[c] for c in pos.hand]
@@ -320,7 +326,7 @@ class HardBotV2(HardBot):
             seen.add(sig)
             out.append(action)
             added += 1
-            if added == self.scout_candidates:
+            if added == scouts:
                 break
         return out
 
@@ -348,6 +354,19 @@ class HardBotV6(HardBotV5):
     version = "v6"
     candidates = 10
     scout_candidates = 3
+
+
+class HardBotV7(HardBotV5):
+    """Version 7 (``hard@v7``): v6's wide candidates at a 5-player table,
+    where they measured stronger than v5's (docs/bots.md, "Versions"), and
+    v5's everywhere else, where they did not; 1,000 playouts. Its games are
+    v6's with 5 players and v5's with 2-4."""
+
+    version = "v7"
+
+    def widths(self, players: int) -> tuple[int, int]:
+        wide = HardBotV6 if players >= 5 else HardBotV5
+        return wide.candidates, wide.scout_candidates
 
 
 class HardBotV3(HardBot):
