@@ -554,12 +554,11 @@ def _round(world: State) -> int:
 
 def _scout_candidates(task: Task) -> list[int]:
     """The move played, then one move per other resulting position among
-    medium's :data:`ALTERNATIVES` best distinct moves and the moves every kept
-    hard version up to the default searches (:meth:`HardBot.candidate_actions`:
-    medium's best plus, from ``hard@v2`` on, the scouts that build a long set;
-    a newer candidate such as ``hard@v6``'s wider set joins once it is the
-    default, so keeping a candidate changes no review); in the flip decision
-    (S-5) the other choice."""
+    medium's :data:`ALTERNATIVES` best distinct moves and the moves the default
+    hard version searches at this table (:meth:`HardBot.candidate_actions`:
+    medium's best plus the scouts that build a long set, wider with five
+    players; a kept candidate that is not the default changes no review); in
+    the flip decision (S-5) the other choice."""
     from spieltisch.bots.scout.bots import distinct_candidates, ranked_actions
     from spieltisch.bots.scout.worlds import Position
 
@@ -576,18 +575,13 @@ def _scout_candidates(task: Task) -> list[int]:
 
 
 def _hard_scout_proposals(task: Task, pos: Any) -> list[int]:
-    from spieltisch.bots import bot_class, default_version, versions
+    """The moves the default hard bot searches at this table (every earlier
+    default's are among them: medium's best and the long-set scouts)."""
+    from spieltisch.bots import bot_class
     from spieltisch.bots.scout.bots import HardBot
 
-    kept = versions("scout", "hard")
-    out: list[int] = []
-    for version in kept[: kept.index(default_version("scout", "hard")) + 1]:
-        cls = bot_class("scout", f"hard@{version}")
-        if issubclass(cls, HardBot):
-            out.extend(
-                a for a in cls("scout", task.seat, 0).candidate_actions(pos, task.legal) if a not in out
-            )
-    return out
+    cls = bot_class("scout", "hard")
+    return cls("scout", task.seat, 0).candidate_actions(pos, task.legal) if issubclass(cls, HardBot) else []
 
 
 def _scout_world(task: Task, rng: random.Random) -> State:

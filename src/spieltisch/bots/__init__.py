@@ -64,7 +64,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v5", ("schmaus", "hard"): "v5"}
+_DEFAULT: dict[tuple[str, str], str] = {("schmaus", "hard"): "v5"}
 
 
 def versions(game: str, level: str) -> list[str]:
