@@ -330,14 +330,17 @@ def test_v7_searches_v6s_candidates_with_five_players_and_v5s_with_fewer(state: 
 
 
 def test_v7_plays_v6s_games_with_five_players_and_v5s_with_four() -> None:
-    for players, like in ((5, "hard@v6"), (4, "hard@v5")):
-        state = ScoutState.new(players, seed=11)
+    for players, like, other in ((5, "hard@v6", "hard@v5"), (4, "hard@v5", "hard@v6")):
+        state = ScoutState.new(players, seed=13)
+        told_apart = 0
         for _ in range(12):  # the flip decisions, then a few turns of one seat's searches
             seat = state.to_move()[0]
             view, legal = state.view(seat), state.legal_action_ids(seat)
             chosen = bot("hard@v7:playouts=120", seat, 5).choose(view, legal)
             assert chosen == bot(f"{like}:playouts=120", seat, 5).choose(view, legal)
+            told_apart += chosen != bot(f"{other}:playouts=120", seat, 5).choose(view, legal)
             state.apply_id(seat, chosen)
+        assert told_apart  # the other version's widths choose otherwise here at least once
 
 
 def test_game_utility_values_the_lead_before_the_last_round() -> None:
