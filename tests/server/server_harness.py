@@ -9,6 +9,7 @@ import dataclasses
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from typing import Any, TypeVar
 
 import httpx
 import psutil
+import redis.asyncio as aioredis
 import uvicorn
 import websockets
 from websockets.asyncio.client import ClientConnection as AsyncConnection
@@ -30,6 +32,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.server.app import create_app
 from spieltisch.server.limits import Limits, uvicorn_options
+from spieltisch.server.store import Store
 
 T = TypeVar("T")
 
@@ -416,6 +419,67 @@ class Proxy:
     def close(self) -> None:
         self.cut()
         self.listener.close()
+
+
+@contextmanager
+def serve_port_per_worker(env: Any, name: str) -> Iterator[tuple[list[str], str]]:
+    """``spieltisch serve --workers 2 --port-per-worker --port 0`` on ``env``'s PostgreSQL
+    and Redis (a :class:`conftest.ClusterEnv`), its tables and keys under a prefix of
+    its own ending in ``name``: the two workers' base URLs, once both answer, and that
+    prefix. Stops the workers and drops the tables afterwards."""
+    prefix = f"{env.prefix}{name}"
+    environ = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()",
+        "serve", "--workers", "2", "--port-per-worker", "--port", "0", "--bot-delay", "0",
+        "--redis", env.redis, "--database", env.database,
+        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        banner = proc.stdout.readline()
+        ports = re.findall(r"http://localhost:(\d+)/", banner)
+        assert "2 worker(s), one port each" in banner and len(set(ports)) == 2, banner
+        https = [f"http://127.0.0.1:{p}" for p in ports]
+        deadline = time.monotonic() + 60
+        while not all(answers(h) for h in https):
+            assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
+            time.sleep(0.1)
+        yield https, prefix
+    finally:
+        stop_tree(proc)
+        Store(env.database, prefix=prefix).drop()
+
+
+def pid_behind(http: str) -> int:
+    """The process listening on the port of ``http``."""
+    for conn in psutil.net_connections("tcp"):
+        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == int(http.rsplit(":", 1)[1]):
+            assert conn.pid is not None
+            return conn.pid
+    raise AssertionError(f"nobody listens on {http}")
+
+
+def lease_owners(
+    redis_url: str, key: str, playing: Coroutine[Any, Any, Any], timeout: float = 150
+) -> list[str]:
+    """Run ``playing`` and read the lease ``key`` every 20 ms meanwhile: each owner in
+    turn (``pidPID-…``, the worker's name without its fencing token)."""
+
+    async def main() -> list[str]:
+        owners: list[str] = []
+        async with aioredis.Redis.from_url(redis_url, decode_responses=True) as r:
+            task = asyncio.ensure_future(playing)
+            while not task.done():
+                value = await r.get(key)
+                if value is not None and (not owners or owners[-1] != value.split(":", 1)[0]):
+                    owners.append(value.split(":", 1)[0])
+                await asyncio.sleep(0.02)
+            await task
+        return owners
+
+    return run_async(asyncio.wait_for(main(), timeout))
 
 
 def answers(http: str) -> bool:

@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import signal
 import socket
 import subprocess
@@ -22,12 +21,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import psutil
 import pytest
 import redis
 import redis.asyncio as aioredis
 from conftest import ClusterEnv
-from server_harness import SeatUrl, Workers, answers, open_room, run_async, seat_socket, stop_tree
+from server_harness import (
+    SeatUrl,
+    Workers,
+    answers,
+    lease_owners,
+    open_room,
+    pid_behind,
+    run_async,
+    seat_socket,
+    serve_port_per_worker,
+)
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.cluster import HANDOFF_AFTER
@@ -280,33 +288,7 @@ def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their
     """``spieltisch serve --workers 2 --port-per-worker``: each worker answers on a port of
     its own; a room made through one port and played through the other moves to the
     worker behind that port; a worker killed with SIGKILL comes back on its own port."""
-    prefix = f"{cluster_env.prefix}ports_"
-    env = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
-    cmd = [
-        sys.executable, "-c", "from spieltisch.cli import main; main()",
-        "serve", "--workers", "2", "--port-per-worker", "--port", "0", "--bot-delay", "0",
-        "--redis", cluster_env.redis, "--database", cluster_env.database,
-        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert proc.stdout is not None
-        banner = proc.stdout.readline()
-        ports = re.findall(r"http://localhost:(\d+)/", banner)
-        assert "2 worker(s), one port each" in banner and len(set(ports)) == 2, banner
-        https = [f"http://127.0.0.1:{p}" for p in ports]
-        deadline = time.monotonic() + 60
-        while not all(answers(h) for h in https):
-            assert time.monotonic() < deadline and proc.poll() is None, "the workers did not come up"
-            time.sleep(0.1)
-
-        def pid_behind(http: str) -> int:
-            for conn in psutil.net_connections("tcp"):
-                if conn.status == psutil.CONN_LISTEN and conn.laddr.port == int(http.rsplit(":", 1)[1]):
-                    assert conn.pid is not None
-                    return conn.pid
-            raise AssertionError(f"nobody listens on {http}")
-
+    with serve_port_per_worker(cluster_env, "ports_") as (https, prefix):
         pids = [pid_behind(h) for h in https]
         assert pids[0] != pids[1]
         with httpx.Client(base_url=https[0], timeout=10) as client:
@@ -314,20 +296,7 @@ def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their
         url = SeatUrl(f"{https[1].replace('http', 'ws')}/ws/{room}", 0, secrets[0])
         seat = Seat(url, 0, random.Random(1), 0.1)
         key = f"{prefix}spieltisch:lease:{room}"
-
-        async def main() -> list[str]:
-            owners: list[str] = []
-            async with aioredis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:
-                playing = asyncio.ensure_future(seat.run(time.monotonic() + 120))
-                while not playing.done():
-                    value = await r.get(key)
-                    if value is not None and (not owners or owners[-1] != value):
-                        owners.append(str(value).split(":", 1)[0])
-                    await asyncio.sleep(0.02)
-                await playing
-            return owners
-
-        owners = run_async(asyncio.wait_for(main(), 150))
+        owners = lease_owners(cluster_env.redis, key, seat.run(time.monotonic() + 120))
         assert seat.last is not None and seat.last["room"]["status"] == "over"
         assert owners[0].startswith(f"pid{pids[0]}-"), owners
         assert any(w.startswith(f"pid{pids[1]}-") for w in owners), owners
@@ -339,9 +308,6 @@ def test_serve_port_per_worker_gives_each_worker_its_port_and_rooms_follow_their
                     break
             assert time.monotonic() < deadline, "the killed worker did not come back on its port"
             time.sleep(0.2)
-    finally:
-        stop_tree(proc)
-        Store(cluster_env.database, prefix=prefix).drop()
 
 
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
