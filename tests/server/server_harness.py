@@ -421,6 +421,20 @@ class Proxy:
         self.listener.close()
 
 
+def serve_workers(env: Any, prefix: str, *args: str) -> subprocess.Popen[str]:
+    """``spieltisch serve --workers 2 --port 0 ARGS`` on ``env``'s PostgreSQL and Redis
+    (a :class:`conftest.ClusterEnv`), tables and keys under ``prefix``, one bot process
+    a worker, no per-address limits; its banner comes on stdout."""
+    environ = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()",
+        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0", *args,
+        "--redis", env.redis, "--database", env.database,
+        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
+    ]  # fmt: skip
+    return subprocess.Popen(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
 @contextmanager
 def serve_port_per_worker(env: Any, name: str) -> Iterator[tuple[list[str], str]]:
     """``spieltisch serve --workers 2 --port-per-worker --port 0`` on ``env``'s PostgreSQL
@@ -428,14 +442,7 @@ def serve_port_per_worker(env: Any, name: str) -> Iterator[tuple[list[str], str]
     its own ending in ``name``: the two workers' base URLs, once both answer, and that
     prefix. Stops the workers and drops the tables afterwards."""
     prefix = f"{env.prefix}{name}"
-    environ = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
-    cmd = [
-        sys.executable, "-c", "from spieltisch.cli import main; main()",
-        "serve", "--workers", "2", "--port-per-worker", "--port", "0", "--bot-delay", "0",
-        "--redis", env.redis, "--database", env.database,
-        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = serve_workers(env, prefix, "--port-per-worker")
     try:
         assert proc.stdout is not None
         banner = proc.stdout.readline()

@@ -10,8 +10,6 @@ import os
 import random
 import re
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
@@ -29,6 +27,7 @@ from server_harness import (
     play,
     run_async,
     seat_socket,
+    serve_workers,
     stop_tree,
 )
 
@@ -254,14 +253,7 @@ def test_serve_workers_shares_one_port_and_replaces_a_killed_worker(cluster_env:
     """``spieltisch serve --workers 2``: two processes accept on one port; one killed
     with SIGKILL is started again by the supervisor, and the games go on."""
     prefix = f"{cluster_env.prefix}serve_"
-    env = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
-    cmd = [
-        sys.executable, "-c", "from spieltisch.cli import main; main()",
-        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0",
-        "--redis", cluster_env.redis, "--database", cluster_env.database,
-        "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
-    ]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    proc = serve_workers(cluster_env, prefix)
     try:
         assert proc.stdout is not None
         banner = proc.stdout.readline()
