@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import psutil
@@ -33,6 +33,9 @@ from websockets.sync.client import ClientConnection, connect
 from spieltisch.server.app import create_app
 from spieltisch.server.limits import Limits, uvicorn_options
 from spieltisch.server.store import Store
+
+if TYPE_CHECKING:  # conftest imports this module
+    from conftest import ClusterEnv
 
 T = TypeVar("T")
 
@@ -421,10 +424,10 @@ class Proxy:
         self.listener.close()
 
 
-def serve_workers(env: Any, prefix: str, *args: str) -> subprocess.Popen[str]:
-    """``spieltisch serve --workers 2 --port 0 ARGS`` on ``env``'s PostgreSQL and Redis
-    (a :class:`conftest.ClusterEnv`), tables and keys under ``prefix``, one bot process
-    a worker, no per-address limits; its banner comes on stdout."""
+def serve_workers(env: ClusterEnv, prefix: str, *args: str) -> subprocess.Popen[str]:
+    """``spieltisch serve --workers 2 --port 0 ARGS`` on ``env``'s PostgreSQL and Redis,
+    tables and keys under ``prefix``, one bot process a worker, no per-address limits;
+    its banner comes on stdout."""
     environ = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
     cmd = [
         sys.executable, "-c", "from spieltisch.cli import main; main()",
@@ -436,11 +439,11 @@ def serve_workers(env: Any, prefix: str, *args: str) -> subprocess.Popen[str]:
 
 
 @contextmanager
-def serve_port_per_worker(env: Any, name: str) -> Iterator[tuple[list[str], str]]:
+def serve_port_per_worker(env: ClusterEnv, name: str) -> Iterator[tuple[list[str], str]]:
     """``spieltisch serve --workers 2 --port-per-worker --port 0`` on ``env``'s PostgreSQL
-    and Redis (a :class:`conftest.ClusterEnv`), its tables and keys under a prefix of
-    its own ending in ``name``: the two workers' base URLs, once both answer, and that
-    prefix. Stops the workers and drops the tables afterwards."""
+    and Redis, its tables and keys under a prefix of its own ending in ``name``: the two
+    workers' base URLs, once both answer, and that prefix. Stops the workers and drops the
+    tables afterwards."""
     prefix = f"{env.prefix}{name}"
     proc = serve_workers(env, prefix, "--port-per-worker")
     try:
