@@ -65,14 +65,16 @@ def render(workers: list[str], port: int, home: Path) -> Path:
     return conf
 
 
-def nginx(conf: Path, *args: str) -> list[str]:
-    # As root, nginx's workers would run as www-data, which cannot enter pytest's
-    # private temporary directory: they stay root here.
-    main = f"pid {conf.parent}/nginx.pid; error_log {conf.parent}/error.log;"
+def nginx(conf: Path, *args: str, main: str = "") -> list[str]:
+    """The command line of nginx with ``conf``, its pid and error log beside it, and the
+    main-context directives ``main`` (nginx takes one ``-g``)."""
+    main += f" pid {conf.parent}/nginx.pid; error_log {conf.parent}/error.log;"
     if os.geteuid() == 0:
+        # nginx's workers would run as www-data, which cannot enter pytest's private
+        # temporary directory: they stay root here.
         main += " user root;"
     assert NGINX is not None
-    return [NGINX, "-p", str(conf.parent), "-c", str(conf), "-g", main, *args]
+    return [NGINX, "-p", str(conf.parent), "-c", str(conf), "-g", main.strip(), *args]
 
 
 def free_port() -> int:
@@ -84,12 +86,12 @@ def free_port() -> int:
 @contextmanager
 def running(conf: Path, port: int) -> Iterator[str]:
     """nginx with ``conf`` in the foreground, until the block ends: its base URL."""
-    proc = subprocess.Popen(nginx(conf, "-g", "daemon off;"), stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(nginx(conf, main="daemon off;"))
     http = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
         while not answers(http):
-            assert proc.poll() is None, f"nginx stopped: {proc.stderr.read() if proc.stderr else ''}"
+            assert proc.poll() is None, f"nginx stopped: {(conf.parent / 'error.log').read_text()}"
             assert time.monotonic() < deadline, "nginx did not answer"
             time.sleep(0.1)
         yield http
