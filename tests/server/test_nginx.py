@@ -33,7 +33,7 @@ from server_harness import (
 )
 
 CONF = Path(__file__).resolve().parents[2] / "deploy" / "nginx.conf"
-NGINX = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+NGINX = shutil.which("nginx", path=f"{os.environ.get('PATH', '')}{os.pathsep}/usr/sbin")
 
 if NGINX is None:
     if os.environ.get("SPIELTISCH_REQUIRE_NGINX"):  # CI: a skip would hide a missing nginx
