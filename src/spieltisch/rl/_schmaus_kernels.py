@@ -690,6 +690,52 @@ def reshuffle_paused(
 
 
 @kernel
+def settle(
+    n_pause: int,
+    hands: Any,
+    food: Any,
+    effects: Any,
+    pile: Any,
+    pile_len: Any,
+    disc: Any,
+    disc_len: Any,
+    scores: Any,
+    rnd: Any,
+    rounds: Any,
+    phase: Any,
+    plays: Any,
+    targets: Any,
+    x5: Any,
+    choosing: Any,
+    must: Any,
+    sealed_len: Any,
+    before_play: Any,
+    reshuffles: Any,
+    pend: Any,
+    pause: Any,
+    bits: Any,
+    individual: Any,
+    keys: Any,
+    order: Any,
+    bucket: Any,
+    tables: Any,
+    change: Any,
+) -> None:
+    """The end of ``step`` and ``play``: the ``n_pause`` paused games' reshuffles
+    (:func:`reshuffle_paused`), then ``change`` (the scores before the step) becomes
+    every game's score change."""
+    if n_pause:
+        reshuffle_paused(
+            n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
+            plays, targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits,
+            individual, keys, order, bucket, tables,
+        )  # fmt: skip
+    for g in range(hands.shape[0]):
+        for s in range(hands.shape[1]):
+            change[g, s] = scores[g, s] - change[g, s]
+
+
+@kernel
 def step(
     actions: Any,
     hands: Any,
@@ -732,7 +778,7 @@ def step(
     that reshuffles is put back as it was and flagged in ``fallback`` (the caller steps it with
     numpy and its shuffler). Returns how many were. Scratch: ``individual`` (P,), ``keys`` and
     ``order`` (54,), ``bucket`` (65,), ``save_small`` (10, P), ``save_hands`` (P, 12), ``save_one`` (5,)."""
-    b, p = hands.shape[0], hands.shape[1]
+    b = hands.shape[0]
     n_fallback = 0
     n_pause = 0
     st = (
@@ -746,15 +792,11 @@ def step(
             n_pause += 1
         elif r == 2:
             n_fallback += 1
-    if n_pause:
-        reshuffle_paused(
-            n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-            plays, targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits,
-            individual, keys, order, bucket, tables,
-        )  # fmt: skip
-    for g in range(b):
-        for s in range(p):
-            change[g, s] = scores[g, s] - change[g, s]
+    settle(
+        n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays,
+        targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits, individual,
+        keys, order, bucket, tables, change,
+    )  # fmt: skip
     return n_fallback
 
 
@@ -805,7 +847,7 @@ def play(
     (:func:`draw_uniforms`, the same numbers as ``sample``), then its node. Returns the number
     of fallback games, as ``step``."""
     peffect = tables[2]
-    b, p = hands.shape[0], hands.shape[1]
+    b = hands.shape[0]
     at = draw_uniforms(sample_bits, uniforms, phase, plays)
     st = (
         hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays, targets,
@@ -830,15 +872,11 @@ def play(
             n_pause += 1
         elif r == 2:
             n_fallback += 1
-    if n_pause:
-        reshuffle_paused(
-            n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
-            plays, targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits,
-            individual, keys, order, bucket, tables,
-        )  # fmt: skip
-    for g in range(b):
-        for s in range(p):
-            change[g, s] = scores[g, s] - change[g, s]
+    settle(
+        n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays,
+        targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits, individual,
+        keys, order, bucket, tables, change,
+    )  # fmt: skip
     return n_fallback
 
 
