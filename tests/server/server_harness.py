@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import importlib
 import json
 import os
 import random
@@ -31,6 +32,7 @@ from websockets.asyncio.client import ClientConnection as AsyncConnection
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.server.app import create_app
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.limits import Limits, uvicorn_options
 from spieltisch.server.store import Store
 
@@ -203,11 +205,14 @@ class ServerProcesses:
     server from it (much faster than starting Python again), which serves
     ``database`` on a free port until :meth:`kill` sends it SIGKILL: no
     shutdown, no flush, like a crash or a power cut for everything not yet
-    on the disk."""
+    on the disk. ``think`` (``MODULE:FUNCTION``, importable from tests/server): the
+    function the bot workers run per decision (:class:`BotPool`), instead of the real one."""
 
-    def __init__(self, database: str, bot_delay: float = 0.0, bot_workers: int = 1) -> None:
+    def __init__(
+        self, database: str, bot_delay: float = 0.0, bot_workers: int = 1, think: str | None = None
+    ) -> None:
         self.database = database
-        self.options = {"bot_delay": bot_delay, "bot_workers": bot_workers}
+        self.options = {"bot_delay": bot_delay, "bot_workers": bot_workers, "think": think}
         here = str(Path(__file__).resolve().parent)
         self.launcher = subprocess.Popen(
             [sys.executable, "-c", "import server_harness; server_harness._launcher()"],
@@ -260,7 +265,8 @@ class ServerProcesses:
 
 class Workers:
     """Several servers of one cluster (``redis``), each in a process of its own on a
-    port of its own, forked from one launcher like :class:`ServerProcesses`."""
+    port of its own, forked from one launcher like :class:`ServerProcesses` (``think``
+    as there)."""
 
     def __init__(
         self,
@@ -270,6 +276,7 @@ class Workers:
         count: int,
         bot_delay: float = 0.0,
         log: Path | None = None,
+        think: str | None = None,
     ) -> None:
         self.options = {
             "database": database,
@@ -277,6 +284,7 @@ class Workers:
             "prefix": prefix,
             "bot_delay": bot_delay,
             "bot_workers": 1,
+            "think": think,
         }
         here = str(Path(__file__).resolve().parent)
         self.log_path = log
@@ -533,10 +541,15 @@ def _launcher() -> None:
         pid = os.fork()
         if pid == 0:
             limits = dataclasses.replace(TEST_LIMITS, **spec.get("limits", {}))
+            pool = None
+            if spec.get("think"):
+                module, name = spec["think"].split(":")
+                pool = BotPool(spec["bot_workers"], think=getattr(importlib.import_module(module), name))
             app = create_app(
                 spec["database"],
                 bot_delay=spec["bot_delay"],
                 bot_workers=spec["bot_workers"],
+                bot_pool=pool,
                 limits=limits,
                 room_idle=spec.get("room_idle", 600.0),
                 table_prefix=spec.get("prefix", ""),

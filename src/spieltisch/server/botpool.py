@@ -51,7 +51,8 @@ class ThinkRequest:
     seat: int
     seed: int
     memory: bytes | None
-    """The pickled bot after its previous decision at this seat (``None``: a new bot)."""
+    """The pickled bot after its previous decision at this seat (``None``: a new bot); the
+    server keeps it in memory and in its database, with the bot's move."""
     view: dict[str, Any]
     legal: Sequence[int]
 
@@ -86,6 +87,9 @@ def think(request: ThinkRequest) -> tuple[int, bytes]:
     from spieltisch.bots import make_bot
 
     r = request
+    # The memory was pickled by this function after the seat's previous decision, and kept by
+    # the server or read back from its own database (docs/storage.md, "Bot memory"); it never
+    # comes from a client. A memory this release cannot load raises: the server starts the bot afresh.
     bot = pickle.loads(r.memory) if r.memory is not None else make_bot(r.game, r.spec, r.seat, r.seed)
     choice = bot.choose(r.view, r.legal)
     return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)

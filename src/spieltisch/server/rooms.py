@@ -34,7 +34,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, Operation
 
 from spieltisch import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.server.botpool import BotPool, ThinkRequest
+from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.clocks import (
     DEFAULT_STAND_IN,
     ClockError,
@@ -331,7 +331,10 @@ class Room:
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
         self.bot_memory: dict[int, bytes | None] = dict.fromkeys([*self.bots, *self.stand_in])
-        """Each bot as it was after its last decision (pickled), sent with the next one."""
+        """Each bot as it was after its last decision (pickled), sent with the next one. The
+        store keeps it with the bot's move; the owner's bots start from there (:meth:`_restore_memory`)."""
+        self.restored: set[int] = set()
+        """The bot seats whose memory came from the store and has not served a decision yet."""
         self.fallback = random.Random(f"server/{row.code}/{row.seed}/fallback")
         self.wake = asyncio.Event()
         self.bot_task: asyncio.Task[None] | None = None
@@ -661,13 +664,16 @@ class Room:
         ref: str | None = None,
         by: str | None = None,
         time_out: bool = False,
+        memory: bytes | None = None,
     ) -> None:
         """Check and apply one action; raise :class:`CommandError` when refused.
 
         ``by``: None for the seat's own player, ``bot:LEVEL`` for the stand-in
         bot (refused once the player has taken the seat back). ``time_out``: not
         an action but the clock's command that the seat's time is up (or its
-        player away longer than the grace period): a bot stands in from now on."""
+        player away longer than the grace period): a bot stands in from now on.
+        ``memory``: the bot's memory after this decision (from this server's own bot
+        loop, never from a client), stored in the same transaction as the action."""
         async with self.lock:
             if seat is None:
                 raise CommandError("forbidden", "spectators cannot act; join a seat to play")
@@ -697,6 +703,13 @@ class Room:
                 due = self.deadline(seat)
                 if seat in self.stand_in or due is None or due > time.monotonic():
                     raise CommandError("stale", f"seat {seat}'s time is not up")
+                if self._memory_index(seat) is not None:  # an earlier stand-in's memory may be stored
+                    try:
+                        await self.store.forget_memory_async(self.code, seat)
+                    except Exception as exc:
+                        raise CommandError(
+                            "internal", f"the time-out could not be stored, nothing changed: {exc}"
+                        ) from exc
                 self.stand_in[seat] = self.stand_in_level
                 self.bot_memory[seat] = None  # the stand-in starts from the position it finds
                 log.info(
@@ -732,7 +745,13 @@ class Room:
             changed = new_status if new_status != status else None
             try:  # durable before it is applied, acknowledged or broadcast
                 await self.store.append_actions_async(
-                    self.code, self.version, added, changed, at=time.time(), by=by
+                    self.code,
+                    self.version,
+                    added,
+                    changed,
+                    at=time.time(),
+                    by=by,
+                    memory=(seat, memory) if memory is not None else None,
                 )
             except Exception as exc:  # nothing was applied: the sender may retry
                 if unreachable(exc):
@@ -931,7 +950,7 @@ class Room:
             updated.left = True
             people = [s for s in self.row.seats if s.kind == "human" and not s.left and s.seat != seat]
             try:
-                await self.store.update_seat_async(self.code, updated, None)
+                await self.store.update_seat_async(self.code, updated, None, forget_memory=True)
                 if not people:
                     await self.store.end_room_async(self.code, "left")
             except Exception as exc:
@@ -940,7 +959,7 @@ class Room:
                 ) from exc
             self.row.seats[seat] = updated
             self.stand_in[seat] = self.stand_in_level
-            self.bot_memory[seat] = None
+            self.bot_memory[seat] = None  # (its stored memory was deleted with the seat's update)
             if not people:
                 self.row.status, self.row.ended = "over", "left"
             self.broadcast()
@@ -971,8 +990,41 @@ class Room:
             return []
         return [s for s in self.to_move() if s in self.bots or s in self.stand_in]
 
+    def _memory_index(self, seat: int) -> int | None:
+        """The log index of the seat's last action if its bot played it (a bot seat's, or a
+        stand-in's): the only decision a stored memory of the seat may belong to (None: no
+        stored memory of the seat is valid)."""
+        for i in range(len(self.actions) - 1, -1, -1):
+            if self.actions[i][0] == seat:
+                return i if seat in self.bots or stand_in_level(self.by[i]) is not None else None
+        return None
+
+    async def _restore_memory(self) -> None:
+        """Each bot's memory as the store has it (this worker has just become the room's owner:
+        a new server, a takeover, a handoff; its own copy may be behind): the memory stored
+        with the seat's last action, if its bot played that; else the bot starts afresh.
+        A time-out or a leave deletes the stored memory (:meth:`act`, :meth:`leave`)."""
+        if not self.actions:
+            return  # nothing played, nothing remembered
+        while True:
+            try:
+                async with self.lock:  # no time-out or leave between the read and its use
+                    stored = await anyio.to_thread.run_sync(self.store.load_bot_memory, self.code)
+                    self.restored = set()
+                    for seat in {*self.bots, *self.stand_in}:
+                        idx, memory = stored.get(seat, (None, None))
+                        valid = idx is not None and idx == self._memory_index(seat)
+                        self.bot_memory[seat] = memory if valid else None
+                        if valid:
+                            self.restored.add(seat)
+                return
+            except Exception as exc:  # the database is unreachable: the bots wait for it
+                log.warning("room %s: the bots' memory could not be read, trying again: %s", self.code, exc)
+                await asyncio.sleep(1.0)
+
     async def _bot_loop(self) -> None:
         loop = asyncio.get_running_loop()
+        await self._restore_memory()
         while self.row.status != "over":
             await self.wake.wait()
             self.wake.clear()
@@ -992,7 +1044,7 @@ class Room:
                     if seat not in self.bots and level is None:
                         continue  # the player took the seat back while the bot thought
                     try:
-                        await self.act(seat, version, action_id=choice, by=by)
+                        await self.act(seat, version, action_id=choice, by=by, memory=memory)
                     except CommandError as exc:
                         if exc.code in ("internal", "unavailable"):
                             await asyncio.sleep(1.0)
@@ -1007,12 +1059,27 @@ class Room:
         memory = self.bot_memory.get(seat)
         spec = self.bots.get(seat) or self.stand_in.get(seat) or self.stand_in_level
         try:
+            # The memory is a pickle that the worker loads: it comes only from this server's
+            # bots and its own database (stored with their moves), never from a client.
             choice, after = await self.pool.choose(
                 ThinkRequest(self.game.name, spec, seat, self.row.seed, memory, view, legal)
             )
-        except Exception:
+        except Exception as exc:
+            if memory is not None and seat in self.restored and not isinstance(exc, BotCrashed):
+                # A stored memory this release's bot cannot use (e.g. its class changed since).
+                log.warning(  # (what failed, not the memory: it holds what the bot saw)
+                    "room %s: bot seat %d cannot use its stored memory (%s: %.200s); it starts afresh",
+                    self.code,
+                    seat,
+                    type(exc).__name__,
+                    exc,
+                )
+                self.restored.discard(seat)
+                self.bot_memory[seat] = None
+                return await self._choose(seat, view, legal)
             log.exception("room %s: bot seat %d failed; playing a random legal action", self.code, seat)
             return legal[self.fallback.randrange(len(legal))], memory
+        self.restored.discard(seat)
         if choice not in legal:
             log.warning("room %s: bot seat %d chose illegal id %r; random instead", self.code, seat, choice)
             return legal[self.fallback.randrange(len(legal))], memory

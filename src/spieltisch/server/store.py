@@ -5,7 +5,10 @@ A game is stored as its seed, rule options and action log: ``rooms``,
 time of the move, from which the clocks are derived; ``by``: NULL for the seat's
 own player, ``bot:LEVEL`` for a bot standing in, see :mod:`spieltisch.server.clocks`);
 each room also keeps the rules version of the engine that plays it; the reviews
-of finished games are in ``reviews(room, seat, budget, result, created)`` (docs/review.md). SQLite (an
+of finished games are in ``reviews(room, seat, budget, result, created)`` (docs/review.md); each
+bot seat's memory (the pickled bot after its last decision, zlib-compressed) is in
+``bot_memory(room, seat, idx, memory)``, one row per seat, written with the bot's action
+at log index ``idx`` (docs/storage.md, "Bot memory"). SQLite (an
 embedded file) is the default; PostgreSQL works through ``postgresql+psycopg://...``.
 The schema is made and changed by the Alembic migrations in ``server/migrations/``,
 which opening a store runs (:func:`spieltisch.server.migrate.upgrade`); the tables
@@ -31,6 +34,7 @@ import logging
 import queue
 import threading
 import time
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,17 +47,20 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
     create_engine,
+    delete,
     event,
     false,
     func,
     select,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -205,6 +212,14 @@ class Store:
             Column("result", Text, nullable=False),
             Column("created", Float, nullable=False),
         )
+        self.bot_memory = Table(  # 0005_bot_memory
+            f"{prefix}bot_memory",
+            md,
+            Column("room", String(16), ForeignKey(f"{prefix}rooms.code"), primary_key=True),
+            Column("seat", Integer, primary_key=True),
+            Column("idx", Integer, nullable=False),
+            Column("memory", LargeBinary, nullable=False),
+        )
         try:
             migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
@@ -219,6 +234,14 @@ class Store:
         self._append_sql = str(compiled)
         self._append_keys: tuple[str, ...] | None = (
             tuple(compiled.positiontup) if compiled.positiontup else None
+        )
+        # A bot's memory replaces the seat's previous one (an upsert: one row per seat).
+        upsert = (postgresql.insert if self.engine.dialect.name == "postgresql" else sqlite.insert)(
+            self.bot_memory
+        )
+        self._memory_sql = upsert.on_conflict_do_update(
+            index_elements=[self.bot_memory.c.room, self.bot_memory.c.seat],
+            set_={"idx": upsert.excluded.idx, "memory": upsert.excluded.memory},
         )
         self.writer = GroupWriter(self.engine, self._write_lock)
 
@@ -238,16 +261,39 @@ class Store:
         await _durable(self.writer.submit(self._create_room(room, rematch_of)))
 
     def update_seat(
-        self, code: str, seat: SeatRow, status: str | None = None, room: Mapping[str, Any] | None = None
+        self,
+        code: str,
+        seat: SeatRow,
+        status: str | None = None,
+        room: Mapping[str, Any] | None = None,
+        forget_memory: bool = False,
     ) -> None:
         """Store a seat (and the room's new status, when it changed, and the room
-        columns in ``room``: ``started``, ``ended``). Counts as the room's activity."""
-        self.writer.submit(self._update_seat(code, seat, status, room)).result()
+        columns in ``room``: ``started``, ``ended``). Counts as the room's activity.
+        ``forget_memory``: delete the seat's stored bot memory too (a stand-in starts afresh)."""
+        self.writer.submit(self._update_seat(code, seat, status, room, forget_memory)).result()
 
     async def update_seat_async(
-        self, code: str, seat: SeatRow, status: str | None = None, room: Mapping[str, Any] | None = None
+        self,
+        code: str,
+        seat: SeatRow,
+        status: str | None = None,
+        room: Mapping[str, Any] | None = None,
+        forget_memory: bool = False,
     ) -> None:
-        await _durable(self.writer.submit(self._update_seat(code, seat, status, room)))
+        await _durable(self.writer.submit(self._update_seat(code, seat, status, room, forget_memory)))
+
+    async def forget_memory_async(self, code: str, seat: int) -> None:
+        """Delete the stored bot memory of a seat (its next bot starts afresh)."""
+
+        def write(conn: Connection) -> None:
+            self._forget_memory(conn, code, seat)
+
+        await _durable(self.writer.submit(write))
+
+    def _forget_memory(self, conn: Connection, code: str, seat: int) -> None:
+        t = self.bot_memory
+        conn.execute(delete(t).where(t.c.room == code, t.c.seat == seat))
 
     async def end_room_async(self, code: str, ended: str) -> None:
         """Mark an unfinished game as over without an outcome (``ended`` says why)."""
@@ -266,6 +312,7 @@ class Store:
         status: str | None = None,
         at: float | None = None,
         by: str | None = None,
+        memory: tuple[int, bytes] | None = None,
     ) -> None:
         """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
         status, atomically.
@@ -273,9 +320,12 @@ class Store:
         The primary key ``(room, idx)`` makes a second writer of the same
         index fail instead of forking the log. ``at`` is the moves' server wall
         time, ``by`` who played them (None: the seat's own player; ``bot:LEVEL``:
-        a stand-in bot).
+        a stand-in bot). ``memory``: ``(seat, pickled bot)``, the memory of the bot that
+        played these actions, after that decision: stored in the same transaction as the
+        seat's memory, with the index of the seat's last action among them (it replaces
+        the seat's previous one).
         """
-        self.writer.submit(_Append(self, code, start, actions, status, at, by)).result()
+        self.writer.submit(_Append(self, code, start, actions, status, at, by, memory)).result()
 
     async def append_actions_async(
         self,
@@ -285,9 +335,10 @@ class Store:
         status: str | None = None,
         at: float | None = None,
         by: str | None = None,
+        memory: tuple[int, bytes] | None = None,
     ) -> None:
         """:meth:`append_actions` for the event loop: returns once the actions are durable."""
-        await _durable(self.writer.submit(_Append(self, code, start, actions, status, at, by)))
+        await _durable(self.writer.submit(_Append(self, code, start, actions, status, at, by, memory)))
 
     def save_review(self, row: ReviewRow) -> None:
         """Store a review (a second one of the same room, seat and budget is refused)."""
@@ -343,7 +394,12 @@ class Store:
         return write
 
     def _update_seat(
-        self, code: str, seat: SeatRow, status: str | None, room: Mapping[str, Any] | None
+        self,
+        code: str,
+        seat: SeatRow,
+        status: str | None,
+        room: Mapping[str, Any] | None,
+        forget_memory: bool = False,
     ) -> Write:
         values = _seat_values(code, seat)
         del values["room"], values["seat"]
@@ -358,6 +414,8 @@ class Store:
                 .values(**values)
             )
             conn.execute(update(self.rooms).where(self.rooms.c.code == code).values(**room_values))
+            if forget_memory:
+                self._forget_memory(conn, code, seat.seat)
 
         return write
 
@@ -421,6 +479,22 @@ class Store:
                 by=[None if by is None else str(by) for _seat, _text, _at, by in actions],
             )
 
+    def load_bot_memory(self, code: str) -> dict[int, tuple[int, bytes]]:
+        """Each seat's stored bot memory: ``seat -> (log index of the action it was stored
+        with, pickled bot)``. A memory that does not decompress is left out (logged): its
+        bot starts afresh. (Only the server's own bots write these pickles, never a client;
+        they are loaded in its bot workers.)"""
+        t = self.bot_memory
+        found: dict[int, tuple[int, bytes]] = {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(t.c.seat, t.c.idx, t.c.memory).where(t.c.room == code)).all()
+        for seat, idx, blob in rows:
+            try:
+                found[int(seat)] = (int(idx), zlib.decompress(blob))
+            except zlib.error as exc:
+                log.warning("room %s: the stored memory of bot seat %d is unreadable (%s)", code, seat, exc)
+        return found
+
     def load_reviews(self, code: str, budget: str) -> list[ReviewRow]:
         """The stored reviews of a room at ``budget``, by seat."""
         t = self.reviews
@@ -467,7 +541,7 @@ class Store:
         join, a seat change; or the opening) since ``abandoned_before`` (epoch
         seconds; 0 deletes none), except those in ``keep``; with their seats and
         actions, in one transaction. Returns their codes."""
-        from sqlalchemy import and_, delete, exists, or_
+        from sqlalchemy import and_, exists, or_
 
         r, a = self.rooms, self.actions
         moved_since = exists().where(a.c.room == r.c.code, a.c.at >= abandoned_before)
@@ -484,6 +558,7 @@ class Store:
             for i in range(0, len(codes), 500):
                 chunk = codes[i : i + 500]
                 conn.execute(delete(self.reviews).where(self.reviews.c.room.in_(chunk)))
+                conn.execute(delete(self.bot_memory).where(self.bot_memory.c.room.in_(chunk)))
                 conn.execute(delete(self.actions).where(self.actions.c.room.in_(chunk)))
                 conn.execute(delete(self.seats).where(self.seats.c.room.in_(chunk)))
                 conn.execute(delete(r).where(r.c.code.in_(chunk)))
@@ -495,8 +570,9 @@ Write = Callable[[Connection], None]
 
 
 class _Append:
-    """Actions ``start, start+1, ...`` of one room and its new status (one write).
-    Consecutive appends of a group are sent to the database as one statement."""
+    """Actions ``start, start+1, ...`` of one room and its new status, and the memory of
+    the bot that played them (one write). Consecutive appends of a group are sent to the
+    database as one statement (and their memories as one more)."""
 
     def __init__(
         self,
@@ -507,6 +583,7 @@ class _Append:
         status: str | None,
         at: float | None = None,
         by: str | None = None,
+        memory: tuple[int, bytes] | None = None,
     ) -> None:
         self.store = store
         self.code = code
@@ -515,6 +592,12 @@ class _Append:
             for i, (s, t) in enumerate(actions)
         ]
         self.status = status
+        self.memory: tuple[int, int, bytes] | None = None
+        """``(seat, idx, pickled bot)``: ``idx`` the index of the seat's last action here."""
+        if memory is not None:
+            seat, pickled = memory
+            idx = start + max(i for i, (s, _t) in enumerate(actions) if s == seat)
+            self.memory = (seat, idx, pickled)
 
     def __call__(self, conn: Connection) -> None:
         _run_appends(conn, [self])
@@ -529,6 +612,13 @@ def _run_appends(conn: Connection, appends: Sequence[_Append]) -> None:
         conn.exec_driver_sql(store._append_sql, params[0])
     elif params:
         conn.exec_driver_sql(store._append_sql, params)
+    memories = []
+    for a in appends:
+        if a.memory is not None:  # compressed here, in the writer thread (not on the event loop)
+            seat, idx, pickled = a.memory
+            memories.append({"room": a.code, "seat": seat, "idx": idx, "memory": zlib.compress(pickled)})
+    if memories:
+        conn.execute(store._memory_sql, memories)
     for a in appends:
         if a.status is not None:
             conn.execute(update(store.rooms).where(store.rooms.c.code == a.code).values(status=a.status))
