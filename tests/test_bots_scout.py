@@ -22,6 +22,7 @@ from spieltisch.bots.scout import (
     HardBotV5,
     HardBotV6,
     HardBotV7,
+    HardBotV8,
     MediumBot,
     policy,
 )
@@ -84,7 +85,9 @@ def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
     return a, b
 
 
-@pytest.mark.parametrize("level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4", "hard@v6"])
+@pytest.mark.parametrize(
+    "level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4", "hard@v6", "hard@v8"]
+)
 @pytest.mark.parametrize("phase", ["play", "flip"])
 def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
     a, b = twin_positions(phase)
@@ -498,18 +501,30 @@ def hidden_swapped(state: ScoutState) -> ScoutState:
     return twin
 
 
+@pytest.mark.parametrize("cls", [HardBotV4, HardBotV8])
 @pytest.mark.parametrize("players", [4, 5])
-def test_v4_decides_from_the_view_alone_and_repeats_itself(players: int) -> None:
+def test_weighted_versions_decide_from_the_view_alone_and_repeat_themselves(
+    cls: type[HardBotV4 | HardBotV8], players: int
+) -> None:
     # Mid-round, with opponents' decisions to weight by: changing cards seat 0
     # cannot see changes nothing, and the same seed and budget give the same move.
     for seed in (1, 2):
         state = mid_round(players, seed, 6)
         twin = hidden_swapped(state)
         legal = state.legal_action_ids(0)
-        first = HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal)
+        first = cls("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal)
         assert first in legal
-        assert HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(twin.view(0), legal) == first
-        assert HardBotV4("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal) == first
+        assert cls("scout", 0, seed, Budget(iterations=40)).choose(twin.view(0), legal) == first
+        assert cls("scout", 0, seed, Budget(iterations=40)).choose(state.view(0), legal) == first
+
+
+def test_v8_searches_as_v7_until_an_opponent_has_acted_this_round() -> None:
+    # Nothing to weight by: the round's first move (S-4) is v7's, world for world.
+    state, seat = after_the_flips()
+    view, legal = state.view(seat), state.legal_action_ids(seat)
+    for seed in range(4):
+        v7 = HardBotV7("scout", seat, seed, Budget(iterations=60)).choose(view, legal)
+        assert HardBotV8("scout", seat, seed, Budget(iterations=60)).choose(view, legal) == v7
 
 
 def after_the_flips() -> tuple[ScoutState, int]:
@@ -525,11 +540,12 @@ def after_the_flips() -> tuple[ScoutState, int]:
     [
         (HardBotV3, after_the_flips, 300, False),
         (HardBotV4, lambda: (mid_round(4, 3, 6), 0), 220, True),  # the opponents have acted
+        (HardBotV8, lambda: (mid_round(5, 3, 6), 0), 1000, True),
     ],
 )
 def test_a_search_version_counts_its_budget_in_playouts(
     monkeypatch: pytest.MonkeyPatch,
-    cls: type[HardBotV3 | HardBotV4],
+    cls: type[HardBotV3 | HardBotV4 | HardBotV8],
     position: Callable[[], tuple[ScoutState, int]],
     default_work: int,
     weighs: bool,

@@ -46,6 +46,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v5": "spieltisch.bots.scout:HardBotV5",
             "v6": "spieltisch.bots.scout:HardBotV6",
             "v7": "spieltisch.bots.scout:HardBotV7",
+            "v8": "spieltisch.bots.scout:HardBotV8",
         },
     },
     "schmaus": {
@@ -64,7 +65,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("schmaus", "hard"): "v5"}
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v7", ("schmaus", "hard"): "v5"}
 
 
 def versions(game: str, level: str) -> list[str]:

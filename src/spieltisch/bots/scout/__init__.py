@@ -9,6 +9,7 @@ from spieltisch.bots.scout.bots import (
     HardBotV5,
     HardBotV6,
     HardBotV7,
+    HardBotV8,
     MediumBot,
 )
 
@@ -21,5 +22,6 @@ __all__ = [
     "HardBotV5",
     "HardBotV6",
     "HardBotV7",
+    "HardBotV8",
     "MediumBot",
 ]

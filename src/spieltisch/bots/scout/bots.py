@@ -14,7 +14,8 @@
   candidates and scores every round by the chance to win the game.
 * :class:`HardBotV3` (``hard@v3``) plays v1's search with cheaper playouts,
   and :class:`HardBotV4` (``hard@v4``) v3's search over worlds weighted by
-  the opponents' recorded actions (:mod:`.inference`).
+  the opponents' recorded actions (:mod:`.inference`); :class:`HardBotV8`
+  (``hard@v8``) weights v7's search the same way.
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -402,23 +403,20 @@ class HardBotV3(HardBot):
         return self._utility(w.results[-1]["points"], pos)
 
 
-class HardBotV4(HardBotV3):
-    """Version 4 (``hard@v4``): v3's search over worlds in which the opponents'
-    hands are weighted by what they did this round (:mod:`.inference`).
+class WeightedWorlds(HardBot):
+    """The search over sampled worlds weighted by what the opponents did this
+    round (:mod:`.inference`), for hard@v4 and hard@v8.
 
     Every sampled world is rewound to each opponent's last :attr:`per_seat`
     decisions of this round and weighted by how likely the medium policy would
     have taken the recorded action there (a softmax of medium's scores at
     :attr:`temperature`, at least :attr:`floor` per decision). The search is
-    v3's, with weighted means and a weighted pruning test (importance
-    sampling: every world is played once per live candidate, as in v3). The
-    work is still counted in playouts; the weighting costs about one medium
-    move per rewound decision and world, which the smaller default budget pays
-    for (about v3's CPU time per decision).
+    the plain one with weighted means and a weighted pruning test (importance
+    sampling: every world is played once per live candidate). The work is
+    still counted in playouts; the weighting costs about one medium move per
+    rewound decision and world.
     """
 
-    version = "v4"
-    default_work = 220
     per_seat = 3
     temperature = 0.7
     floor = 0.1
@@ -456,6 +454,33 @@ class HardBotV4(HardBotV3):
                 live = _weighted_prune(scores, weights, live)
         means = [_weighted_mean(x, weights) if x else -1e9 for x in scores]
         return max(live, key=lambda i: (means[i], -i))
+
+
+class HardBotV4(WeightedWorlds, HardBotV3):
+    """Version 4 (``hard@v4``): v3's search over worlds in which the opponents'
+    hands are weighted by what they did this round (:class:`WeightedWorlds`:
+    the last three decisions per opponent, temperature 0.7, floor 0.1). The
+    smaller default budget pays for the weighting (about v3's CPU time per
+    decision).
+    """
+
+    version = "v4"
+    default_work = 220
+
+
+class HardBotV8(WeightedWorlds, HardBotV7):
+    """Version 8 (``hard@v8``): v7's search (candidates, whole-game utility,
+    1,000 playouts) over worlds weighted by the opponents' decisions of this
+    round (:class:`WeightedWorlds`), more gently than v4: the last two
+    decisions per opponent, temperature 2, at least 0.3 per decision. Sharper
+    weights leave a handful of worlds carrying nearly all the weight (v4's
+    and a sharper screen's effective worlds, docs/bots.md), and a search over
+    a handful of worlds plays worse than one over many unweighted ones."""
+
+    version = "v8"
+    per_seat = 2
+    temperature = 2.0
+    floor = 0.3
 
 
 def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:

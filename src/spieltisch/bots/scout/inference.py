@@ -1,4 +1,4 @@
-"""Opponents' hands weighted by what they did (hard@v4).
+"""Opponents' hands weighted by what they did (hard@v4, hard@v8).
 
 A sampled world deals the unseen cards at random. But the opponents did not
 play at random: someone who scouted instead of beating the set probably could
