@@ -11,7 +11,6 @@ import dataclasses
 import json
 import logging
 import random
-import tempfile
 import time
 import zlib
 from collections.abc import Collection, Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 import redis
 from conftest import ClusterEnv
+from memory_think import SPEC, gate_file, quick_think
 from server_harness import (
     Player,
     ServerProcesses,
@@ -36,34 +36,12 @@ from sqlalchemy import func, select, update
 
 from spieltisch.bots import make_bot
 from spieltisch.engine import get_game
-from spieltisch.server.botpool import BotPool, ThinkRequest, think
+from spieltisch.server.botpool import BotPool
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
 PLAYERS = 3
 HUMAN = {"kind": "human"}
 HARD = {"kind": "bot", "level": "hard"}
-SPEC = "hard:playouts=16"
-"""What the "hard" seats play here: the hard bot (its Knowledge and rng carry from one
-decision to the next) at a small budget, counted in work (the same on any machine)."""
-
-
-def quick_think(request: ThinkRequest) -> tuple[int, bytes]:
-    """The bot workers' real decision, the "hard" seats (and stand-ins) at :data:`SPEC`."""
-    return think(dataclasses.replace(request, spec=SPEC if request.spec == "hard" else request.spec))
-
-
-def _gate(seed: int) -> Path:
-    return Path(tempfile.gettempdir()) / f"spieltisch-test-memory-gate-{seed}"
-
-
-def gated_think(request: ThinkRequest) -> tuple[int, bytes]:
-    """:func:`quick_think`; a new stand-in of seat 0 (no memory yet) waits while the test's
-    gate file exists (at most a minute)."""
-    if request.seat == 0 and request.memory is None:
-        deadline = time.monotonic() + 60
-        while _gate(request.seed).exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-    return quick_think(request)
 
 
 class PositionalChoice(random.Random):
@@ -135,7 +113,7 @@ def test_after_kill_9_the_bots_go_on_with_their_memory(tmp_path: Path) -> None:
     is the one played without the kills, move for move."""
     database = f"sqlite:///{tmp_path / 'memory.db'}"
     seed = 8
-    srv = ServerProcesses(database, think="test_bot_memory:quick_think")
+    srv = ServerProcesses(database, think="memory_think:quick_think")
     lives: list[int] = []
     try:
         srv.start()
@@ -174,7 +152,7 @@ def test_after_a_handoff_and_a_takeover_the_bots_go_on_with_their_memory(
         cluster_env.prefix,
         3,
         log=tmp_path / "workers.log",
-        think="test_bot_memory:quick_think",
+        think="memory_think:quick_think",
     )
     lease = f"{cluster_env.prefix}spieltisch:lease:"
 
@@ -233,9 +211,9 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path) -> None:
     first move: after the restart it starts afresh too."""
     database = f"sqlite:///{tmp_path / 'stand-in.db'}"
     seed = 5
-    gate = _gate(seed)
+    gate = gate_file(seed)
     gate.unlink(missing_ok=True)
-    srv = ServerProcesses(database, think="test_bot_memory:gated_think")
+    srv = ServerProcesses(database, think="memory_think:gated_think")
     try:
         srv.start()
         with srv.client() as client:
