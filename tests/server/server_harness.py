@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib
+import importlib.util
 import json
 import os
 import random
@@ -21,6 +22,7 @@ from collections.abc import AsyncIterator, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
@@ -612,3 +614,14 @@ def open_room(
             assert j.status_code == 200, j.text
             secrets[seat] = j.json()["secret"]
     return data["room"], secrets
+
+
+def migration_revision(name: str) -> ModuleType:
+    """The Alembic revision ``name`` (e.g. ``0004_reviews``) as a module, loaded from its file
+    in src/spieltisch/server/migrations/versions (the folder is not a package)."""
+    path = Path(__file__).resolve().parents[2] / f"src/spieltisch/server/migrations/versions/{name}.py"
+    spec = importlib.util.spec_from_file_location(f"revision_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -5,37 +5,25 @@ again, the store is at the head and its games play on (their bots start afresh).
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import sqlalchemy as sa
 from alembic import command as alembic_command
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
+from server_harness import migration_revision
 
 from spieltisch.server import migrate
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
-REVISION = (
-    Path(__file__).resolve().parents[2] / "src/spieltisch/server/migrations/versions/0005_bot_memory.py"
-)
 POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
-def revision() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("revision_0005_bot_memory", REVISION)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_upgrade_and_downgrade_keep_the_stored_rooms(tmp_path: Path) -> None:
-    rev = revision()
+    rev = migration_revision("0005_bot_memory")
     assert (rev.revision, rev.down_revision) == ("0005_bot_memory", "0004_reviews")
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'old.db'}")
     with engine.begin() as conn:

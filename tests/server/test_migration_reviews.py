@@ -4,9 +4,7 @@ rooms already stored) with the store's table prefix; the downgrade takes both aw
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import sqlalchemy as sa
@@ -14,20 +12,11 @@ import sqlalchemy as sa
 pytest.importorskip("alembic")
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
-
-REVISION = Path(__file__).resolve().parents[2] / "src/spieltisch/server/migrations/versions/0004_reviews.py"
-
-
-def revision() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("revision_0004_reviews", REVISION)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from server_harness import migration_revision
 
 
 def test_upgrade_and_downgrade_keep_the_stored_rooms(tmp_path: Path) -> None:
-    rev = revision()
+    rev = migration_revision("0004_reviews")
     assert (rev.revision, rev.down_revision) == ("0004_reviews", "0003_clocks")
     engine = sa.create_engine(f"sqlite:///{tmp_path / 'old.db'}")
     with engine.begin() as conn:
