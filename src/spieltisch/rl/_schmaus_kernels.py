@@ -692,24 +692,7 @@ def reshuffle_paused(
 @kernel
 def settle(
     n_pause: int,
-    hands: Any,
-    food: Any,
-    effects: Any,
-    pile: Any,
-    pile_len: Any,
-    disc: Any,
-    disc_len: Any,
-    scores: Any,
-    rnd: Any,
-    rounds: Any,
-    phase: Any,
-    plays: Any,
-    targets: Any,
-    x5: Any,
-    choosing: Any,
-    must: Any,
-    sealed_len: Any,
-    before_play: Any,
+    st: Any,
     reshuffles: Any,
     pend: Any,
     pause: Any,
@@ -723,7 +706,11 @@ def settle(
 ) -> None:
     """The end of ``step`` and ``play``: the ``n_pause`` paused games' reshuffles
     (:func:`reshuffle_paused`), then ``change`` (the scores before the step) becomes
-    every game's score change."""
+    every game's score change. ``st``: the state arrays, as :func:`node` takes them."""
+    (
+        hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays, targets,
+        x5, choosing, must, _sealed, sealed_len, before_play,
+    ) = st  # fmt: skip
     if n_pause:
         reshuffle_paused(
             n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase,
@@ -792,11 +779,7 @@ def step(
             n_pause += 1
         elif r == 2:
             n_fallback += 1
-    settle(
-        n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays,
-        targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits, individual,
-        keys, order, bucket, tables, change,
-    )  # fmt: skip
+    settle(n_pause, st, reshuffles, pend, pause, bits, individual, keys, order, bucket, tables, change)
     return n_fallback
 
 
@@ -872,11 +855,7 @@ def play(
             n_pause += 1
         elif r == 2:
             n_fallback += 1
-    settle(
-        n_pause, hands, food, effects, pile, pile_len, disc, disc_len, scores, rnd, rounds, phase, plays,
-        targets, x5, choosing, must, sealed_len, before_play, reshuffles, pend, pause, bits, individual,
-        keys, order, bucket, tables, change,
-    )  # fmt: skip
+    settle(n_pause, st, reshuffles, pend, pause, bits, individual, keys, order, bucket, tables, change)
     return n_fallback
 
 
