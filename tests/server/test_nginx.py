@@ -20,11 +20,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from conftest import ClusterEnv
 from server_harness import (
     Player,
     SeatUrl,
     answers,
+    connect_seat,
     lease_owners,
     open_room,
     pid_behind,
@@ -99,6 +101,13 @@ def running(conf: Path, port: int) -> Iterator[str]:
         stop_tree(proc)
 
 
+def routed_to(access_log: Path, room: str) -> str:
+    """The upstream (host:port) that nginx sent the last request naming ``room`` to."""
+    lines = [line.split() for line in access_log.read_text().splitlines() if f"/{room}" in line]
+    assert lines, f"no request for room {room} in nginx's access log"
+    return lines[-1][-1]
+
+
 def test_the_shipped_config_is_valid_nginx(tmp_path: Path) -> None:
     """``nginx -t``: every directive of deploy/nginx.conf exists in this nginx and the
     file parses (only the hosts and port differ from what is shipped)."""
@@ -127,10 +136,19 @@ def test_nginx_routes_a_room_to_one_worker_and_its_game_plays_through_it(
                 for _ in range(3):
                     assert client.get(f"/r/{room}").status_code == 200
                 assert client.post("/api/rooms", content=b"x" * 70_000).status_code == 413
-            player = Player(
-                SeatUrl(f"{proxy.replace('http', 'ws')}/ws/{room}", 0, secrets[0]), 0, random.Random(3)
-            )
-            owners = lease_owners(cluster_env.redis, f"{prefix}spieltisch:lease:{room}", player.run())
+            seat0 = SeatUrl(f"{proxy.replace('http', 'ws')}/ws/{room}", 0, secrets[0])
+            lease = f"{prefix}spieltisch:lease:{room}"
+            # The room was made on whichever worker took the POST; with its player connected
+            # through nginx, affinity moves it to the worker the room's hash picks. Wait for
+            # that before playing: a game of random moves may otherwise end first.
+            routed = routed_to(tmp_path / "access.log", room)
+            with connect_seat(seat0), redis.Redis.from_url(cluster_env.redis) as r:
+                deadline = time.monotonic() + 10
+                while not (r.get(lease) or b"").startswith(f"pid{pid_behind(f'http://{routed}')}-".encode()):
+                    assert time.monotonic() < deadline, f"room {room} stayed away from {routed}"
+                    time.sleep(0.05)
+            player = Player(seat0, 0, random.Random(3))
+            owners = lease_owners(cluster_env.redis, lease, player.run())
         assert player.last is not None and player.last["room"]["status"] == "over"
         # a move sent while the room moves may be answered "stale" (the client resyncs)
         assert all(e["code"] == "stale" for e in player.errors), player.errors
@@ -139,6 +157,5 @@ def test_nginx_routes_a_room_to_one_worker_and_its_game_plays_through_it(
         assert {uri.split("/")[1] for _, uri, _, _ in naming} >= {"ws", "r"}, log
         assert {status for _, uri, status, _ in naming if uri.startswith("/ws/")} == {"101"}, log
         upstreams = {upstream for *_, upstream in naming}
-        assert len(upstreams) == 1, f"the room's requests went to {upstreams}"
-        (chosen,) = upstreams
-        assert owners[-1].startswith(f"pid{pid_behind(f'http://{chosen}')}-"), (owners, chosen)
+        assert upstreams == {routed}, f"the room's requests went to {upstreams}"
+        assert owners[-1].startswith(f"pid{pid_behind(f'http://{routed}')}-"), (owners, routed)
