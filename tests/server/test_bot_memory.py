@@ -204,13 +204,17 @@ def test_after_a_handoff_and_a_takeover_the_bots_go_on_with_their_memory(
     assert "cannot use its stored memory" not in (tmp_path / "workers.log").read_text()
 
 
-def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path) -> None:
+@pytest.mark.parametrize("way", ["time-out", "leave"])
+def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path, way: str) -> None:
     """Nobody at seat 0: it times out and a stand-in plays it; its player comes back (no
-    move of theirs), times out again, and a new stand-in takes the seat - without the first
-    one's memory, which the time-out deleted. The server is killed before the new stand-in's
-    first move: after the restart it starts afresh too."""
+    move of theirs), then times out again or leaves, and a new stand-in takes the seat -
+    without the first one's memory, which the time-out or the leave deleted. The server is
+    killed before the new stand-in's first move: after the restart it starts afresh too.
+    (To leave, seat 1 is a person too, who never comes: a stand-in plays it throughout, and
+    the game goes on after seat 0 leaves.)"""
     database = f"sqlite:///{tmp_path / 'stand-in.db'}"
     seed = 5
+    seats = [HUMAN, HARD, HARD] if way == "time-out" else [HUMAN, HUMAN, HARD]
     gate = gate_file(seed)
     gate.unlink(missing_ok=True)
     srv = ServerProcesses(database, think="memory_think:gated_think")
@@ -218,7 +222,7 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path) -> None:
         srv.start()
         with srv.client() as client:
             clock = {"move": 0.5, "stand_in": "hard"}
-            room, secrets = open_room(client, "scout", [HUMAN, HARD, HARD], seed, clock=clock, bot_delay=0.1)
+            room, secrets = open_room(client, "scout", seats, seed, clock=clock, bot_delay=0.1)
         store = Store(database)
         try:
             deadline = time.monotonic() + 60
@@ -227,21 +231,24 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path) -> None:
                 time.sleep(0.02)
             gate.touch()  # from now on a new stand-in of seat 0 waits before its first move
 
-            async def back_and_time_out() -> None:
-                """Seat 0's player connects (the stand-in lets go) and sits still until a
-                stand-in takes the seat again."""
+            async def back_and_away() -> None:
+                """Seat 0's player connects (the stand-in lets go), then sits still until a
+                stand-in takes the seat again, or leaves."""
                 async with seat_socket(ws_url(srv, room, 0, secrets[0])) as ws:
                     back = False
                     while True:
                         msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
                         if msg["type"] != "state":
                             continue
-                        if "stand_in" not in msg["room"]["seats"][0]:
+                        seat = msg["room"]["seats"][0]
+                        if "stand_in" not in seat and not back:
                             back = True
-                        elif back:
+                            if way == "leave":
+                                await ws.send(json.dumps({"type": "leave"}))
+                        elif back and "stand_in" in seat and (way != "leave" or seat.get("left")):
                             return
 
-            run_async(back_and_time_out())  # (the new stand-in now thinks, and waits at the gate)
+            run_async(back_and_away())  # (the new stand-in now thinks, and waits at the gate)
             row = _load(store, room)
             assert row.status == "playing"
             with store.engine.connect() as conn:
@@ -252,7 +259,7 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path) -> None:
         first = sum(1 for seat, _ in row.actions if seat == 0)
         by = [b for (seat, _), b in zip(row.actions, row.by, strict=True) if seat == 0]
         assert by == ["bot:hard"] * first  # the first stand-in's moves only
-        assert sorted(kept) == [1, 2]  # the time-out deleted seat 0's stored memory
+        assert sorted(kept) == [1, 2]  # the time-out or the leave deleted seat 0's stored memory
         srv.kill()
         gate.unlink()
         srv.start()
