@@ -167,18 +167,8 @@ def _all_none(values: list[Any], n: int) -> bool:
     return True
 
 
-def _all_zero(values: list[int], n: int) -> bool:
-    """Whether ``values`` is ``n`` zeros."""
-    if len(values) != n:
-        return False
-    for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
-        if v:
-            return False
-    return True
-
-
-def _all_false(values: list[bool], n: int) -> bool:
-    """Whether ``values`` is ``n`` times ``False``."""
+def _all_zero(values: Sequence[int], n: int) -> bool:
+    """Whether ``values`` is ``n`` zeros (or ``False``s)."""
     if len(values) != n:
         return False
     for v in values:  # noqa: SIM110 - a loop: no generator in pure Python
@@ -451,7 +441,7 @@ class SchmausState(BaseState):
             self.targets = [None] * n
         if not _all_none(self.x5, n):
             self.x5 = [None] * n
-        if not _all_false(self.choosing, n):
+        if not _all_zero(self.choosing, n):
             self.choosing = [False] * n
         if not _all_zero(self.must_discard, n):
             self.must_discard = [0] * n
@@ -552,7 +542,7 @@ class SchmausState(BaseState):
             if anybody:
                 self.phase = TARGET
                 return
-        elif not _all_false(self.choosing, n):  # (all False already, but for a state read so)
+        elif not _all_zero(self.choosing, n):  # (all False already, but for a state read so)
             self.choosing = [False] * n
         self._score(plays)
 
@@ -739,7 +729,7 @@ class SchmausState(BaseState):
             self.x5[seat] = action_id - X5_BASE
         choosing = self.choosing
         choosing[seat] = _choosing(plays[seat] or (), self.targets[seat], self.x5[seat])
-        if _all_false(choosing, self.players):
+        if _all_zero(choosing, self.players):
             self.phase = PLAY
             self._score([p if p is not None else () for p in plays])
 
