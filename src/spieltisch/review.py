@@ -515,20 +515,7 @@ def _scout_playout(world: Any) -> list[int]:
     from spieltisch.bots.scout import policy
     from spieltisch.bots.scout.bots import FLIP_ID, KEEP_ID, PLAYOUT_LIMIT
 
-    best = policy.fast_best_action
-    turns = 0
-    while not world.is_over():
-        turns += 1
-        if turns > PLAYOUT_LIMIT:
-            bonus = world.chips if world.players == 2 else world.tokens
-            return [world.collected[s] + bonus[s] - len(world.hands[s]) for s in range(world.players)]
-        if world.phase == "flip":
-            for s in world.to_move():
-                world.apply_id(s, FLIP_ID if policy.wants_flip(world.hands[s]) else KEEP_ID)
-            continue
-        s = world.current
-        world.apply_id(s, best(world.hands[s], world.table, world.players, world.chips[s]))
-    return list(world.results[-1]["points"])
+    return policy.play_round(world, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, fast=True)
 
 
 def _schmaus_playout(world: State, task: Task, seed: int, end_round: int) -> list[int]:

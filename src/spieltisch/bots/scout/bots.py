@@ -386,21 +386,7 @@ class HardBotV3(HardBot):
     default_work = 300
 
     def _playout(self, w: ScoutState, pos: Position) -> float:
-        turns = 0
-        best = policy.fast_best_action
-        while not w.is_over():
-            turns += 1
-            if turns > PLAYOUT_LIMIT:  # a show/scout cycle: score the hands as they are (S-11)
-                bonus = w.chips if w.players == 2 else w.tokens
-                points = [w.collected[s] + bonus[s] - len(w.hands[s]) for s in range(w.players)]
-                return self._utility(points, pos)
-            if w.phase == "flip":
-                for s in w.to_move():
-                    w.apply_id(s, FLIP_ID if policy.wants_flip(w.hands[s]) else KEEP_ID)
-                continue
-            s = w.current
-            w.apply_id(s, best(w.hands[s], w.table, w.players, w.chips[s]))
-        return self._utility(w.results[-1]["points"], pos)
+        return self._utility(policy.play_round(w, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, fast=True), pos)
 
 
 class WeightedWorlds(HardBot):

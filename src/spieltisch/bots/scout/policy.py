@@ -334,11 +334,12 @@ def _best_show(
     return best_score, best, pre
 
 
-def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int) -> list[int]:
+def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int, fast: bool = False) -> list[int]:
     """Play the round of ``w`` out with :func:`best_action` (``full=False``) for
     every seat, each seat turning its hand (S-5) if :func:`wants_flip`; after
     ``limit`` turns (a show/scout cycle) the hands are scored as they are (S-11).
-    The round's points per seat (hard@v1's playouts)."""
+    The round's points per seat (hard@v1's playouts). ``fast``: the same moves
+    chosen by :func:`fast_best_action` (hard@v3's playouts, the review's)."""
     turns = 0
     while not w.is_over():
         turns += 1
@@ -351,7 +352,10 @@ def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int) -> list[in
                 w.apply_id(s, flip_id if wants_flip(w.hands[s]) else keep_id)
             continue
         s = movers[0]
-        w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
+        if fast:
+            w.apply_id(s, fast_best_action(w.hands[s], w.table, w.players, w.chips[s]))
+        else:
+            w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
     points: list[int] = w.results[-1]["points"]
     return points
 
