@@ -23,6 +23,7 @@ from spieltisch.bots.scout import (
     HardBotV6,
     HardBotV7,
     HardBotV8,
+    HardBotV9,
     MediumBot,
     policy,
 )
@@ -86,7 +87,7 @@ def twin_positions(phase: str) -> tuple[ScoutState, ScoutState]:
 
 
 @pytest.mark.parametrize(
-    "level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4", "hard@v6", "hard@v8"]
+    "level", ["easy", "medium", "hard", "hard@v1", "hard@v3", "hard@v4", "hard@v6", "hard@v8", "hard@v9"]
 )
 @pytest.mark.parametrize("phase", ["play", "flip"])
 def test_decisions_depend_only_on_the_view(level: str, phase: str) -> None:
@@ -541,11 +542,12 @@ def after_the_flips() -> tuple[ScoutState, int]:
         (HardBotV3, after_the_flips, 300, False),
         (HardBotV4, lambda: (mid_round(4, 3, 6), 0), 220, True),  # the opponents have acted
         (HardBotV8, lambda: (mid_round(5, 3, 6), 0), 1000, True),
+        (HardBotV9, lambda: (mid_round(5, 3, 6), 0), 400, False),
     ],
 )
 def test_a_search_version_counts_its_budget_in_playouts(
     monkeypatch: pytest.MonkeyPatch,
-    cls: type[HardBotV3 | HardBotV4 | HardBotV8],
+    cls: type[HardBotV3 | HardBotV4 | HardBotV8 | HardBotV9],
     position: Callable[[], tuple[ScoutState, int]],
     default_work: int,
     weighs: bool,

@@ -10,6 +10,7 @@ from spieltisch.bots.scout.bots import (
     HardBotV6,
     HardBotV7,
     HardBotV8,
+    HardBotV9,
     MediumBot,
 )
 
@@ -23,5 +24,6 @@ __all__ = [
     "HardBotV6",
     "HardBotV7",
     "HardBotV8",
+    "HardBotV9",
     "MediumBot",
 ]

@@ -15,7 +15,8 @@
 * :class:`HardBotV3` (``hard@v3``) plays v1's search with cheaper playouts,
   and :class:`HardBotV4` (``hard@v4``) v3's search over worlds weighted by
   the opponents' recorded actions (:mod:`.inference`); :class:`HardBotV8`
-  (``hard@v8``) weights v7's search the same way.
+  (``hard@v8``) weights v7's search the same way; :class:`HardBotV9`
+  (``hard@v9``) looks one decision of its own deeper in every playout.
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -467,6 +468,47 @@ class HardBotV8(WeightedWorlds, HardBotV7):
     per_seat = 2
     temperature = 2.0
     floor = 0.3
+
+
+class HardBotV9(HardBotV7):
+    """Version 9 (``hard@v9``): v7's candidates and utility, but each playout
+    looks one decision of its own further: the world is played with the
+    medium policy up to this seat's next turn of the round, and there each of
+    the medium policy's :attr:`replies` best moves is played out, the best of
+    them counting (perfect-information Monte-Carlo two moves deep: in the
+    sampled world the later choice sees the sampled hands). A playout costs
+    up to :attr:`replies` times as much, so the default budget is
+    :attr:`default_work` playouts.
+    """
+
+    version = "v9"
+    default_work = 400
+    replies = 3
+
+    def _playout(self, w: ScoutState, pos: Position) -> float:
+        me = pos.seat
+        turns = 0
+        while not w.is_over() and turns < PLAYOUT_LIMIT:
+            if w.phase == "flip":
+                for s in w.to_move():
+                    w.apply_id(s, FLIP_ID if policy.wants_flip(w.hands[s]) else KEEP_ID)
+                continue
+            s = w.current
+            if s == me:
+                break
+            w.apply_id(s, policy.fast_best_action(w.hands[s], w.table, w.players, w.chips[s]))
+            turns += 1
+        left = PLAYOUT_LIMIT - turns
+        if w.is_over() or left <= 0:
+            return self._utility(policy.play_round(w, left, FLIP_ID, KEEP_ID, fast=True), pos)
+        scored = policy.score_actions(w.hands[me], w.table, w.players, w.chips[me], full=False)
+        scored.sort(key=lambda t: (-t[0], t[1]))
+        best = -math.inf
+        for _, action in scored[: self.replies]:
+            c = w.clone()
+            c.apply_id(me, action)
+            best = max(best, self._utility(policy.play_round(c, left - 1, FLIP_ID, KEEP_ID, fast=True), pos))
+        return best
 
 
 def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:
