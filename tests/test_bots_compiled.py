@@ -47,13 +47,15 @@ def test_the_compiled_module_is_built_from_the_current_source(module: ModuleType
 
 
 # Plays seeded Scout games with the hard versions whose playouts run the policy
-# (small budgets, no wall-clock cap) and prints one digest of every action.
+# (small budgets, no wall-clock cap; hard@v10 in the 5-player game, where its own
+# later moves use the tuned weights) and prints one digest of every action.
 GAMES_SCRIPT = """
 import hashlib, json
 from spieltisch.bots import make_bot
 from spieltisch.bots.scout import policy
 from spieltisch.match import play_match
-specs = ["hard@v1:playouts=24", "hard@v3:playouts=24", "hard@v4:playouts=24", "medium", "hard@v1:playouts=24"]
+specs = ["hard@v1:playouts=24", "hard@v3:playouts=24", "hard@v4:playouts=24", "medium",
+         "hard@v10:playouts=24"]
 digest = hashlib.sha256()
 for players, seed in ((4, 1), (5, 2), (3, 3), (2, 4)):
     bots = [make_bot("scout", specs[s], s, seed) for s in range(players)]

@@ -5,7 +5,7 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v9`` a kept version (baselines and
+  default version; ``hard@v1`` … ``hard@v10`` a kept version (baselines and
   candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
@@ -48,6 +48,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v7": "spieltisch.bots.scout:HardBotV7",
             "v8": "spieltisch.bots.scout:HardBotV8",
             "v9": "spieltisch.bots.scout:HardBotV9",
+            "v10": "spieltisch.bots.scout:HardBotV10",
         },
     },
     "schmaus": {

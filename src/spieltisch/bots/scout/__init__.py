@@ -11,6 +11,7 @@ from spieltisch.bots.scout.bots import (
     HardBotV7,
     HardBotV8,
     HardBotV9,
+    HardBotV10,
     MediumBot,
 )
 
@@ -25,5 +26,6 @@ __all__ = [
     "HardBotV7",
     "HardBotV8",
     "HardBotV9",
+    "HardBotV10",
     "MediumBot",
 ]

@@ -511,6 +511,39 @@ class HardBotV9(HardBotV7):
         return best
 
 
+class HardBotV10(HardBotV7):
+    """Version 10 (``hard@v10``): v7's search whose playouts play this seat's
+    own later moves with weights tuned for the table (:meth:`own_weights`:
+    :data:`policy.TUNED_5P` with five players, which beat medium's against
+    four medium players) instead of medium's, and which also compares the
+    tuned policy's own choice; the opponents still play medium. Elsewhere
+    (2-4 players) it plays v7's games. 1,000 playouts."""
+
+    version = "v10"
+
+    def own_weights(self, players: int) -> policy.Weights | None:
+        """The weights of this seat's own later moves in the playouts (None: medium's)."""
+        return policy.TUNED_5P if players >= 5 else None
+
+    def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
+        out = super().candidate_actions(pos, legal)
+        weights = self.own_weights(pos.players)
+        if weights is None:
+            return out
+        tuned = policy.fast_best_action(pos.hand, pos.table, pos.players, pos.chips[pos.seat], weights)
+        seen = {_signature(pos.hand, pos.table, a) for a in out}
+        if tuned in legal and _signature(pos.hand, pos.table, tuned) not in seen:
+            out.append(tuned)
+        return out
+
+    def _playout(self, w: ScoutState, pos: Position) -> float:
+        weights = self.own_weights(pos.players)
+        if weights is None:
+            return super()._playout(w, pos)
+        points = policy.play_round(w, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, False, pos.seat, weights)
+        return self._utility(points, pos)
+
+
 def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:
     """The mean of ``xs`` weighted by the first ``len(xs)`` weights."""
     w = weights[: len(xs)]

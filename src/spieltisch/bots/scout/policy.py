@@ -34,15 +34,65 @@ EMPTY_BONUS: Final = 3.0
 """S-10 (a): emptying the hand ends the round while everybody else still holds cards."""
 
 
-def _segment_table(match: bool) -> list[float]:
+def _segment_table(
+    match: bool, per: float | None = None, growth: float = 0.1, single: float = -1.0
+) -> list[float]:
     # Value of a set of n cards kept together: it costs one turn to shed and
     # longer sets beat more (S-7), so each extra card is worth more than the last.
-    per = 0.95 if match else 0.85
-    return [0.0, -1.0] + [-1.0 + per * (n - 1) + 0.1 * (n - 2) ** 2 for n in range(2, H + 2)]
+    if per is None:
+        per = 0.95 if match else 0.85
+    return [0.0, single] + [single + per * (n - 1) + growth * (n - 2) ** 2 for n in range(2, H + 2)]
 
 
 SEG_MATCH: Final = _segment_table(True)
 SEG_RUN: Final = _segment_table(False)
+
+
+class Weights:
+    """The weights of the one-move lookahead's score, for the incremental
+    policy (:func:`fast_best_action`): medium's by default (:data:`MEDIUM`,
+    the constants above, to the last bit), or another set such as
+    :data:`TUNED_5P`, which hard@v10 plays its own later moves with.
+
+    ``card``, ``token``, ``ss_chip`` and ``empty_bonus`` are :data:`CARD`,
+    :data:`TOKEN`, :data:`SS_CHIP` and :data:`EMPTY_BONUS`; a set of ``n >= 2``
+    cards kept together is worth ``single + per * (n - 1) + growth * (n - 2) ** 2``
+    (``per``: ``match`` or ``run``), a lone card ``single + slope * v``, every
+    set ``low`` per point of its smallest number, and a shown set risks
+    ``exposure`` times :func:`exposure`'s chance-weighted cards.
+    """
+
+    def __init__(
+        self,
+        card: float = CARD,
+        token: float = TOKEN,
+        ss_chip: float = SS_CHIP,
+        empty_bonus: float = EMPTY_BONUS,
+        match: float = 0.95,
+        run: float = 0.85,
+        growth: float = 0.1,
+        single: float = -1.0,
+        slope: float = 0.03,
+        low: float = 0.02,
+        exposure: float = 0.8,
+    ) -> None:
+        self.card = card
+        self.token = token
+        self.ss_chip = ss_chip
+        self.empty_bonus = empty_bonus
+        self.single = single
+        self.slope = slope
+        self.low = low
+        self.seg_match = _segment_table(True, match, growth, single)
+        self.seg_run = _segment_table(False, run, growth, single)
+        self.exposure = [_exposure(max(1, k // 64), k, exposure) for k in range(64 * (H + 2))]
+        """The risk of a shown set by its key alone (a key holds the set's size, S-7)."""
+        self.memo: dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int] = {}
+        """:func:`fast_best_action`'s choices under these weights."""
+
+    def value(self, vals: list[int]) -> float:
+        """:func:`hand_value` of the live numbers ``vals`` under these weights."""
+        return _prefix(vals, None, 0, self)[-1] - self.card * len(vals)
 
 
 _CACHE: Final[dict[tuple[int, ...], float]] = {}
@@ -72,6 +122,10 @@ def _hand_value(vals: list[int]) -> float:
 
 def exposure(n: int, key: int) -> float:
     """Expected points handed to the next owner who beats this set (S-6)."""
+    return _exposure(n, key, 0.8)
+
+
+def _exposure(n: int, key: int, scale: float) -> float:
     lo = key % 16
     if n == 1:
         p = 0.95 - 0.06 * lo
@@ -81,7 +135,7 @@ def exposure(n: int, key: int) -> float:
         p = 0.3 - 0.01 * lo
     else:
         p = 0.1
-    return 0.8 * n * p
+    return scale * n * p
 
 
 def show_score(rest: Sequence[int], n: int, key: int, captured: int) -> float:
@@ -334,12 +388,22 @@ def _best_show(
     return best_score, best, pre
 
 
-def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int, fast: bool = False) -> list[int]:
+def play_round(
+    w: ScoutState,
+    limit: int,
+    flip_id: int,
+    keep_id: int,
+    fast: bool = False,
+    own: int = -1,
+    weights: Weights | None = None,
+) -> list[int]:
     """Play the round of ``w`` out with :func:`best_action` (``full=False``) for
     every seat, each seat turning its hand (S-5) if :func:`wants_flip`; after
     ``limit`` turns (a show/scout cycle) the hands are scored as they are (S-11).
     The round's points per seat (hard@v1's playouts). ``fast``: the same moves
-    chosen by :func:`fast_best_action` (hard@v3's playouts, the review's)."""
+    chosen by :func:`fast_best_action` (hard@v3's playouts, the review's).
+    ``own``, ``weights``: that seat's moves are :func:`fast_best_action`'s under
+    those weights (hard@v10's own later moves)."""
     turns = 0
     while not w.is_over():
         turns += 1
@@ -352,7 +416,9 @@ def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int, fast: bool
                 w.apply_id(s, flip_id if wants_flip(w.hands[s]) else keep_id)
             continue
         s = movers[0]
-        if fast:
+        if s == own:
+            w.apply_id(s, fast_best_action(w.hands[s], w.table, w.players, w.chips[s], weights))
+        elif fast:
             w.apply_id(s, fast_best_action(w.hands[s], w.table, w.players, w.chips[s]))
         else:
             w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
@@ -365,8 +431,11 @@ def flipped(hand: Sequence[int]) -> list[int]:
     return [BOTTOM[c] * 11 + TOP[c] for c in reversed(hand)]
 
 
-def wants_flip(hand: Sequence[int]) -> bool:
-    """S-5: turn the hand if that gives the better hand."""
+def wants_flip(hand: Sequence[int], w: Weights | None = None) -> bool:
+    """S-5: turn the hand if that gives the better hand (by medium's values,
+    or under the weights ``w``)."""
+    if w is not None:
+        return w.value([TOP[c] for c in flipped(hand)]) > w.value([TOP[c] for c in hand])
     return hand_value([TOP[c] for c in flipped(hand)]) > hand_value([TOP[c] for c in hand])
 
 
@@ -381,23 +450,29 @@ def wants_flip(hand: Sequence[int]) -> bool:
 # a rounding error; the choice is otherwise the same (a test checks it).
 
 
-def _prefix(vals: list[int], f: list[float] | None = None, start: int = 0) -> list[float]:
-    """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`);
-    ``f[: start + 1]`` may be given (it depends on those cards only)."""
+def _prefix(
+    vals: list[int], f: list[float] | None = None, start: int = 0, w: Weights | None = None
+) -> list[float]:
+    """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`;
+    under the weights ``w``, medium's by default); ``f[: start + 1]`` may be
+    given (it depends on those cards only)."""
+    if w is None:
+        w = MEDIUM
+    single, slope, low, seg_match, seg_run = w.single, w.slope, w.low, w.seg_match, w.seg_run
     h = len(vals)
     f = [0.0] * (h + 1) if f is None else f[: start + 1] + [0.0] * (h - start)
     for i in range(start, h):
         v = vals[i]
-        best = f[i] - 1.0 + 0.03 * v
+        best = f[i] + single + slope * v
         if i:
             d = v - vals[i - 1]
             if -1 <= d <= 1:
-                table = SEG_MATCH if d == 0 else SEG_RUN
+                table = seg_match if d == 0 else seg_run
                 j = i - 1
                 lo = v if v < vals[j] else vals[j]
                 n = 2
                 while True:
-                    cand = f[j] + table[n] + 0.02 * lo
+                    cand = f[j] + table[n] + low * lo
                     if cand > best:
                         best = cand
                     if j == 0 or vals[j] - vals[j - 1] != d:
@@ -410,9 +485,15 @@ def _prefix(vals: list[int], f: list[float] | None = None, start: int = 0) -> li
     return f
 
 
-def _suffix(vals: Sequence[int], g: list[float] | None = None, stop: int | None = None) -> list[float]:
-    """``g[i]``: the best value of the cards from ``i`` on; ``g[stop:]`` may be
-    given (it depends on those cards only)."""
+def _suffix(
+    vals: Sequence[int], g: list[float] | None = None, stop: int | None = None, w: Weights | None = None
+) -> list[float]:
+    """``g[i]``: the best value of the cards from ``i`` on (under the weights
+    ``w``, medium's by default); ``g[stop:]`` may be given (it depends on those
+    cards only)."""
+    if w is None:
+        w = MEDIUM
+    single, slope, low, seg_match, seg_run = w.single, w.slope, w.low, w.seg_match, w.seg_run
     h = len(vals)
     if g is None or stop is None:
         g = [0.0] * (h + 1)
@@ -421,16 +502,16 @@ def _suffix(vals: Sequence[int], g: list[float] | None = None, stop: int | None 
         g = [0.0] * stop + g[stop:]
     for i in range(stop - 1, -1, -1):
         v = vals[i]
-        best = g[i + 1] - 1.0 + 0.03 * v
+        best = g[i + 1] + single + slope * v
         if i + 1 < h:
             d = vals[i + 1] - v
             if -1 <= d <= 1:
-                table = SEG_MATCH if d == 0 else SEG_RUN
+                table = seg_match if d == 0 else seg_run
                 j = i + 1
                 lo = v if v < vals[j] else vals[j]
                 n = 2
                 while True:
-                    cand = g[j + 1] + table[n] + 0.02 * lo
+                    cand = g[j + 1] + table[n] + low * lo
                     if cand > best:
                         best = cand
                     if j + 1 >= h or vals[j + 1] - vals[j] != d:
@@ -443,11 +524,16 @@ def _suffix(vals: Sequence[int], g: list[float] | None = None, stop: int | None 
     return g
 
 
-def value_with(vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: int, v: int) -> float:
+def value_with(
+    vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: int, v: int, w: Weights | None = None
+) -> float:
     """:func:`hand_value` of ``vals`` with the number ``v`` inserted at ``at``
-    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals``)."""
+    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals`` under the
+    weights ``w``, medium's by default)."""
+    if w is None:
+        w = MEDIUM
     h = len(vals)
-    best = f[at] + g[at] - 1.0 + 0.03 * v
+    best = f[at] + g[at] + w.single + w.slope * v
     left = vals[at - 1] if at else None
     right = vals[at] if at < h else None
     for d in (-1, 0, 1):
@@ -455,7 +541,7 @@ def value_with(vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: 
         r_ok = right is not None and right - v == d
         if not (l_ok or r_ok):
             continue
-        table = SEG_MATCH if d == 0 else SEG_RUN
+        table = w.seg_match if d == 0 else w.seg_run
         nl = 0
         if l_ok:
             nl = 1
@@ -474,22 +560,27 @@ def value_with(vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: 
                     continue
                 last = vals[at + j - 1] if j else v
                 lo = first if first < last else last
-                cand = fa + table[i + j + 1] + 0.02 * lo + g[at + j]
+                cand = fa + table[i + j + 1] + w.low * lo + g[at + j]
                 if cand > best:
                     best = cand
-    return best - CARD * (h + 1)
+    return best - w.card * (h + 1)
 
 
-def value_without(vals: Sequence[int], f: Sequence[float], g: Sequence[float], s: int, n: int) -> float:
+def value_without(
+    vals: Sequence[int], f: Sequence[float], g: Sequence[float], s: int, n: int, w: Weights | None = None
+) -> float:
     """:func:`hand_value` of ``vals`` without the ``n`` cards from ``s`` on
-    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals``)."""
+    (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals`` under the
+    weights ``w``, medium's by default)."""
+    if w is None:
+        w = MEDIUM
     h = len(vals)
     e = s + n
     best = f[s] + g[e]
     if s and e < h:
         d = vals[e] - vals[s - 1]
         if -1 <= d <= 1:
-            table = SEG_MATCH if d == 0 else SEG_RUN
+            table = w.seg_match if d == 0 else w.seg_run
             nl = 1
             while s - nl - 1 >= 0 and vals[s - nl] - vals[s - nl - 1] == d:
                 nl += 1
@@ -502,32 +593,55 @@ def value_without(vals: Sequence[int], f: Sequence[float], g: Sequence[float], s
                 for j in range(1, nr + 1):
                     last = vals[e + j - 1]
                     lo = first if first < last else last
-                    cand = fa + table[i + j] + 0.02 * lo + g[e + j]
+                    cand = fa + table[i + j] + w.low * lo + g[e + j]
                     if cand > best:
                         best = cand
-    return best - CARD * (h - n)
+    return best - w.card * (h - n)
 
 
-_FAST: Final[dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int]] = {}
 EXPOSURE: Final = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
 """:func:`exposure` by set key alone (a key holds the set's size, S-7)."""
+MEDIUM: Final = Weights()
+"""Medium's weights (the module's constants): :func:`fast_best_action`'s default."""
+TUNED_5P: Final = Weights(
+    card=0.55,
+    token=0.45,
+    ss_chip=0.4,
+    empty_bonus=3.75,
+    match=1.12,
+    run=0.89,
+    growth=0.08,
+    slope=0.06,
+    low=0.025,
+    exposure=0.33,
+)
+"""Weights tuned with Optuna for a 5-player table, one seat against four
+medium players (``scripts/tune_scout_policy.py``; docs/bots.md, hard@v10):
+emptying the hand is worth more, a match more than a run, the risk of a shown
+set and the scout & show chip less."""
 
 
-def fast_best_action(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> int:
+def fast_best_action(
+    hand: Sequence[int], table: Sequence[int], players: int, chips: int, w: Weights | None = None
+) -> int:
     """The best action of :func:`score_actions` with ``full=False`` (first on
-    ties, up to rounding), scored incrementally: hard@v3's playout policy."""
+    ties, up to rounding), scored incrementally: hard@v3's playout policy.
+    ``w``: other weights than medium's (hard@v10's own later moves)."""
+    if w is None:
+        w = MEDIUM
+    memo = w.memo
     key = (tuple(hand), tuple(table), players, chips)
-    found = _FAST.get(key)
+    found = memo.get(key)
     if found is None:
-        if len(_FAST) >= _CACHE_LIMIT:
-            _FAST.clear()
-        found = _FAST[key] = _fast_best(hand, table, players, chips)[1]
+        if len(memo) >= _CACHE_LIMIT:
+            memo.clear()
+        found = memo[key] = _fast_best(hand, table, players, chips, w)[1]
     return found
 
 
 def fast_best_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> float:
     """The score of :func:`fast_best_action`'s action (hard@v4's opponent model)."""
-    return _fast_best(hand, table, players, chips)[0]
+    return _fast_best(hand, table, players, chips, MEDIUM)[0]
 
 
 def action_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int, action: int) -> float:
@@ -553,17 +667,20 @@ def action_score(hand: Sequence[int], table: Sequence[int], players: int, chips:
     return show_score(rest, n, set_key(nv[s : s + n]), len(table) - 1) - TOKEN - SS_CHIP
 
 
-def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> tuple[float, int]:
+def _fast_best(
+    hand: Sequence[int], table: Sequence[int], players: int, chips: int, w: Weights
+) -> tuple[float, int]:
     vals = [TOP[c] for c in hand]
     h = len(vals)
     m = len(table)
-    f = _prefix(vals)
-    g = _suffix(vals)
+    f = _prefix(vals, None, 0, w)
+    g = _suffix(vals, None, None, w)
+    card, token, ss_chip, empty_bonus, risk = w.card, w.token, w.ss_chip, w.empty_bonus, w.exposure
     table_key = set_key([TOP[c] for c in table]) if table else -1
     best_score = -1e9
     best = -1
     for s, n, k in beating_sets(vals, table_key):
-        score = m + value_without(vals, f, g, s, n) - EXPOSURE[k] if n < h else m + EMPTY_BONUS
+        score = m + value_without(vals, f, g, s, n, w) - risk[k] if n < h else m + empty_bonus
         if score > best_score:
             best_score, best = score, SHOW_BASE + s * H + n - 1
     if not table:
@@ -571,7 +688,7 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
     two = players == 2
     if two and chips == 0:
         return best_score, best
-    cost = CHIP_2P if two else TOKEN
+    cost = CHIP_2P if two else token
     with_ss = not two and chips > 0 and h + 1 <= H
     for end in (0, 1):
         c = table[0] if end == 0 else table[-1]
@@ -583,7 +700,7 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
             v = BOTTOM[c] if turn else TOP[c]
             index0 = (end * 2 + turn) * (H + 1)
             for at in fit_positions(vals, v):
-                score = value_with(vals, f, g, at, v) - cost
+                score = value_with(vals, f, g, at, v, w) - cost
                 if score > best_score:
                     best_score, best = score, SCOUT_BASE + index0 + at
                 if not with_ss:
@@ -592,8 +709,8 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
                 sets = beating_sets(nv, rkey)
                 if not sets:
                     continue
-                f2 = _prefix(nv, f, at)  # the cards before ``at`` are unchanged
-                g2 = _suffix(nv, [0.0, *g], at + 1)  # and those after it
+                f2 = _prefix(nv, f, at, w)  # the cards before ``at`` are unchanged
+                g2 = _suffix(nv, [0.0, *g], at + 1, w)  # and those after it
                 base = SS_BASE + (index0 + at) * HH
                 last = h  # the last index of ``nv``
                 for s, n, k in sets:
@@ -601,12 +718,12 @@ def _fast_best(hand: Sequence[int], table: Sequence[int], players: int, chips: i
                         e = s + n
                         if s == 0 or e > last or not -1 <= nv[e] - nv[s - 1] <= 1:
                             # nothing joins across the gap (value_without's first line, inlined)
-                            rest = f2[s] + g2[e] - CARD * (last + 1 - n)
+                            rest = f2[s] + g2[e] - card * (last + 1 - n)
                         else:
-                            rest = value_without(nv, f2, g2, s, n)
-                        score = rm + rest - EXPOSURE[k] - TOKEN - SS_CHIP
+                            rest = value_without(nv, f2, g2, s, n, w)
+                        score = rm + rest - risk[k] - token - ss_chip
                     else:
-                        score = rm + EMPTY_BONUS - TOKEN - SS_CHIP
+                        score = rm + empty_bonus - token - ss_chip
                     if score > best_score:
                         best_score, best = score, base + s * H + n - 1
     return best_score, best
