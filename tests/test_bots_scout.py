@@ -25,6 +25,7 @@ from spieltisch.bots.scout import (
     HardBotV8,
     HardBotV9,
     HardBotV10,
+    HardBotV11,
     MediumBot,
     policy,
 )
@@ -547,10 +548,10 @@ def hidden_swapped(state: ScoutState) -> ScoutState:
     return twin
 
 
-@pytest.mark.parametrize("cls", [HardBotV4, HardBotV8, HardBotV10])
+@pytest.mark.parametrize("cls", [HardBotV4, HardBotV8, HardBotV10, HardBotV11])
 @pytest.mark.parametrize("players", [4, 5])
 def test_search_versions_decide_from_the_view_alone_and_repeat_themselves(
-    cls: type[HardBotV4 | HardBotV8 | HardBotV10], players: int
+    cls: type[HardBotV4 | HardBotV8 | HardBotV10 | HardBotV11], players: int
 ) -> None:
     # Mid-round, with opponents' decisions to weight by: changing cards seat 0
     # cannot see changes nothing, and the same seed and budget give the same move.
@@ -589,11 +590,12 @@ def after_the_flips() -> tuple[ScoutState, int]:
         (HardBotV8, lambda: (mid_round(5, 3, 6), 0), 1000, True),
         (HardBotV9, lambda: (mid_round(5, 3, 6), 0), 400, False),
         (HardBotV10, lambda: (mid_round(5, 3, 6), 0), 1000, False),
+        (HardBotV11, lambda: (mid_round(5, 3, 6), 0), 1000, True),
     ],
 )
 def test_a_search_version_counts_its_budget_in_playouts(
     monkeypatch: pytest.MonkeyPatch,
-    cls: type[HardBotV3 | HardBotV4 | HardBotV8 | HardBotV9 | HardBotV10],
+    cls: type[HardBotV3 | HardBotV4 | HardBotV8 | HardBotV9 | HardBotV10 | HardBotV11],
     position: Callable[[], tuple[ScoutState, int]],
     default_work: int,
     weighs: bool,
@@ -691,3 +693,15 @@ def test_a_playout_plays_one_seat_with_other_weights(players: int) -> None:
             replay.apply_id(seat, action)
         assert own
         assert replay.is_over() == world.is_over()
+
+
+def test_v11_searches_as_v10_until_an_opponent_has_acted_this_round() -> None:
+    # v10 over v8's weighted worlds: with nothing to weight by it is v10, world for world.
+    state = ScoutState.new(5, 5)
+    for seat in range(5):
+        state.apply_id(seat, 0)
+    seat = state.current
+    view, legal = state.view(seat), state.legal_action_ids(seat)
+    for seed in range(3):
+        v10 = HardBotV10("scout", seat, seed, Budget(iterations=60)).choose(view, legal)
+        assert HardBotV11("scout", seat, seed, Budget(iterations=60)).choose(view, legal) == v10

@@ -5,7 +5,7 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v10`` a kept version (baselines and
+  default version; ``hard@v1`` … ``hard@v11`` a kept version (baselines and
   candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
@@ -49,6 +49,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v8": "spieltisch.bots.scout:HardBotV8",
             "v9": "spieltisch.bots.scout:HardBotV9",
             "v10": "spieltisch.bots.scout:HardBotV10",
+            "v11": "spieltisch.bots.scout:HardBotV11",
         },
     },
     "schmaus": {

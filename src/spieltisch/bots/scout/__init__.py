@@ -12,6 +12,7 @@ from spieltisch.bots.scout.bots import (
     HardBotV8,
     HardBotV9,
     HardBotV10,
+    HardBotV11,
     MediumBot,
 )
 
@@ -27,5 +28,6 @@ __all__ = [
     "HardBotV8",
     "HardBotV9",
     "HardBotV10",
+    "HardBotV11",
     "MediumBot",
 ]

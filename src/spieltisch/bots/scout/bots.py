@@ -16,7 +16,10 @@
   and :class:`HardBotV4` (``hard@v4``) v3's search over worlds weighted by
   the opponents' recorded actions (:mod:`.inference`); :class:`HardBotV8`
   (``hard@v8``) weights v7's search the same way; :class:`HardBotV9`
-  (``hard@v9``) looks one decision of its own deeper in every playout.
+  (``hard@v9``) looks one decision of its own deeper in every playout;
+  :class:`HardBotV10` (``hard@v10``) plays its own later moves in the
+  playouts with tuned weights, and :class:`HardBotV11` (``hard@v11``) does so
+  over v8's weighted worlds.
 
 All decide from the seat's view only and draw every random choice from
 ``self.rng`` (seeded from the bot's seed and seat).
@@ -542,6 +545,19 @@ class HardBotV10(HardBotV7):
             return super()._playout(w, pos)
         points = policy.play_round(w, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, False, pos.seat, weights)
         return self._utility(points, pos)
+
+
+class HardBotV11(WeightedWorlds, HardBotV10):
+    """Version 11 (``hard@v11``): hard@v10's search (v7's candidates and the
+    tuned policy's choice, its own later moves with the tuned weights) over
+    hard@v8's gently weighted worlds (:class:`WeightedWorlds`: the last two
+    decisions per opponent this round, temperature 2, at least 0.3 per
+    decision): the two kinds of help together. 1,000 playouts."""
+
+    version = "v11"
+    per_seat = HardBotV8.per_seat
+    temperature = HardBotV8.temperature
+    floor = HardBotV8.floor
 
 
 def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:
