@@ -34,18 +34,14 @@ EMPTY_BONUS: Final = 3.0
 """S-10 (a): emptying the hand ends the round while everybody else still holds cards."""
 
 
-def _segment_table(
-    match: bool, per: float | None = None, growth: float = 0.1, single: float = -1.0
-) -> list[float]:
+def _segment_table(per: float, growth: float = 0.1, single: float = -1.0) -> list[float]:
     # Value of a set of n cards kept together: it costs one turn to shed and
     # longer sets beat more (S-7), so each extra card is worth more than the last.
-    if per is None:
-        per = 0.95 if match else 0.85
     return [0.0, single] + [single + per * (n - 1) + growth * (n - 2) ** 2 for n in range(2, H + 2)]
 
 
-SEG_MATCH: Final = _segment_table(True)
-SEG_RUN: Final = _segment_table(False)
+SEG_MATCH: Final = _segment_table(0.95)
+SEG_RUN: Final = _segment_table(0.85)
 
 
 class Weights:
@@ -58,8 +54,9 @@ class Weights:
     :data:`TOKEN`, :data:`SS_CHIP` and :data:`EMPTY_BONUS`; a set of ``n >= 2``
     cards kept together is worth ``single + per * (n - 1) + growth * (n - 2) ** 2``
     (``per``: ``match`` or ``run``), a lone card ``single + slope * v``, every
-    set ``low`` per point of its smallest number, and a shown set risks
-    ``exposure`` times :func:`exposure`'s chance-weighted cards.
+    set ``low`` per point of its smallest number, and a shown set of ``n``
+    cards risks ``exposure * n * p`` points, ``p`` the chance that it is
+    beaten (:func:`exposure`, whose factor is medium's 0.8).
     """
 
     def __init__(
@@ -83,8 +80,8 @@ class Weights:
         self.single = single
         self.slope = slope
         self.low = low
-        self.seg_match = _segment_table(True, match, growth, single)
-        self.seg_run = _segment_table(False, run, growth, single)
+        self.seg_match = _segment_table(match, growth, single)
+        self.seg_run = _segment_table(run, growth, single)
         self.exposure = [_exposure(max(1, k // 64), k, exposure) for k in range(64 * (H + 2))]
         """The risk of a shown set by its key alone (a key holds the set's size, S-7)."""
         self.memo: dict[tuple[tuple[int, ...], tuple[int, ...], int, int], int] = {}
