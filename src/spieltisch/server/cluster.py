@@ -71,6 +71,7 @@ import anyio.to_thread
 import orjson
 import redis
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 from redis.retry import Retry
@@ -420,7 +421,7 @@ class Cluster:
             decode_responses=True,
             socket_connect_timeout=1.0,
             socket_timeout=2.0,
-            retry=Retry(NoBackoff(), 0),
+            retry=AsyncRetry(NoBackoff(), 0),
         )
         self.redis: aioredis.Redis = aioredis.Redis(connection_pool=pool)
         # The first heartbeat on a connection of its own (the renewals have their thread's).
@@ -429,7 +430,7 @@ class Cluster:
             decode_responses=True,
             socket_connect_timeout=1.0,
             socket_timeout=2.0,
-            retry=Retry(NoBackoff(), 0),
+            retry=AsyncRetry(NoBackoff(), 0),
             max_connections=2,
         )
         self._owners: dict[str, tuple[str, float]] = {}
