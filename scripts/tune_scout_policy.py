@@ -37,6 +37,7 @@ import typer
 
 from spieltisch.bots.scout import policy
 from spieltisch.engine.scout import ScoutState
+from spieltisch.lab.stats import wilson
 
 app = typer.Typer(add_completion=False)
 
@@ -103,15 +104,6 @@ def play(players: int, seed: int, seat: int, w: policy.Weights) -> bool:
 def results(w: policy.Weights, players: int, first_seed: int, deals: int) -> list[bool]:
     """Won or not, per game: every deal once with ``w`` in every seat."""
     return [play(players, first_seed + d, seat, w) for d in range(deals) for seat in range(players)]
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% for z = 1.96)."""
-    p = wins / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return centre - half, centre + half
 
 
 def weights_of(text: str) -> policy.Weights:
