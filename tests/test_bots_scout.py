@@ -652,8 +652,8 @@ def test_v10_plays_v7s_games_below_five_players() -> None:
 
 def test_v10_adds_the_tuned_choice_to_v7s_candidates_with_five_players() -> None:
     # v7's candidates, then the tuned policy's own choice unless it leads to
-    # the position of one of them (it rarely does not: once in 160 positions,
-    # the last one here, a scout & show, S-9).
+    # the position of one of them. It almost always does: it was new in one
+    # of 160 positions, the last one here (a scout & show, S-9).
     added = 0
     for seed, turns in ((0, 5), (1, 5), (2, 8), (36, 2)):
         state = mid_round(5, seed, turns)
