@@ -26,6 +26,7 @@ hard@v10).
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import random
@@ -36,13 +37,12 @@ from typing import Annotated
 import typer
 
 from spieltisch.bots.scout import policy
+from spieltisch.bots.scout.bots import LONG_ROUND
 from spieltisch.engine.scout import ScoutState
 from spieltisch.lab.stats import wilson
 
 app = typer.Typer(add_completion=False)
 
-LONG_ROUND = 150
-"""Turns of one round after which every seat plays at random (the bots' ``LONG_ROUND``)."""
 SPACE: dict[str, tuple[float, float]] = {
     "card": (0.3, 0.8),
     "token": (0.3, 1.0),
@@ -56,18 +56,7 @@ SPACE: dict[str, tuple[float, float]] = {
     "exposure": (0.3, 1.4),
 }
 """The searched range of each :class:`policy.Weights` argument (medium's value lies inside)."""
-MEDIUM = {
-    "card": 0.5,
-    "token": 0.6,
-    "ss_chip": 0.7,
-    "empty_bonus": 3.0,
-    "match": 0.95,
-    "run": 0.85,
-    "growth": 0.1,
-    "slope": 0.03,
-    "low": 0.02,
-    "exposure": 0.8,
-}
+MEDIUM = {name: inspect.signature(policy.Weights).parameters[name].default for name in SPACE}
 """Medium's weights (``policy.Weights()``'s defaults), the search's first trial."""
 NAMED = {"medium": policy.MEDIUM, "tuned-5p": policy.TUNED_5P}
 
