@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from itertools import pairwise
 from typing import cast
 
 import pytest
@@ -26,6 +27,7 @@ from spieltisch.bots.scout import (
     HardBotV9,
     HardBotV10,
     HardBotV11,
+    HardBotV12,
     MediumBot,
     policy,
 )
@@ -39,9 +41,9 @@ from spieltisch.bots.scout.bots import (
 )
 from spieltisch.bots.scout.inference import RoundRecord, log_likelihood, past_decisions
 from spieltisch.bots.scout.policy import score_actions
-from spieltisch.bots.scout.worlds import Knowledge, Position, sample_world
+from spieltisch.bots.scout.worlds import Knowledge, Position, Structure, sample_world
 from spieltisch.engine.scout import ScoutState, parse_card
-from spieltisch.engine.scout.cards import ALL_CARDS, identity
+from spieltisch.engine.scout.cards import ALL_CARDS, TOP, identity
 from spieltisch.match import play_match
 
 SMALL = Budget(iterations=12)
@@ -125,6 +127,43 @@ def test_sampled_worlds_keep_what_the_seat_has_seen() -> None:
     assert len({tuple(w.hands[2]) for w in worlds}) > 1
     hard = HardBot("scout", 0, 1, SMALL)
     assert hard.choose(view, state.legal_action_ids(0)) in state.legal_action_ids(0)
+
+
+def set_pairs(hand: Sequence[int]) -> int:
+    """Adjacent cards that form a set (a match or a run step, S-6)."""
+    vals = [TOP[c] for c in hand]
+    return sum(abs(a - b) <= 1 for a, b in pairwise(vals))
+
+
+def test_structured_worlds_keep_the_view_and_lean_towards_sets() -> None:
+    # hard@v12's worlds: every card the seat knows stays where it is, no card
+    # is dealt twice or from outside the unseen pool, and the opponents' hands
+    # hold more adjacent sets than uniform worlds' (Structure's reason).
+    state = mid_round(5, 7, 8)
+    view = state.view(0)
+    pos = Position.from_view(view)
+    knowledge = Knowledge()
+    knowledge.update(view, pos)
+    pool = knowledge.unseen(pos)
+    allowed = {identity(c) for c in pool}
+    counts = {"uniform": 0, "structured": 0}
+    for name, structure in (("uniform", None), ("structured", Structure())):
+        rng = random.Random(3)
+        for _ in range(300):
+            world = sample_world(pos, pool, rng, structure)
+            assert world.hands[0] == state.hands[0]
+            assert world.table == state.table
+            dealt = [identity(c) for s in range(1, 5) for c in world.hands[s]]
+            assert len(dealt) == len(set(dealt))
+            for s in range(1, 5):
+                assert len(world.hands[s]) == len(state.hands[s])
+                for c, known in zip(pos.hands[s], world.hands[s], strict=True):
+                    if c is None:
+                        assert identity(known) in allowed
+                    else:
+                        assert known == c
+                counts[name] += set_pairs(world.hands[s])
+    assert counts["structured"] > 1.15 * counts["uniform"]
 
 
 # -- legal over whole games ---------------------------------------------------------
@@ -548,10 +587,10 @@ def hidden_swapped(state: ScoutState) -> ScoutState:
     return twin
 
 
-@pytest.mark.parametrize("cls", [HardBotV4, HardBotV8, HardBotV10, HardBotV11])
+@pytest.mark.parametrize("cls", [HardBotV4, HardBotV8, HardBotV10, HardBotV11, HardBotV12])
 @pytest.mark.parametrize("players", [4, 5])
 def test_search_versions_decide_from_the_view_alone_and_repeat_themselves(
-    cls: type[HardBotV4 | HardBotV8 | HardBotV10 | HardBotV11], players: int
+    cls: type[HardBotV4 | HardBotV8 | HardBotV10 | HardBotV11 | HardBotV12], players: int
 ) -> None:
     # Mid-round, with opponents' decisions to weight by: changing cards seat 0
     # cannot see changes nothing, and the same seed and budget give the same move.
@@ -591,11 +630,12 @@ def after_the_flips() -> tuple[ScoutState, int]:
         (HardBotV9, lambda: (mid_round(5, 3, 6), 0), 400, False),
         (HardBotV10, lambda: (mid_round(5, 3, 6), 0), 1000, False),
         (HardBotV11, lambda: (mid_round(5, 3, 6), 0), 1000, True),
+        (HardBotV12, lambda: (mid_round(5, 3, 6), 0), 1000, False),
     ],
 )
 def test_a_search_version_counts_its_budget_in_playouts(
     monkeypatch: pytest.MonkeyPatch,
-    cls: type[HardBotV3 | HardBotV4 | HardBotV8 | HardBotV9 | HardBotV10 | HardBotV11],
+    cls: type[HardBotV3 | HardBotV4 | HardBotV8 | HardBotV9 | HardBotV10 | HardBotV11 | HardBotV12],
     position: Callable[[], tuple[ScoutState, int]],
     default_work: int,
     weighs: bool,

@@ -5,7 +5,7 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v11`` a kept version (baselines and
+  default version; ``hard@v1`` … ``hard@v12`` a kept version (baselines and
   candidates for head-to-head measurements)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
@@ -50,6 +50,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v9": "spieltisch.bots.scout:HardBotV9",
             "v10": "spieltisch.bots.scout:HardBotV10",
             "v11": "spieltisch.bots.scout:HardBotV11",
+            "v12": "spieltisch.bots.scout:HardBotV12",
         },
     },
     "schmaus": {

@@ -13,6 +13,7 @@ from spieltisch.bots.scout.bots import (
     HardBotV9,
     HardBotV10,
     HardBotV11,
+    HardBotV12,
     MediumBot,
 )
 
@@ -29,5 +30,6 @@ __all__ = [
     "HardBotV9",
     "HardBotV10",
     "HardBotV11",
+    "HardBotV12",
     "MediumBot",
 ]

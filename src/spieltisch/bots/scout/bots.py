@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from spieltisch.bots.base import Bot, Budget, View
 from spieltisch.bots.scout import policy
 from spieltisch.bots.scout.inference import RoundRecord, log_likelihood
-from spieltisch.bots.scout.worlds import FLIP_WORDS, Knowledge, Position, sample_world
+from spieltisch.bots.scout.worlds import FLIP_WORDS, Knowledge, Position, Structure, sample_world
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.actions import SCOUT_BASE, SHOW_BASE, SS_BASE, Scout, ScoutShow, Show, from_id
 from spieltisch.engine.scout.cards import BOTTOM, TOP, beating_sets, card, set_key
@@ -180,6 +180,8 @@ class HardBot(Bot):
     work_unit = "playouts"
     default_work = 200
     candidates = 6
+    structure: Structure | None = None
+    """How the sampled opponents' hands lean towards sets (None: uniform)."""
 
     def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
         super().__init__(game, seat, seed, budget)
@@ -220,7 +222,7 @@ class HardBot(Bot):
         playouts = 0
         worlds = 0
         while playouts < limit and len(live) > 1:
-            world = sample_world(pos, pool, self.rng)
+            world = sample_world(pos, pool, self.rng, self.structure)
             played = self._play_world(world, pos, cands, live, scores, limit - playouts, deadline)
             if played < len(live):
                 break
@@ -431,7 +433,7 @@ class WeightedWorlds(HardBot):
         live = list(range(len(cands)))
         playouts = 0
         while playouts < limit and len(live) > 1:
-            world = sample_world(pos, pool, self.rng)
+            world = sample_world(pos, pool, self.rng, self.structure)
             weight = math.exp(
                 log_likelihood(record, world.hands, pos.seat, self.per_seat, self.temperature, self.floor)
             )
@@ -558,6 +560,16 @@ class HardBotV11(WeightedWorlds, HardBotV10):
     per_seat = HardBotV8.per_seat
     temperature = HardBotV8.temperature
     floor = HardBotV8.floor
+
+
+class HardBotV12(HardBotV7):
+    """Version 12 (``hard@v12``): v7's search over worlds whose opponents'
+    hands lean towards sets as medium players' real hands do
+    (:class:`~.worlds.Structure`: six fillings per hand, one kept by weight
+    ``exp(hand value)``), instead of uniform ones. 1,000 playouts."""
+
+    version = "v12"
+    structure = Structure()
 
 
 def _weighted_mean(xs: Sequence[float], weights: Sequence[float]) -> float:
