@@ -190,13 +190,7 @@ def _structured_hand(
         values.append(hand_value([TOP[c] for c in hand]))
     top = max(values)
     weights = [math.exp(structure.sharpness * (v - top)) for v in values]
-    picked, hand = fillings[-1]
-    r = rng.random() * sum(weights)
-    for (p, hnd), wt in zip(fillings, weights, strict=True):
-        r -= wt
-        if r <= 0.0:
-            picked, hand = p, hnd
-            break
+    picked, hand = rng.choices(fillings, weights)[0]
     for j in sorted(picked, reverse=True):
         deck.pop(j)
     return hand
