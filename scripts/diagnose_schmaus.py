@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/diagnose_schmaus.py hindsight --games 80 --bots medium,hard@v1:samples=1024
     .venv/bin/python scripts/diagnose_schmaus.py rollout --games 16 --rollouts 16 --max-round 2
+    .venv/bin/python scripts/diagnose_schmaus.py peek --games 400 --first-seed 990000
 
 Plays ``--games`` games of ``--source`` (default hard@v1) against 3× medium
 (4 players, ``scripts/measure_bots.py``'s seating) and keeps every decision
@@ -24,6 +25,11 @@ the hindsight value (a positive bias means v1 is too optimistic), its
 predicted and real pot share, and how often v1 wins the pot, is lowest, and
 how often an opponent's real lay was the one v1's samples predicted most.
 Values are win chances in points (×100).
+
+``peek`` bounds what better inference could give: hard@v5 told the
+opponents' real hands (their hands before this round's lay; with ``lays``
+also the lays already made this round) instead of sampling them, against
+3× medium, beside plain hard@v5 on the same games.
 """
 
 from __future__ import annotations
@@ -46,14 +52,18 @@ from spieltisch.bots.schmaus import (
     Sample,
     _decode,
     _revealed_lays,
+    _Search,
     awards,
     model_choices,
     round_scores,
     unseen_counts,
 )
-from spieltisch.engine import get_game
+from spieltisch.bots.schmaus_value import HardBotV5
+from spieltisch.engine import State, get_game
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, VALUE
+from spieltisch.lab.stats import wilson
+from spieltisch.match import decide
 
 app = typer.Typer(add_completion=False)
 PLAYERS = 4
@@ -337,6 +347,66 @@ def rollout(
             v = sum(r["q"][r["choice"] if name == "v1" else r["others"][name]] for r in sel) / n
             line += f", {name} {100 * v:.1f}"
         print(line)
+
+
+class Peeker(HardBotV5):
+    """hard@v5 that is told the opponents' real hands (a bound, not a bot: it
+    reads the state). With ``lays``, the lays already made this round too."""
+
+    def __init__(self, state: State, lays: bool, *args: Any) -> None:
+        super().__init__(*args)
+        self.state, self.lays = state, lays
+
+    def _deal(self, rest: Any, sizes: Any, *args: Any) -> dict[int, list[int]]:
+        hands = {}
+        for s in sizes:
+            hand = list(self.state.hands[s])  # type: ignore[attr-defined]
+            for k in self.state.plays[s] or ():  # type: ignore[attr-defined]
+                hand[k] += 1
+            hands[s] = hand
+        return hands
+
+    def _opponents_lays(self, search: _Search, dealt: Any) -> list[int]:
+        table = super()._opponents_lays(search, dealt)
+        for s in dealt:
+            play = self.state.plays[s]  # type: ignore[attr-defined]
+            table[s] = A.PLAY_ID[play] if self.lays and play is not None else search.medium(dealt[s])
+        return table
+
+
+@app.command()
+def peek(
+    games: Annotated[int, typer.Option(min=1)] = 400,
+    first_seed: Annotated[int, typer.Option(min=0)] = 990000,
+) -> None:
+    """Win rates against 3× medium of hard@v5, of hard@v5 told the opponents'
+    hands, and told their hands and this round's lays made so far, on the
+    same games (seat ``g % 4`` of deal seed ``first_seed + g // 4``)."""
+    game = get_game("schmaus")
+    wins = dict.fromkeys(("hard@v5", "told the hands", "told the hands and lays"), 0)
+    t0 = time.perf_counter()
+    for g in range(games):
+        seat, seed = g % PLAYERS, first_seed + g // PLAYERS
+        for mode in wins:
+            state = game.new_state(PLAYERS, seed)
+            hard: Any = (
+                HardBotV5("schmaus", seat, seed)
+                if mode == "hard@v5"
+                else Peeker(state, mode.endswith("lays"), "schmaus", seat, seed)
+            )
+            table = [hard if s == seat else make_bot("schmaus", "medium", s, seed) for s in range(PLAYERS)]
+            fallback = random.Random(seed)
+            while not state.is_over():
+                s = state.to_move()[0]
+                state.apply_id(s, decide(table[s], state, s, fallback)[0])
+            outcome = state.outcome()
+            wins[mode] += outcome is not None and seat in outcome.winners
+        if (g + 1) % 40 == 0 or g + 1 == games:
+            rate = (g + 1) / (time.perf_counter() - t0)
+            print(f"{g + 1}/{games} games, {rate:.1f}/s, ETA {(games - g - 1) / rate:.0f} s", flush=True)
+    for mode, won in wins.items():
+        lo, hi = wilson(won, games)
+        print(f"{mode}: won {won}/{games} = {won / games:.1%} (95% {lo:.1%}-{hi:.1%})")
 
 
 def _finish(state: Any, bots: list[Any], seat: int) -> bool:

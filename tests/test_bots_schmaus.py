@@ -21,6 +21,7 @@ from spieltisch.bots.schmaus import (
     short_draws,
     unseen_counts,
 )
+from spieltisch.bots.schmaus_pile import HardBotV8
 from spieltisch.bots.schmaus_rollout import HardBotV2
 from spieltisch.bots.schmaus_tuned import HardBotV4
 from spieltisch.bots.schmaus_value import HardBotV5, HardBotV6, HardBotV7
@@ -217,6 +218,7 @@ KEPT = [
     ("hard@v5", HardBotV5),
     ("hard@v6", HardBotV6),
     ("hard@v7", HardBotV7),
+    ("hard@v8", HardBotV8),
 ]
 """Each kept hard version after v1 (tests/test_bots_schmaus_rollout.py,
 tests/test_bots_schmaus_weighted.py and tests/test_bots_schmaus_tuned.py test what is

@@ -64,6 +64,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
             "v5": "spieltisch.bots.schmaus_value:HardBotV5",
             "v6": "spieltisch.bots.schmaus_value:HardBotV6",
             "v7": "spieltisch.bots.schmaus_value:HardBotV7",
+            "v8": "spieltisch.bots.schmaus_pile:HardBotV8",
         },
     },
 }
