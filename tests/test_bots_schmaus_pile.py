@@ -6,9 +6,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from spieltisch.bots import make_bot
+from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.schmaus import unseen_counts
 from spieltisch.bots.schmaus_pile import HardBotV8, pile_source
+from spieltisch.bots.schmaus_value import HardBotV5
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
 from spieltisch.match import decide, play_match
@@ -48,7 +49,7 @@ def test_the_source_is_the_reshuffled_discards_and_holds_the_real_pile() -> None
 
 def test_a_position_without_its_history_has_no_source() -> None:
     """A table set up mid-game (its draws not in the record) cannot tell the
-    pile: hard@v8 then plays as hard@v5."""
+    pile: hard@v8 then plays as hard@v5 (with v8's share of random opponent lays)."""
 
     def cards(text: str) -> list[int]:
         return [KIND[c] for c in text.split()]
@@ -58,14 +59,13 @@ def test_a_position_without_its_history_has_no_source() -> None:
     state = SchmausState.from_position(4, hands, cards("F1 F1 F2 F3"), cards("F1 F2 HUNTER"), round=6)
     assert pile_source(state.view(0)) is None
     view, lays = state.view(0), state.legal_action_ids(0)
-    assert make_bot("schmaus", "hard@v8", 0, 3).choose(view, lays) == make_bot(
-        "schmaus", "hard@v5", 0, 3
-    ).choose(view, lays)
+    v5 = type("HardBotV5LowNoise", (HardBotV5,), {"noise": HardBotV8.noise})
+    assert HardBotV8("schmaus", 0, 3).choose(view, lays) == v5("schmaus", 0, 3).choose(view, lays)
 
 
-def _record(version: str, seed: int) -> list[tuple[int, str]]:
-    specs = [f"{version}:samples=8" if s == 0 else "medium" for s in range(4)]
-    bots = [make_bot("schmaus", spec, s, seed) for s, spec in enumerate(specs)]
+def _record(cls: type[HardBotV5], seed: int) -> list[tuple[int, str]]:
+    bots = [cls("schmaus", 0, seed, Budget(iterations=8))]
+    bots += [make_bot("schmaus", "medium", s, seed) for s in range(1, 4)]
     return list(play_match("schmaus", bots, seed).state.record().actions)
 
 
@@ -78,14 +78,17 @@ def _actions_before_the_first_reshuffle(seed: int, actions: list[tuple[int, str]
     return len(actions)
 
 
-def test_plays_as_v5_until_the_first_reshuffle_and_differs_after() -> None:
+def test_plays_as_v5_with_its_noise_until_the_first_reshuffle_and_differs_after() -> None:
+    """Before a reshuffle the record cannot tell the pile: the lays are
+    hard@v5's (with v8's share of random opponent lays); after it they differ."""
+    v5 = type("HardBotV5LowNoise", (HardBotV5,), {"noise": HardBotV8.noise})
     differs = False
     for seed in range(3):
-        v5, v8 = _record("hard@v5", seed), _record("hard@v8", seed)
-        same = _actions_before_the_first_reshuffle(seed, v5)
-        assert 0 < same < len(v5)
-        assert v8[:same] == v5[:same]
-        differs = differs or v8 != v5
+        before, after = _record(v5, seed), _record(HardBotV8, seed)
+        same = _actions_before_the_first_reshuffle(seed, before)
+        assert 0 < same < len(before)
+        assert after[:same] == before[:same]
+        differs = differs or after != before
     assert differs
 
 

@@ -17,9 +17,11 @@ in seat order, every lay to the discards), and in each sample first draws
 the pile's remaining cards from the reshuffled discards still unseen, then
 deals the opponents' hands (as hard@v5, fitted to their last lay and W-5
 draws) from the unseen cards left. Cards drawn for being lowest or for a
-short hand are worth the pile's mean keep value. Where the record cannot
-say what the pile holds (a W-16 discard of unknown cards before the
-reshuffle, or a record that does not add up) it plays as hard@v5.
+short hand are worth the pile's mean keep value, and a sampled opponent
+lays like medium in 95% of the samples (v5: 85%). Where the record cannot
+say what the pile holds (before the first reshuffle, after a W-16 discard
+of unknown cards before it, or when the record does not add up) it plays
+as hard@v5 with that share.
 """
 
 from __future__ import annotations
@@ -87,6 +89,11 @@ class HardBotV8(HardBotV5):
     draw pile holds (version 8, ``hard@v8``; see the module)."""
 
     version = "v8"
+    noise = 0.05
+    """Share of sampled opponent lays that are random instead of medium's
+    (v5: 0.15). Given the real hand, v5's model of medium makes medium's lay
+    in 96% of its lays; with the pile told apart, a lower share measured
+    stronger (docs/bots.md)."""
     pile_keep = True
     """Value the cards drawn (W-5, W-15) at the pile's mean keep value
     instead of the mean of all unseen cards."""
