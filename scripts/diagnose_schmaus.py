@@ -384,7 +384,7 @@ def peek(
     same games (seat ``g % 4`` of deal seed ``first_seed + g // 4``)."""
     game = get_game("schmaus")
     wins = dict.fromkeys(("hard@v5", "told the hands", "told the hands and lays"), 0)
-    t0 = time.perf_counter()
+    t0 = shown = time.perf_counter()
     for g in range(games):
         seat, seed = g % PLAYERS, first_seed + g // PLAYERS
         for mode in wins:
@@ -401,8 +401,9 @@ def peek(
                 state.apply_id(s, decide(table[s], state, s, fallback)[0])
             outcome = state.outcome()
             wins[mode] += outcome is not None and seat in outcome.winners
-        if (g + 1) % 40 == 0 or g + 1 == games:
-            rate = (g + 1) / (time.perf_counter() - t0)
+        now = time.perf_counter()
+        if now - shown >= 2 or g + 1 == games:  # rate and ETA from the first seconds
+            shown, rate = now, (g + 1) / (now - t0)
             print(f"{g + 1}/{games} games, {rate:.1f}/s, ETA {(games - g - 1) / rate:.0f} s", flush=True)
     for mode, won in wins.items():
         lo, hi = wilson(won, games)
