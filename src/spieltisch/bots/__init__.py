@@ -70,7 +70,7 @@ _BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v7", ("schmaus", "hard"): "v8"}
+_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v12", ("schmaus", "hard"): "v8"}
 
 
 def versions(game: str, level: str) -> list[str]:
