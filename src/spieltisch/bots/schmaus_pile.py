@@ -94,9 +94,6 @@ class HardBotV8(HardBotV5):
     (v5: 0.15). Given the real hand, v5's model of medium makes medium's lay
     in 96% of its lays; with the pile told apart, a lower share measured
     stronger (docs/bots.md)."""
-    pile_keep = True
-    """Value the cards drawn (W-5, W-15) at the pile's mean keep value
-    instead of the mean of all unseen cards."""
 
     def _prepare(self, view: View, lays: list[int]) -> _Search:
         """hard@v5's search, with the pile's possible cards when a reshuffle
@@ -112,7 +109,7 @@ class HardBotV8(HardBotV5):
         if sum(pool) < size:
             return search
         self._pile = ([k for k in range(12) for _ in range(pool[k])], size)
-        if self.pile_keep and size:
+        if size:  # the cards drawn (W-5, W-15) at the pile's mean keep value
             avg = sum(KEEP_VALUE[k] * c for k, c in enumerate(pool)) / sum(pool)
             return replace(search, avg_keep=avg)
         return search
