@@ -1,8 +1,8 @@
 """Measure one bot against copies of another: win rate with a Wilson 95% interval.
 
-    .venv/bin/python scripts/measure_bots.py --game scout --players 4 --bot hard --against medium --games 200
-    .venv/bin/python scripts/measure_bots.py --game scout --bot hard --against hard@v1 --games 200
-    .venv/bin/python scripts/measure_bots.py --game schmaus --bot hard:samples=256 --games 2000
+    .venv/bin/python research/measure_bots.py --game scout --players 4 --bot hard --against medium --games 200
+    .venv/bin/python research/measure_bots.py --game scout --players 5 --bot hard@v7 --log v7.jsonl
+    .venv/bin/python research/measure_bots.py --game schmaus --bot hard:samples=256 --games 2000
 
 Bots are seat specs (``docs/bots.md``), so budgets are counted in work and
 every figure is reproducible on any machine. Duplicate deals: game ``i``
@@ -12,13 +12,14 @@ every seat (the game count is rounded up to a multiple of the players). Ties
 count as a win for every tied winner (S-12, W-18), so the fair share is
 ``1 / players``. Prints the win rate, its interval, the game count, the seeds
 and the measured bot's CPU seconds per decision (``time.process_time``, one
-core: the figure does not depend on the machine's load).
+core: the figure does not depend on the machine's load). Two ``--log`` files of
+the same ``--game``, ``--players``, ``--games`` and ``--first-seed`` hold the same
+deals and seats game by game: ``research/paired.py`` gives their paired difference.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -38,6 +39,7 @@ from rich.progress import (
 )
 
 from spieltisch.bots import Bot, View, check_spec, make_bot
+from spieltisch.lab.stats import wilson
 from spieltisch.match import play_match
 
 app = typer.Typer(add_completion=False)
@@ -95,23 +97,12 @@ def play_one(
     )
 
 
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (95% for z = 1.96)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (centre - half, centre + half)
-
-
 @app.command()
 def main(
     game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
     players: Annotated[int, typer.Option(min=2, max=5, help="Players per game.")] = 4,
     games: Annotated[int, typer.Option(min=1, help="Games (rounded up to a multiple of --players).")] = 200,
-    bot: Annotated[str, typer.Option(help="Seat spec of the measured bot, e.g. hard or hard@v1.")] = "hard",
+    bot: Annotated[str, typer.Option(help="Seat spec of the measured bot, e.g. hard or hard@v7.")] = "hard",
     against: Annotated[str, typer.Option(help="Seat spec of every other seat.")] = "medium",
     first_seed: Annotated[int, typer.Option(min=0, help="Deal seed of the first block of games.")] = 0,
     options: Annotated[str, typer.Option(help='Rule options as JSON, e.g. {"hunter_draw": "nobody"}.')] = "",
@@ -161,7 +152,7 @@ def main(
                 print(f"{len(results)}/{games} games, {line}, ETA {eta:.0f} s", flush=True)
     wins = sum(r.won for r in results)
     n = len(results)
-    lo, hi = wilson(wins, n)
+    lo, hi = wilson(wins, n, 1.96)  # z = 1.96, as the published figures
     decisions = sum(r.decisions for r in results)
     cpu = sum(r.cpu for r in results)
     fair = 1 / players

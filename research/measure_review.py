@@ -1,7 +1,7 @@
 """Measure the review's marks against a reference review at a large budget.
 
-    .venv/bin/python scripts/measure_review.py reference --game scout --games 2 --out ref-scout.json
-    .venv/bin/python scripts/measure_review.py compare ref-scout.json --budget 8 [--before OLD_REVIEW.py]
+    .venv/bin/python research/measure_review.py reference --game scout --games 2 --out ref-scout.json
+    .venv/bin/python research/measure_review.py compare ref-scout.json --budget 8 [--before OLD_REVIEW.py]
 
 ``reference`` plays ``--games`` games of bots (``--seats``, default random,
 easy, medium; game ``i`` from seed ``first_seed + i``), cuts out every
