@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,7 +23,7 @@ from typer.core import TyperGroup
 
 from spieltisch.extras import missing_extras, missing_message
 from spieltisch.lab.cli import app as lab_app
-from spieltisch.server.limit_values import Limits
+from spieltisch.server.limit_values import PROXIES_ENV, Limits, trusted_proxies
 
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 
@@ -306,9 +307,24 @@ def serve(
             "each room to one worker, docs/deploy.md)."
         ),
     ] = False,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            envvar=PROXIES_ENV,
+            help="A reverse proxy in front (IP address or network; repeat for more): its "
+            "X-Forwarded-For names the client for the per-address limits. Without one the "
+            "client is the connection's peer (docs/deploy.md).",
+        ),
+    ] = None,
     limits: Limits | None = None,
 ) -> None:
     """Run the web table (docs/protocol.md) and print the address to open."""
+    # uvicorn's FORWARDED_ALLOW_IPS still names the proxies, checked the same way.
+    legacy = "" if trusted_proxy else os.environ.get("FORWARDED_ALLOW_IPS", "")
+    try:
+        proxies = trusted_proxies(trusted_proxy or [legacy])
+    except ValueError as exc:
+        raise fail(f"FORWARDED_ALLOW_IPS: {exc}" if legacy else str(exc)) from None
     require("spieltisch serve", "web")
     if database.startswith(("postgresql", "postgres:")):
         require(f"spieltisch serve --database {database.split(':', 1)[0]}:...", "postgres")
@@ -325,6 +341,7 @@ def serve(
     run_server(
         host=host, port=port, database=database, bot_delay=bot_delay, reload=reload, limits=limits,
         review_budget=budget, redis=redis, workers=workers, port_per_worker=port_per_worker,
+        proxies=proxies,
     )  # fmt: skip
 
 

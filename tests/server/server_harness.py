@@ -60,11 +60,14 @@ class ServerThread:
         limits: Limits | None = None,
         log_level: str = "warning",
         access_log: bool = False,
+        proxies: tuple[str, ...] = ("127.0.0.1",),
         **options: Any,
     ) -> None:
         """``limits``: the server's limits (default :data:`TEST_LIMITS`), enforced as
-        ``spieltisch serve`` enforces them (:func:`uvicorn_options`); ``options`` go to
-        :func:`create_app` (e.g. ``bot_workers``)."""
+        ``spieltisch serve`` enforces them (:func:`uvicorn_options`); ``proxies``: the
+        trusted proxies (by default the tests on 127.0.0.1 stand as one, so that
+        ``X-Forwarded-For`` names other clients); ``options`` go to :func:`create_app`
+        (e.g. ``bot_workers``)."""
         self.limits = limits or TEST_LIMITS
         self.app = create_app(
             database,
@@ -81,7 +84,7 @@ class ServerThread:
             log_level=log_level,
             access_log=access_log,
             lifespan="on",
-            **uvicorn_options(self.limits),
+            **uvicorn_options(self.limits, proxies),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -436,12 +439,12 @@ class Proxy:
 
 def serve_workers(env: ClusterEnv, prefix: str, *args: str) -> subprocess.Popen[str]:
     """``spieltisch serve --workers 2 --port 0 ARGS`` on ``env``'s PostgreSQL and Redis,
-    tables and keys under ``prefix``, one bot process a worker, no per-address limits;
-    its banner comes on stdout."""
+    tables and keys under ``prefix``, one bot process a worker, no per-address limits,
+    127.0.0.1 a trusted proxy; its banner comes on stdout."""
     environ = {**os.environ, "SPIELTISCH_TABLE_PREFIX": prefix, "SPIELTISCH_BOT_WORKERS": "1"}
     cmd = [
         sys.executable, "-c", "from spieltisch.cli import main; main()",
-        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0", *args,
+        "serve", "--workers", "2", "--port", "0", "--bot-delay", "0", "--trusted-proxy", "127.0.0.1", *args,
         "--redis", env.redis, "--database", env.database,
         "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
     ]  # fmt: skip
@@ -558,7 +561,7 @@ def _launcher() -> None:
                 redis=spec.get("redis"),
                 worker_name=spec.get("name", ""),
             )
-            options = uvicorn_options(limits)
+            options = uvicorn_options(limits, ("127.0.0.1",))
             uvicorn.run(app, host="127.0.0.1", port=spec["port"], log_level="critical", **options)
             os._exit(0)
         print(pid, flush=True)

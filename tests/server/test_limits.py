@@ -64,8 +64,9 @@ def from_address(address: str) -> dict[str, Any]:
 def make_server(tmp_path: Path) -> Iterator[Any]:
     servers: list[ServerThread] = []
 
-    def make(**limits: Any) -> ServerThread:
-        srv = ServerThread(f"sqlite:///{tmp_path / f'limits{len(servers)}.db'}", limits=Limits(**limits))
+    def make(proxies: tuple[str, ...] = ("127.0.0.1",), **limits: Any) -> ServerThread:
+        db = f"sqlite:///{tmp_path / f'limits{len(servers)}.db'}"
+        srv = ServerThread(db, limits=Limits(**limits), proxies=proxies)
         servers.append(srv)
         return srv
 
@@ -160,6 +161,28 @@ def test_rooms_created_per_minute_per_address(make_server: Any) -> None:
         assert len(srv.app.state.store.unfinished()) == stored  # nothing stored
         other = client.post("/api/rooms", json=body, headers={"X-Forwarded-For": "10.2.2.2"})
         assert other.status_code == 200
+
+
+def test_a_spoofed_forwarded_for_changes_nothing_without_a_trusted_proxy(make_server: Any) -> None:
+    """Issue #34: a client that writes ``X-Forwarded-For`` itself stays itself: with no
+    trusted proxy (``spieltisch serve``'s default) the header names nobody, so neither the
+    room budget nor the socket count of its address can be escaped - not even from 127.0.0.1."""
+    srv = make_server(proxies=(), rooms_per_minute=2, sockets_per_address=2)
+    body = {"game": "scout", "players": 2}
+    with srv.client() as client:
+        codes = [
+            client.post("/api/rooms", json=body, headers={"X-Forwarded-For": f"203.0.113.{k}"}).status_code
+            for k in range(4)
+        ]
+        assert codes == [200, 200, 429, 429]
+    room = srv.app.state.store.unfinished()[0]
+    spoofed = [from_address(f"198.51.100.{k}") for k in range(3)]
+    url = ws_url(srv, room)
+    with connect_seat(url, **spoofed[0]) as s1, connect_seat(url, **spoofed[1]) as s2:
+        for ws in (s1, s2):
+            assert recv(ws)["type"] == "state"
+        with connect(ws_url(srv, room), **spoofed[2]) as s3:
+            assert recv(s3)["code"] == "too_many_sockets"
 
 
 def test_no_hello_in_time_closes_1008_too_slow(make_server: Any) -> None:

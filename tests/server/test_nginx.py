@@ -13,6 +13,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -159,3 +160,35 @@ def test_nginx_routes_a_room_to_one_worker_and_its_game_plays_through_it(
         upstreams = {upstream for *_, upstream in naming}
         assert upstreams == {routed}, f"the room's requests went to {upstreams}"
         assert owners[-1].startswith(f"pid{pid_behind(f'http://{routed}')}-"), (owners, routed)
+
+
+def test_a_spoofed_forwarded_for_through_nginx_changes_nothing(tmp_path: Path) -> None:
+    """Issue #34: behind the shipped config, with nginx as the one trusted proxy, a client
+    that writes its own ``X-Forwarded-For`` is still counted as itself: the third room
+    in a minute is refused (``--rooms-per-minute 2``), whatever address it claims."""
+    db = f"sqlite:///{tmp_path / 'spoof.db'}"
+    cmd = [
+        sys.executable, "-c", "from spieltisch.cli import main; main()", "serve", "--port", "0",
+        "--database", db, "--rooms-per-minute", "2", "--trusted-proxy", "127.0.0.1",
+    ]  # fmt: skip
+    server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert server.stdout is not None
+        banner = server.stdout.readline()
+        found = re.search(r"http://localhost:(\d+)/", banner)
+        assert found, banner
+        worker = f"http://127.0.0.1:{found.group(1)}"
+        port = free_port()
+        with running(render([worker, worker], port, tmp_path), port) as proxy, httpx.Client(
+            base_url=proxy, timeout=10
+        ) as client:
+            codes = [
+                client.post(
+                    "/api/rooms", json={"game": "scout", "players": 2},
+                    headers={"X-Forwarded-For": f"203.0.113.{k}"},
+                ).status_code
+                for k in range(4)
+            ]  # fmt: skip
+        assert codes == [200, 200, 429, 429]
+    finally:
+        stop_tree(server)

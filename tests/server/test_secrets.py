@@ -98,3 +98,44 @@ def test_the_secret_travels_in_headers_too(server: ServerThread) -> None:
         assert json.loads(ws.recv(timeout=5))["code"] == "forbidden"
     r = httpx.get(f"{server.http}/api/rooms/{room}/replay", headers=seat_headers(1, "forged"))
     assert r.status_code == 403 and "wrong or missing secret" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("level", ["debug", "trace"])
+def test_no_secret_at_debug_or_trace_level(tmp_path: Path, level: str) -> None:
+    """At ``debug`` the WebSocket library logs each handshake header (through ``uvicorn.error``),
+    at ``trace`` uvicorn logs each ASGI scope with its query string (``uvicorn.asgi``): a secret
+    sent in a header, a hello, or (refused) a URL's ``token=`` shows in neither."""
+    capture = Capture()
+    capture.setLevel(1)  # uvicorn's TRACE is 5
+    loggers = (*LOGGERS, "uvicorn.asgi")
+    levels = {name: logging.getLogger(name).level for name in loggers}
+    srv = ServerThread(f"sqlite:///{tmp_path / 'levels.db'}", log_level=level, access_log=True)
+    for name in loggers:
+        logging.getLogger(name).addHandler(capture)
+        logging.getLogger(name).setLevel(1)
+    try:
+        with srv.client() as client:
+            room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, HUMAN], 4, options={"rounds": 1})
+            with connect(f"{srv.ws}/ws/{room}", additional_headers=seat_headers(1, secrets[1])) as ws:
+                state = json.loads(ws.recv(timeout=5))
+                assert state["view"]["seat"] == 1
+            with connect_seat(ws_url(srv, room, 0, secrets[0])) as ws:
+                assert json.loads(ws.recv(timeout=5))["view"]["seat"] == 0
+            with connect(f"{srv.ws}/ws/{room}?token={secrets[2]}") as ws:
+                assert json.loads(ws.recv(timeout=5))["code"] == "forbidden"
+            r = client.get(f"/api/rooms/{room}/replay", params={"seat": 2, "token": secrets[2]})
+            assert r.status_code == 400
+            r = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, secrets[0]))
+            assert r.status_code == 409  # not over yet
+    finally:
+        srv.stop()
+        for name in loggers:
+            logging.getLogger(name).removeHandler(capture)
+            logging.getLogger(name).setLevel(levels[name])
+    text = "\n".join(capture.lines)
+    leaked = [s for s in secrets.values() if s in text]
+    assert not leaked, [line for line in capture.lines if any(s in line for s in leaked)][:5]
+    # The capture saw what each level adds: the handshake's headers, the ASGI scopes.
+    assert "spieltisch-secret: [redacted]" in text.lower()
+    if level == "trace":
+        assert "ASGI" in text and "token=[redacted]" in text

@@ -9,7 +9,9 @@ without it; :mod:`spieltisch.server.limits` enforces the limits.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -83,3 +85,33 @@ class Limits:
 
     def to_env(self) -> dict[str, str]:
         return {f"SPIELTISCH_LIMIT_{f.name.upper()}": str(getattr(self, f.name)) for f in fields(self)}
+
+
+PROXIES_ENV = "SPIELTISCH_TRUSTED_PROXIES"
+"""The trusted proxies of ``spieltisch serve --trusted-proxy``, for its workers (comma-separated)."""
+
+
+def trusted_proxies(values: Iterable[str]) -> tuple[str, ...]:
+    """The reverse proxies whose ``X-Forwarded-For`` the server believes, checked: each an IP
+    address or network (``10.0.0.5``, ``172.30.0.0/24``). Raises :class:`ValueError` saying
+    what is wrong; ``*`` (any client) is refused, since a client that writes the header
+    itself would then choose its own address and escape every per-address limit."""
+    proxies: list[str] = []
+    for value in values:
+        for item in (part.strip() for part in value.split(",")):
+            if not item:
+                continue
+            if item == "*":
+                raise ValueError(
+                    "trusted proxy '*': any client could then name its own address in "
+                    "X-Forwarded-For and escape the per-address limits; name the proxy's "
+                    "address or network, e.g. --trusted-proxy 10.0.0.5"
+                )
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"trusted proxy {item!r}: not an IP address or network (e.g. 10.0.0.5 or 172.30.0.0/24)"
+                ) from None
+            proxies.append(item)
+    return tuple(dict.fromkeys(proxies))

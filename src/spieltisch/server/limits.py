@@ -16,6 +16,7 @@ import asyncio
 import json
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -250,8 +251,14 @@ async def _answer(send: Send, status: int, detail: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def uvicorn_options(limits: Limits) -> dict[str, Any]:
-    """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` that enforce ``limits`` in the server."""
+def uvicorn_options(limits: Limits, proxies: Sequence[str] = ()) -> dict[str, Any]:
+    """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` that enforce ``limits`` in the server.
+
+    ``proxies``: the reverse proxies (addresses or networks, checked by
+    :func:`~spieltisch.server.limit_values.trusted_proxies`) whose ``X-Forwarded-For`` names
+    the client; uvicorn then takes the right-most address of that header that is not one of
+    them. Without any, the client is the peer of the connection, whatever the headers say
+    (uvicorn's own default would believe 127.0.0.1, or ``FORWARDED_ALLOW_IPS``)."""
     protocol = type(
         "GuardedH11Protocol",
         (GuardedH11Protocol,),
@@ -265,4 +272,6 @@ def uvicorn_options(limits: Limits) -> dict[str, Any]:
         "timeout_keep_alive": 5,
         # A stopping server waits at most this long for its handlers (docs/deploy.md, "Stopping").
         "timeout_graceful_shutdown": 3,
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": list(proxies) or None,
     }

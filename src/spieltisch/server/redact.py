@@ -1,47 +1,68 @@
-"""No secret in a log line: a filter for uvicorn's loggers.
+"""No secret in a log line, at any level and from any logger.
 
 The protocol never puts a seat secret or bot token in a URL (docs/protocol.md,
-"Secrets"), but a broken or old client may. uvicorn logs every request's path
-with its query string (the access log, and the WebSocket "accepted" line);
-:class:`RedactSecrets` replaces the value of any ``secret``/``token`` query
-parameter in those lines before any handler sees them, and (at debug level,
-where the WebSocket library logs every frame) the ``secret`` field of a hello.
+"Secrets"), but a broken or old client may, and a program may send its secret in
+a header (``Spieltisch-Secret``). uvicorn logs request paths with their query
+strings (the access log, the WebSocket "accepted" line, and at ``trace`` level
+every ASGI scope through ``uvicorn.asgi``); at ``debug`` level the WebSocket
+library logs each handshake header through ``uvicorn.error``. :func:`install`
+puts :func:`redact` into the process's log-record factory, so every record of
+every logger (uvicorn's own, the WebSocket library's, SQLAlchemy's, ours) is
+redacted when it is made, before any filter or handler sees it: the value of a
+``secret``/``token`` query parameter, of a ``"secret"``/``"token"`` JSON field
+(a hello) and of a secret, token, authorization or cookie header.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 SECRET_PARAM = re.compile(r"((?:secret|token)=)[^&\s\"'#]*", re.IGNORECASE)
+"""A secret in a query string (``?seat=1&secret=...``, ``?token=...``)."""
 SECRET_FIELD = re.compile(r"(\"(?:secret|token)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
-"""A secret in a JSON message, as uvicorn's debug log of WebSocket frames shows the hello."""
+"""A secret in a JSON message, as the WebSocket library's debug log shows the hello."""
+SECRET_HEADER = re.compile(
+    r"((?<![\w\"'-])(?:[\w-]*secret|[\w-]*token|authorization|proxy-authorization|cookie|set-cookie)"
+    r"\s*:\s*)[^\r\n\"']+",
+    re.IGNORECASE,
+)
+"""A secret in a header line (``< spieltisch-secret: ...``, as the handshake is logged)."""
 REDACTED = "[redacted]"
-LOGGERS = ("uvicorn.access", "uvicorn.error", "uvicorn")
-"""The loggers whose records carry request paths (a filter acts on its own logger's records)."""
 
 
 def redact(text: str) -> str:
-    text = SECRET_PARAM.sub(lambda m: m.group(1) + REDACTED, text)
-    return SECRET_FIELD.sub(lambda m: m.group(1) + REDACTED, text)
+    """``text`` with the value of every secret it shows replaced by ``[redacted]``."""
+    for pattern in (SECRET_PARAM, SECRET_FIELD, SECRET_HEADER):
+        text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
-class RedactSecrets(logging.Filter):
-    """Rewrites a record whose message or arguments show a secret."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str):
-            record.msg = redact(record.msg)
-        # uvicorn's access formatter needs its arguments as they are: redact each one.
-        if isinstance(record.args, tuple):
-            record.args = tuple(_clean(a) for a in record.args)
-        elif isinstance(record.args, dict):
-            record.args = {k: _clean(v) for k, v in record.args.items()}
-        return True
+def redact_record(record: logging.LogRecord) -> logging.LogRecord:
+    """``record`` with its message and each argument redacted: the arguments one by one
+    (uvicorn's access formatter reads them as they are), then, where a secret shows only
+    once they are put together (``"< %s: %s"`` with a header's name and value), the
+    whole message."""
+    if isinstance(record.msg, str):
+        record.msg = redact(record.msg)
+    if isinstance(record.args, tuple):
+        record.args = tuple(_clean(a) for a in record.args)
+    elif isinstance(record.args, dict):
+        record.args = {k: _clean(v) for k, v in record.args.items()}
+    if record.args:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):  # a broken format string: logging reports it later
+            return record
+        clean = redact(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+    return record
 
 
 def _clean(arg: object) -> object:
-    """``arg`` or, when its text shows a secret (a WebSocket frame, a path), that text redacted."""
+    """``arg`` or, when its text shows a secret (a scope, a frame, a path), that text redacted."""
     if arg is None or isinstance(arg, int | float):
         return arg
     text = str(arg)
@@ -49,9 +70,18 @@ def _clean(arg: object) -> object:
     return arg if clean == text else clean
 
 
+class _RedactingFactory:
+    """A log-record factory: the previous one's record, redacted."""
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
+        return redact_record(self.make(*args, **kwargs))
+
+
 def install() -> None:
-    """Add the filter to uvicorn's loggers (once)."""
-    for name in LOGGERS:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactSecrets) for f in logger.filters):
-            logger.addFilter(RedactSecrets())
+    """Redact every log record this process makes from now on (once, however often called)."""
+    factory = logging.getLogRecordFactory()
+    if not isinstance(factory, _RedactingFactory):
+        logging.setLogRecordFactory(_RedactingFactory(factory))

@@ -19,6 +19,7 @@ import inspect
 import logging
 import os
 import socket
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -137,7 +138,10 @@ def run_server(
     redis: str | None = None,
     workers: int = 1,
     port_per_worker: bool = False,
+    proxies: Sequence[str] = (),
 ) -> None:
+    """Serve until stopped. ``proxies``: the trusted reverse proxies, already checked
+    (:func:`~spieltisch.server.limit_values.trusted_proxies`)."""
     limits = limits or Limits()
     prefix = os.environ.get("SPIELTISCH_TABLE_PREFIX", "")
     own: list[socket.socket] = []
@@ -183,7 +187,7 @@ def run_server(
         )
     if workers > 1 or port_per_worker:
         _export_settings(database, bot_delay, limits, review_budget, redis)
-        _run_workers(own if port_per_worker else [sock], banner, limits, workers)
+        _run_workers(own if port_per_worker else [sock], banner, limits, workers, proxies)
         return
     if reload:
         # The reloader binds in its own process: free the port just before it does.
@@ -197,7 +201,7 @@ def run_server(
             host=host,
             port=port,
             reload=True,
-            **uvicorn_options(limits),
+            **uvicorn_options(limits, proxies),
         )
         return
     from spieltisch.server.app import create_app
@@ -207,7 +211,7 @@ def run_server(
         database, bot_delay=bot_delay, limits=limits, table_prefix=prefix, redis=redis,
         review_budget=review_budget, tune_gc=True,
     )  # fmt: skip
-    config = uvicorn.Config(app, **uvicorn_options(limits))
+    config = uvicorn.Config(app, **uvicorn_options(limits, proxies))
     server = _AnnouncingServer(config, banner)
     with sock:
         server.run(sockets=[sock])
@@ -242,7 +246,9 @@ def _export_settings(
     os.environ.update(limits.to_env())
 
 
-def _run_workers(socks: list[socket.socket], banner: str, limits: Limits, workers: int) -> None:
+def _run_workers(
+    socks: list[socket.socket], banner: str, limits: Limits, workers: int, proxies: Sequence[str]
+) -> None:
     """``workers`` processes of :func:`~spieltisch.server.app.create_app_from_env` accepting on
     one socket (``socks`` has one), or each on its own (one socket per worker), under
     uvicorn's supervisor (it restarts one that dies, on the same socket)."""
@@ -252,7 +258,7 @@ def _run_workers(socks: list[socket.socket], banner: str, limits: Limits, worker
         os.environ["SPIELTISCH_BOT_WORKERS"] = str(max(1, len(os.sched_getaffinity(0)) // workers))
     # The workers are spawned from pickled settings: the guarded protocol goes by name
     # and reads its limits from the environment set above.
-    options = {**uvicorn_options(limits), "http": f"{__name__}:EnvGuardedH11Protocol"}
+    options = {**uvicorn_options(limits, proxies), "http": f"{__name__}:EnvGuardedH11Protocol"}
     config = uvicorn.Config(
         "spieltisch.server.app:create_app_from_env", factory=True, workers=workers, **options
     )

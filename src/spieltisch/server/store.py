@@ -145,7 +145,9 @@ class Store:
     def __init__(self, url: str, prefix: str = "") -> None:
         self.url = url
         self.sqlite = url.startswith("sqlite")
-        kwargs: dict[str, Any] = {}
+        # A failed statement's parameters never reach an error or a log line: they hold
+        # moves (a sealed Waschbaer-Schmaus lay before its reveal) and secrets' hashes.
+        kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         try:
