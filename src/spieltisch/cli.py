@@ -415,8 +415,8 @@ def bench_bots(
 @bench_app.command("work")
 def bench_work(
     bots: Annotated[
-        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@v1,hard@v3.")
-    ] = "hard@v1,hard",
+        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@baseline,hard.")
+    ] = "hard@baseline,hard",
     game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
     players: Annotated[int, typer.Option(min=2, max=5, help="Players per game.")] = 4,
     positions: Annotated[int, typer.Option(min=1, help="Decisions timed per bot (the same for each).")] = 30,

@@ -1,35 +1,5 @@
 """Built-in Scout bots: easy, medium and hard (see :mod:`.bots`)."""
 
-from spieltisch.bots.scout.bots import (
-    EasyBot,
-    HardBot,
-    HardBotV2,
-    HardBotV3,
-    HardBotV4,
-    HardBotV5,
-    HardBotV6,
-    HardBotV7,
-    HardBotV8,
-    HardBotV9,
-    HardBotV10,
-    HardBotV11,
-    HardBotV12,
-    MediumBot,
-)
+from spieltisch.bots.scout.bots import HARD_V7, HARD_V12, EasyBot, HardBot, HardConfig, MediumBot
 
-__all__ = [
-    "EasyBot",
-    "HardBot",
-    "HardBotV2",
-    "HardBotV3",
-    "HardBotV4",
-    "HardBotV5",
-    "HardBotV6",
-    "HardBotV7",
-    "HardBotV8",
-    "HardBotV9",
-    "HardBotV10",
-    "HardBotV11",
-    "HardBotV12",
-    "MediumBot",
-]
+__all__ = ["HARD_V7", "HARD_V12", "EasyBot", "HardBot", "HardConfig", "MediumBot"]
