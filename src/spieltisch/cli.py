@@ -215,7 +215,7 @@ def review(
     ] = 1,
 ) -> None:
     """Rate every decision of a finished (or partial) game from what its seat could see then."""
-    from spieltisch.review import run_review
+    from spieltisch.terminal.review import run_review
 
     try:
         run_review(record, seat, budget, json_out, workers)
@@ -317,9 +317,9 @@ def serve(
     from spieltisch.server.serve import run_server
 
     try:
-        from spieltisch.review import Budget
+        from spieltisch.analysis.review import ReviewBudget
 
-        budget = str(Budget.parse(review_budget))
+        budget = str(ReviewBudget.parse(review_budget))
     except ValueError as exc:
         raise fail(str(exc)) from None
     run_server(

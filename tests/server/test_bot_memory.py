@@ -278,6 +278,25 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path, way: str) 
     assert _by_seat(actions) == reference(seed, people=(), fresh={0: {first}})
 
 
+def _resume_with_fresh_bots(
+    db_url: str, room: str, secret: str, seed: int, actions: list[tuple[int, str]]
+) -> None:
+    """Restart the server on the stored room (``actions`` played so far) and play it to the
+    end: the game is the reference's with the bots of seats 1 and 2 made afresh there."""
+    made = {s: sum(1 for seat, _ in actions if seat == s) for s in (1, 2)}
+    assert all(made.values())
+    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
+    try:
+        person = Player(ws_url(srv, room, 0, secret), 0, PositionalChoice())
+        play([person])
+        assert person.last is not None and person.last["room"]["status"] == "over"
+    finally:
+        srv.stop()
+    final, status = _stored(db_url, room)
+    assert status == "over"
+    assert _by_seat(final) == reference(seed, fresh={1: {made[1]}, 2: {made[2]}})
+
+
 def test_a_stored_memory_the_bot_cannot_use_makes_it_start_afresh(
     db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -306,18 +325,7 @@ def test_a_stored_memory_the_bot_cannot_use_makes_it_start_afresh(
                 assert changed == 1
     finally:
         store.close()
-    made = {s: sum(1 for seat, _ in actions if seat == s) for s in (1, 2)}
-    assert all(made.values())
-    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
-    try:
-        person = Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice())
-        play([person])
-        assert person.last is not None and person.last["room"]["status"] == "over"
-    finally:
-        srv.stop()
-    final, status = _stored(db_url, room)
-    assert status == "over"
-    assert _by_seat(final) == reference(seed, fresh={1: {made[1]}, 2: {made[2]}})
+    _resume_with_fresh_bots(db_url, room, secrets[0], seed, actions)
     messages = [r.getMessage() for r in caplog.records]
     assert any("bot seat 1 cannot use its stored memory (AttributeError" in m for m in messages), messages
     assert any("the stored memory of bot seat 2 is unreadable" in m for m in messages), messages
@@ -354,18 +362,7 @@ def test_a_stored_room_whose_bots_were_retired_resumes_with_todays_default(db_ur
         assert [s.level for s in _load(store, room).seats[1:]] == [f"hard@v9:{budget}", f"hard@v3:{budget}"]
     finally:
         store.close()
-    made = {s: sum(1 for seat, _ in actions if seat == s) for s in (1, 2)}
-    assert all(made.values())
-    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
-    try:
-        person = Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice())
-        play([person])
-        assert person.last is not None and person.last["room"]["status"] == "over"
-    finally:
-        srv.stop()
-    final, status = _stored(db_url, room)
-    assert status == "over"
-    assert _by_seat(final) == reference(seed, fresh={1: {made[1]}, 2: {made[2]}})
+    _resume_with_fresh_bots(db_url, room, secrets[0], seed, actions)
 
 
 def _memory_store(store: Store) -> None:

@@ -228,6 +228,15 @@ class OpponentModel:
         return win * pot
 
 
+def opponent_model(view: View, rng: Any, samples: int = 24) -> OpponentModel:
+    """Medium's model of the opponents at the table of ``view`` before the lay,
+    as the analysis (reviews, hints) uses it: hands of the opponents' mean size
+    now plus a lay's three cards, drawn from the cards this seat cannot see."""
+    me, n = int(view["seat"]), int(view["players"])
+    sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
+    return OpponentModel(unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, samples, rng)
+
+
 def medium_rule(gain: Gains) -> Callable[[Sequence[int]], int]:
     """Medium's lay from a hand under the model of ``gain`` (as :func:`medium_lay`: the
     best expected gain, ties to the cheaper cards), the keys remembered."""

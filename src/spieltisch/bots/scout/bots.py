@@ -333,6 +333,26 @@ class HardBot(Bot):
         return len(done)
 
 
+def play_out(world: ScoutState) -> list[int]:
+    """The round of ``world`` played out by medium's policy for every seat,
+    on the state itself (no random choice; :func:`policy.fast_best_action`,
+    the same moves as the hard bots' playouts up to rounding): the round's
+    points per seat (S-11). A round still going after :data:`PLAYOUT_LIMIT`
+    turns is a show/scout cycle and is scored as the hands are."""
+    return policy.play_round(world, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, fast=True)
+
+
+def candidate_moves(pos: Position, legal: Sequence[int], k: int) -> list[int]:
+    """Medium's ``k`` best legal moves that lead to different positions, best first."""
+    return distinct_candidates(pos, ranked_actions(pos, legal), k)
+
+
+def distinct_moves(pos: Position, actions: Sequence[int]) -> list[int]:
+    """``actions`` without those that lead to the position of an earlier one
+    (the same live numbers in hand and the same table)."""
+    return distinct_candidates(pos, [(0.0, a) for a in actions], len(actions))
+
+
 def round_utility(points: Sequence[int], pos: Position) -> float:
     """The score of a played-out round: this seat's points against the others'
     (in the last round: winning the game, then the margin)."""
