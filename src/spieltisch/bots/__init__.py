@@ -28,8 +28,7 @@ spec, the seed and the views it was shown.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from spieltisch.bots.base import Bot, Budget, RandomBot, View
@@ -44,17 +43,17 @@ BASELINE = "baseline"
 
 @dataclass(frozen=True)
 class Level:
-    """A built-in level of one game: its one bot class and its kept versions,
-    each a frozen config of that class (``module:NAME``; imported on first use).
+    """A built-in level of one game: its one bot class and its kept versions.
 
     A level keeps its default and at most one baseline; a newer version
     becomes the default only once it is measured stronger (docs/bots.md), and
-    a version that is neither is retired (git history keeps it)."""
+    a version that is neither is retired (git history keeps it). A kept
+    version is a frozen config of the class, the module's ``HARD_V12``-style
+    constant (``LEVEL_VERSION``); a level without such constants takes none."""
 
+    module: str
     bot: str
-    """The class, ``module:Class``."""
-    configs: Mapping[str, str] = field(default_factory=dict)
-    """Per kept version, its config, ``module:NAME`` (none: the class takes none)."""
+    """The class in ``module``, imported on first use."""
     default: str = "v1"
     baseline: str | None = None
     retired: tuple[str, ...] = ()
@@ -64,41 +63,33 @@ class Level:
     def versions(self) -> list[str]:
         return [v for v in (self.baseline, self.default) if v is not None]
 
+    def config(self, version: str) -> Any:
+        """The frozen config of a kept ``version`` (None: the class takes none)."""
+        name = f"{self.bot.removesuffix('Bot').upper()}_{version.upper()}"
+        return getattr(importlib.import_module(self.module), name, None)
+
+
+def _retired(newest: int, *kept: int) -> tuple[str, ...]:
+    return tuple(f"v{i}" for i in range(1, newest + 1) if i not in kept)
+
 
 _BUILT_IN: dict[str, dict[str, Level]] = {
     "scout": {
-        "easy": Level("spieltisch.bots.scout:EasyBot"),
-        "medium": Level("spieltisch.bots.scout:MediumBot"),
-        "hard": Level(
-            "spieltisch.bots.scout:HardBot",
-            {"v12": "spieltisch.bots.scout:HARD_V12", "v7": "spieltisch.bots.scout:HARD_V7"},
-            default="v12",
-            baseline="v7",
-            retired=tuple(f"v{i}" for i in range(1, 12) if i != 7),
-        ),
+        "easy": Level("spieltisch.bots.scout", "EasyBot"),
+        "medium": Level("spieltisch.bots.scout", "MediumBot"),
+        "hard": Level("spieltisch.bots.scout", "HardBot", "v12", "v7", _retired(12, 7, 12)),
     },
     "schmaus": {
-        "easy": Level("spieltisch.bots.schmaus:EasyBot"),
-        "medium": Level("spieltisch.bots.schmaus:MediumBot"),
-        "hard": Level(
-            "spieltisch.bots.schmaus:HardBot",
-            {"v8": "spieltisch.bots.schmaus:HARD_V8", "v5": "spieltisch.bots.schmaus:HARD_V5"},
-            default="v8",
-            baseline="v5",
-            retired=("v1", "v2", "v3", "v4", "v6", "v7"),
-        ),
+        "easy": Level("spieltisch.bots.schmaus", "EasyBot"),
+        "medium": Level("spieltisch.bots.schmaus", "MediumBot"),
+        "hard": Level("spieltisch.bots.schmaus", "HardBot", "v8", "v5", _retired(8, 5, 8)),
     },
 }
 
 
-def _import(path: str) -> Any:
-    module, name = path.split(":")
-    return getattr(importlib.import_module(module), name)
-
-
 def _level(game: str, level: str) -> Level:
     if level == "random":
-        return Level("spieltisch.bots.base:RandomBot")
+        return Level("spieltisch.bots.base", "RandomBot")
     found = _BUILT_IN[get_game(game).name].get(level)
     if found is None:
         raise OptionsError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)} or cmd:...")
@@ -141,15 +132,15 @@ def bot_class(game: str, level: str) -> type[Bot]:
     per level; its versions are configs of it)."""
     name, _, version = level.partition("@")
     _version(game, name, version or None)
-    found: type[Bot] = _import(_level(game, name).bot)
+    kept = _level(game, name)
+    found: type[Bot] = getattr(importlib.import_module(kept.module), kept.bot)
     return found
 
 
 def bot_config(game: str, level: str) -> Any:
     """The frozen config of ``LEVEL`` or ``LEVEL@VERSION`` (None: the level takes none)."""
     name, _, version = level.partition("@")
-    path = _level(game, name).configs.get(_version(game, name, version or None))
-    return _import(path) if path is not None else None
+    return _level(game, name).config(_version(game, name, version or None))
 
 
 def parse_bot_spec(game: str, spec: str) -> tuple[type[Bot], BotSpec]:
