@@ -9,7 +9,7 @@ decision of every seat and rates it at the reference budget (default
 ``64+0``: 64 worlds for every candidate, no adaptive extra worlds); it writes
 the records and each decision's reference loss. ``compare`` rates the same
 decisions at ``--budget`` (the review of this checkout, or of another copy of
-``review.py`` given with ``--before``, e.g. ``git show REV:src/spieltisch/review.py``)
+``review.py`` given with ``--before``, e.g. ``git show REV:src/spieltisch/analysis/review.py``)
 and prints, against the reference:
 
 * recall: of the decisions whose reference loss reaches the mistake (blunder)
@@ -37,7 +37,7 @@ from typing import Annotated, Any
 
 import typer
 
-from spieltisch import review as current
+from spieltisch.analysis import review as current
 from spieltisch.bots import make_bot
 from spieltisch.engine import get_game
 from spieltisch.match import play_match
@@ -76,7 +76,7 @@ def reference(
     ),
     budget: Annotated[str, typer.Option(help="The reference budget.")] = "64+0",
 ) -> None:
-    ref_budget = current.Budget.parse(budget)
+    ref_budget = current.ReviewBudget.parse(budget)
     data: dict[str, Any] = {"game": game, "players": players, "budget": str(ref_budget), "games": []}
     total_cpu = 0.0
     for g in _records(game, players, seats.split(","), games, first_seed):
@@ -117,7 +117,7 @@ def compare(
     module = _load(before)
     data = json.loads(reference_file.read_text(encoding="utf-8"))
     limits = current.thresholds(data["game"], data["players"])
-    tested_budget = module.Budget.parse(budget)
+    tested_budget = (getattr(module, "ReviewBudget", None) or module.Budget).parse(budget)  # older: Budget
     rows = []
     cpu = 0.0
     reviewed = 0
@@ -151,7 +151,7 @@ def dump(
     """Rate the reference's decisions at another seed, keeping every candidate's
     per-world values, for ``simulate``."""
     data = json.loads(reference_file.read_text(encoding="utf-8"))
-    tested = current.Budget.parse(budget)
+    tested = current.ReviewBudget.parse(budget)
     kept: list[list[list[float]]] = []
     real = current.sample_adaptively
 
@@ -186,12 +186,12 @@ def simulate(
     contenders: Annotated[int, typer.Option()] = current.CONTENDERS,
 ) -> None:
     """The marks and the work of ``budget`` replayed from a dump's worlds
-    (:func:`spieltisch.review.sample_adaptively` on them), against the reference."""
+    (:func:`spieltisch.analysis.review.sample_adaptively` on them), against the reference."""
     data = json.loads(reference_file.read_text(encoding="utf-8"))
     dumped = json.loads(dump_file.read_text(encoding="utf-8"))
     current.SETTLED, current.CONTENDERS = settled, contenders
     limits = current.thresholds(data["game"], data["players"])
-    tested = current.Budget.parse(budget)
+    tested = current.ReviewBudget.parse(budget)
     ref = {(g["record"]["seed"], d["seat"], d["number"]): d for g in data["games"] for d in g["decisions"]}
     per_playout = dumped["cpu"] / dumped["playouts"]
     rows = []

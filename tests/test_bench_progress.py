@@ -75,9 +75,9 @@ def test_bench_work_times_every_version_on_the_same_decisions() -> None:
     # The same seed gives the same decision points; every spec is timed on
     # all of them, at its own budget (counted in playouts), in CPU seconds.
     assert decision_points("scout", 4, 3, 7) == decision_points("scout", 4, 3, 7)
-    rates = measure_work("scout", ["hard@v1:playouts=8", "hard@v3:playouts=12"], positions=3, seed=7)
+    rates = measure_work("scout", ["hard@v7:playouts=8", "hard:playouts=12"], positions=3, seed=7)
     assert [(r.spec, r.work, r.decisions) for r in rates] == [
-        ("hard@v1:playouts=8", 8, 3),
-        ("hard@v3:playouts=12", 12, 3),
+        ("hard@v7:playouts=8", 8, 3),
+        ("hard:playouts=12", 12, 3),
     ]
     assert all(r.cpu > 0 and r.cpu_per_decision == r.cpu / 3 for r in rates)

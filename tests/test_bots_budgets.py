@@ -11,7 +11,16 @@ import time
 
 import pytest
 
-from spieltisch.bots import Budget, bot_class, check_spec, default_version, make_bot, versions
+from spieltisch.bots import (
+    Budget,
+    baseline_version,
+    bot_class,
+    check_spec,
+    default_version,
+    make_bot,
+    resolve_stored_spec,
+    versions,
+)
 from spieltisch.bots.spec import BotSpec, parse_spec
 from spieltisch.engine import OptionsError, get_game
 from spieltisch.lab.config import LabError
@@ -47,7 +56,14 @@ def test_specs_parse(text: str, expected: BotSpec) -> None:
         ("scout", "hard:cap=soon", "cap must be seconds"),
         ("scout", "hard:playouts", "write KEY=VALUE"),
         ("scout", "hard@", "give a version after @"),
-        ("scout", "hard@v99", "unknown version 'v99' of hard"),
+        ("scout", "hard@v99", "unknown version 'v99' of hard for Scout: choose hard@v7, hard@v12"),
+        ("scout", "hard@v9", "retired version 'v9' of hard for Scout: choose hard@v7, hard@v12"),
+        (
+            "schmaus",
+            "hard@v1",
+            r"retired version 'v1' of hard for .*: choose hard@v5, hard@v8 \(hard@baseline",
+        ),
+        ("scout", "medium@v2", "unknown version 'v2' of medium for Scout: choose medium@v1"),
         ("scout", "medium:playouts=5", "medium does no search and takes no budget"),
         ("schmaus", "easy:samples=5", "easy does no search"),
         ("scout", "strong", "unknown bot level 'strong'"),
@@ -69,15 +85,44 @@ def test_spec_budget_wins_over_the_passed_budget_and_defaults_fill_the_rest() ->
     assert make_bot("schmaus", "medium:samples=9", 0, 1).work == 9
 
 
-@pytest.mark.parametrize("game", ["scout", "schmaus"])
-def test_every_kept_version_is_playable_and_the_default_is_one_of_them(game: str) -> None:
-    kept = versions(game, "hard")
-    assert kept[0] == "v1"
-    assert default_version(game, "hard") in kept
-    assert bot_class(game, "hard") is bot_class(game, f"hard@{default_version(game, 'hard')}")
-    for version in kept:
-        cls = bot_class(game, f"hard@{version}")
-        assert cls.version == version and cls.work_unit is not None
+@pytest.mark.parametrize(("game", "default", "baseline"), [("scout", "v12", "v7"), ("schmaus", "v8", "v5")])
+def test_a_level_keeps_its_default_and_one_baseline(game: str, default: str, baseline: str) -> None:
+    assert versions(game, "hard") == [baseline, default]
+    assert default_version(game, "hard") == default and baseline_version(game, "hard") == baseline
+    assert bot_class(game, "hard") is bot_class(game, f"hard@{default}") is bot_class(game, "hard@baseline")
+    for spec, version in [("hard", default), (f"hard@{default}", default), ("hard@baseline", baseline),
+                          (f"hard@{baseline}:cap=2", baseline)]:  # fmt: skip
+        bot = make_bot(game, spec, 0, 1)
+        assert bot.version == version and bot.work_unit is not None  # type: ignore[attr-defined]
+    for level in ("easy", "medium", "random"):
+        assert versions(game, level) == ["v1"] and baseline_version(game, level) is None
+        check_spec(game, f"{level}@v1")
+
+
+@pytest.mark.parametrize(
+    ("game", "stored", "resolved"),
+    [
+        ("scout", "hard@v9", "hard"),
+        ("scout", "hard@v3:playouts=400", "hard:playouts=400"),
+        ("scout", "hard@v7:playouts=400", "hard@v7:playouts=400"),
+        ("schmaus", "hard@v1:samples=32:cap=2", "hard:samples=32:cap=2"),
+        ("schmaus", "hard@v5", "hard@v5"),
+        ("schmaus", "medium", "medium"),
+        ("scout", "cmd:python bot.py", "cmd:python bot.py"),
+    ],
+)
+def test_a_stored_spec_of_a_retired_version_resolves_to_todays_default(
+    game: str, stored: str, resolved: str
+) -> None:
+    assert resolve_stored_spec(game, stored) == resolved
+    if not stored.startswith("cmd:"):
+        check_spec(game, resolved)
+
+
+@pytest.mark.parametrize("spec", ["hard@v99", "strong", "hard@v9:samples=3"])
+def test_a_stored_spec_that_never_existed_is_still_refused(spec: str) -> None:
+    with pytest.raises(OptionsError):
+        resolve_stored_spec("scout", spec)
 
 
 # -- budgets in work: independent of the clock -----------------------------------
@@ -147,8 +192,8 @@ def test_bots_pickle_mid_game_and_go_on_alike(game: str) -> None:
 @pytest.mark.parametrize(
     ("game", "lineup"),
     [
-        ("scout", ["hard:playouts=10", "hard@v1:playouts=10"]),
-        ("schmaus", ["hard:samples=12", "medium", "hard@v1:samples=12"]),
+        ("scout", ["hard:playouts=10", "hard@v7:playouts=10"]),
+        ("schmaus", ["hard:samples=12", "medium", "hard@v5:samples=12"]),
     ],
 )
 def test_hard_tournaments_are_identical_across_workers_and_load(game: str, lineup: list[str]) -> None:

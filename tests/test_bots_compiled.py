@@ -46,20 +46,27 @@ def test_the_compiled_module_is_built_from_the_current_source(module: ModuleType
     assert built == current, f"{source.name} changed since the build: run scripts/build-fast"
 
 
-# Plays seeded Scout games with the hard versions whose playouts run the policy
-# (small budgets, no wall-clock cap; hard@v10 in the 5-player game, where its own
-# later moves use the tuned weights) and prints one digest of every action.
+# Plays seeded Scout games with the kept hard versions, whose playouts run the policy
+# (small budgets, no wall-clock cap), asks the fast policy (the review's playouts)
+# at every position, and prints one digest of every action.
 GAMES_SCRIPT = """
 import hashlib, json
 from spieltisch.bots import make_bot
 from spieltisch.bots.scout import policy
+from spieltisch.engine.scout import ScoutState
 from spieltisch.match import play_match
-specs = ["hard@v1:playouts=24", "hard@v3:playouts=24", "hard@v4:playouts=24", "medium",
-         "hard@v10:playouts=24"]
+specs = ["hard:playouts=24", "hard@v7:playouts=24", "medium", "hard:playouts=24", "hard@v7:playouts=24"]
 digest = hashlib.sha256()
 for players, seed in ((4, 1), (5, 2), (3, 3), (2, 4)):
     bots = [make_bot("scout", specs[s], s, seed) for s in range(players)]
-    digest.update(json.dumps(play_match("scout", bots, seed).state.history).encode())
+    history = play_match("scout", bots, seed).state.history
+    digest.update(json.dumps(history).encode())
+    state = ScoutState.new(players, seed)
+    for seat, action in history:
+        if state.phase == "play":
+            args = (state.hands[seat], state.table, players, state.chips[seat])
+            digest.update(str(policy.fast_best_action(*args)).encode())
+        state.apply_id(seat, action)
 print(json.dumps([policy.__file__.endswith(".py"), digest.hexdigest()]))
 """
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 
-from spieltisch.bots import Budget, make_bot
-from spieltisch.bots.schmaus import unseen_counts
-from spieltisch.bots.schmaus_pile import HardBotV8, pile_source
-from spieltisch.bots.schmaus_value import HardBotV5
+from spieltisch.bots import Bot, Budget, make_bot
+from spieltisch.bots.schmaus import HARD_V5, HARD_V8, HardBot, HardConfig, unseen_counts
+from spieltisch.bots.schmaus.pile import pile_source
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
 from spieltisch.match import decide, play_match
@@ -59,12 +59,16 @@ def test_a_position_without_its_history_has_no_source() -> None:
     state = SchmausState.from_position(4, hands, cards("F1 F1 F2 F3"), cards("F1 F2 HUNTER"), round=6)
     assert pile_source(state.view(0)) is None
     view, lays = state.view(0), state.legal_action_ids(0)
-    v5 = type("HardBotV5LowNoise", (HardBotV5,), {"noise": HardBotV8.noise})
-    assert HardBotV8("schmaus", 0, 3).choose(view, lays) == v5("schmaus", 0, 3).choose(view, lays)
+    v8 = HardBot("schmaus", 0, 3, config=HARD_V8).choose(view, lays)
+    assert v8 == HardBot("schmaus", 0, 3, config=V5_LOW_NOISE).choose(view, lays)
 
 
-def _record(cls: type[HardBotV5], seed: int) -> list[tuple[int, str]]:
-    bots = [cls("schmaus", 0, seed, Budget(iterations=8))]
+V5_LOW_NOISE = replace(HARD_V5, noise=HARD_V8.noise)
+"""hard@v5 with v8's share of random opponent lays."""
+
+
+def _record(config: HardConfig, seed: int) -> list[tuple[int, str]]:
+    bots: list[Bot] = [HardBot("schmaus", 0, seed, Budget(iterations=8), config)]
     bots += [make_bot("schmaus", "medium", s, seed) for s in range(1, 4)]
     return list(play_match("schmaus", bots, seed).state.record().actions)
 
@@ -81,10 +85,9 @@ def _actions_before_the_first_reshuffle(seed: int, actions: list[tuple[int, str]
 def test_plays_as_v5_with_its_noise_until_the_first_reshuffle_and_differs_after() -> None:
     """Before a reshuffle the record cannot tell the pile: the lays are
     hard@v5's (with v8's share of random opponent lays); after it they differ."""
-    v5 = type("HardBotV5LowNoise", (HardBotV5,), {"noise": HardBotV8.noise})
     differs = False
     for seed in range(3):
-        before, after = _record(v5, seed), _record(HardBotV8, seed)
+        before, after = _record(V5_LOW_NOISE, seed), _record(HARD_V8, seed)
         same = _actions_before_the_first_reshuffle(seed, before)
         assert 0 < same < len(before)
         assert after[:same] == before[:same]
@@ -117,6 +120,6 @@ def test_hidden_cards_do_not_change_the_lay_after_a_reshuffle() -> None:
     first, second = _twin_after_a_reshuffle()
     assert pile_source(first.view(0)) is not None
     for seed in range(3):
-        a = HardBotV8("schmaus", 0, seed).choose(first.view(0), first.legal_action_ids(0))
-        b = HardBotV8("schmaus", 0, seed).choose(second.view(0), second.legal_action_ids(0))
+        a = HardBot("schmaus", 0, seed).choose(first.view(0), first.legal_action_ids(0))
+        b = HardBot("schmaus", 0, seed).choose(second.view(0), second.legal_action_ids(0))
         assert a == b

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from spieltisch.analysis.review import ReviewBudget, ReviewError, load_record, review
 from spieltisch.bots import make_bot
 from spieltisch.cli import app
 from spieltisch.engine.schmaus import SchmausState
@@ -21,7 +22,6 @@ from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.cards import ALL_CARDS, parse_card
 from spieltisch.match import play_match
-from spieltisch.review import Budget, ReviewError, load_record, review
 from spieltisch.server.reviews import DEFAULT_BUDGET
 from spieltisch.terminal.table import REVIEW_BUDGET
 
@@ -61,7 +61,7 @@ def test_scouting_instead_of_going_out_is_a_blunder(tmp_path: Path) -> None:
     # keeps four cards in hand and hands the round to the others.
     path = write(tmp_path, "r.json", position_record(scout_position(SEAT1, SEAT2), [[0, "scout L @0"]]))
     start, actions, seed = load_record(path)
-    result = review(start, actions, seed, seats=[0], budget=Budget(4))
+    result = review(start, actions, seed, seats=[0], budget=ReviewBudget(4))
     [d] = result.decisions
     assert d.played == "scout L @0"
     assert d.best == "show 0-2"
@@ -72,7 +72,7 @@ def test_scouting_instead_of_going_out_is_a_blunder(tmp_path: Path) -> None:
     # The good move is not marked.
     good = write(tmp_path, "g.json", position_record(scout_position(SEAT1, SEAT2), [[0, "show 0-2"]]))
     start, actions, seed = load_record(good)
-    [g] = review(start, actions, seed, seats=[0], budget=Budget(4)).decisions
+    [g] = review(start, actions, seed, seats=[0], budget=ReviewBudget(4)).decisions
     assert g.mark is None and g.loss == 0
 
 
@@ -89,7 +89,7 @@ def test_a_clear_mistake_is_marked_at_the_default_budget() -> None:
         cards("9/3 2/6 5/4 6/5 9/5 5/7 3/7 1/5 1/3 4/7 8/5 1/2"),
     ]
     state = ScoutState.from_position(3, hands, to_move=2, phase="flip")
-    [d] = review(state, [(0, "keep")], 0, seats=[0], budget=Budget.parse(DEFAULT_BUDGET)).decisions
+    [d] = review(state, [(0, "keep")], 0, seats=[0], budget=ReviewBudget.parse(DEFAULT_BUDGET)).decisions
     assert (d.played, d.best, d.mark) == ("keep", "flip", "mistake")
     assert d.loss is not None and d.error is not None
     assert 2 <= d.loss < 4 and d.loss > 2 * d.error
@@ -107,8 +107,8 @@ def test_the_review_never_reads_cards_the_seat_did_not_see(tmp_path: Path) -> No
     b = write(tmp_path, "b.json", position_record(scout_position(other1, other2), actions))
     assert scout_position(SEAT1, SEAT2).view(0) == scout_position(other1, other2).view(0)
     assert a.read_text() != b.read_text()
-    ra = review(*load_record(a), seats=[0], budget=Budget(3))
-    rb = review(*load_record(b), seats=[0], budget=Budget(3))
+    ra = review(*load_record(a), seats=[0], budget=ReviewBudget(3))
+    rb = review(*load_record(b), seats=[0], budget=ReviewBudget(3))
     assert ra.decisions
     assert ra.to_json() == rb.to_json()
 
@@ -129,8 +129,8 @@ def test_any_shuffle_of_the_hidden_cards_gives_the_same_review(rng: random.Rando
     b = ScoutState.from_position(3, [hands[0], *others], table, owner=2, to_move=0, phase="play")
     move = make_bot("scout", "medium", 0, 1).choose(a.view(0), a.legal_action_ids(0))
     actions = [(0, a.action_from_id(move).to_text())]
-    ra = review(a, actions, 0, seats=[0], budget=Budget(1))
-    rb = review(b, actions, 0, seats=[0], budget=Budget(1))
+    ra = review(a, actions, 0, seats=[0], budget=ReviewBudget(1))
+    rb = review(b, actions, 0, seats=[0], budget=ReviewBudget(1))
     assert ra.to_json() == rb.to_json()
 
 
@@ -152,7 +152,7 @@ def test_a_schmaus_review_never_reads_the_opponents_hands_or_the_draw_pile(tmp_p
     records = []
     for name, state in (("a.json", a), ("b.json", b)):
         path = write(tmp_path, name, {"game": "schmaus", "position": state.to_json(), "actions": actions})
-        records.append(review(*load_record(path), seats=[0], budget=Budget(2)).to_json())
+        records.append(review(*load_record(path), seats=[0], budget=ReviewBudget(2)).to_json())
     assert [d["number"] for d in records[0]["decisions"]] == [1, 4]
     assert all(d["rated"] for d in records[0]["decisions"])
     assert records[0] == records[1]
@@ -170,7 +170,7 @@ def test_putting_the_x5_raccoon_on_the_smaller_food_card_is_a_blunder(tmp_path: 
     for choice in ("x5 F1", "x5 F5"):
         data = {"game": "schmaus", "position": state.to_json(), "actions": [*lays, [0, choice]]}
         path = write(tmp_path, "x5.json", data)
-        result = review(*load_record(path), seats=[0], budget=Budget(2))
+        result = review(*load_record(path), seats=[0], budget=ReviewBudget(2))
         [d] = [d for d in result.decisions if d.played.startswith("x5")]
         marks[choice] = (d.mark, d.best)
     assert marks == {"x5 F1": ("blunder", "x5 F5"), "x5 F5": (None, "x5 F1")}
@@ -186,9 +186,9 @@ def schmaus_record(tmp_path: Path, cut: int = 8) -> Path:
 
 def test_same_record_and_budget_give_the_same_review_for_any_number_of_workers(tmp_path: Path) -> None:
     path = schmaus_record(tmp_path)
-    one = review(*load_record(path), budget=Budget(2))
-    again = review(*load_record(path), budget=Budget(2))
-    two = review(*load_record(path), budget=Budget(2), workers=2)
+    one = review(*load_record(path), budget=ReviewBudget(2))
+    again = review(*load_record(path), budget=ReviewBudget(2))
+    two = review(*load_record(path), budget=ReviewBudget(2), workers=2)
     assert one.to_json() == again.to_json() == two.to_json()
     assert [s.seat for s in one.summary] == [0, 1, 2]
     assert any(d.rated for d in one.decisions)
@@ -232,10 +232,10 @@ def test_bad_input_gets_a_clear_error(tmp_path: Path, content: str, args: list[s
 
 def test_a_budget_names_its_extra_worlds() -> None:
     # Default: up to 7 times the worlds again where the mark is uncertain (docs/review.md).
-    assert [str(Budget.parse(t)) for t in ("8", "16x2", "8+0", "4x3+10")] == [
+    assert [str(ReviewBudget.parse(t)) for t in ("8", "16x2", "8+0", "4x3+10")] == [
         "8x1+56", "16x2+112", "8x1+0", "4x3+10",
     ]  # fmt: skip
-    assert Budget.parse(str(Budget.parse("16x2"))) == Budget(16, 2, 112)
+    assert ReviewBudget.parse(str(ReviewBudget.parse("16x2"))) == ReviewBudget(16, 2, 112)
 
 
 def test_a_missing_file_is_named() -> None:

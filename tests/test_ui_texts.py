@@ -71,7 +71,7 @@ def test_every_text_the_web_client_names_exists_in_both_languages() -> None:
 def test_every_hint_reason_can_be_said() -> None:
     """The web table says each hint's reason from its key (``hint.KEY``), with the
     parameters the server sends; the server's English sentence is the same text."""
-    from spieltisch.hints import TEXTS
+    from spieltisch.analysis.hints import TEXTS
 
     de, en = texts("de"), texts("en")
     for reason, sentence in TEXTS.items():

@@ -216,7 +216,7 @@ def review(
     ] = 1,
 ) -> None:
     """Rate every decision of a finished (or partial) game from what its seat could see then."""
-    from spieltisch.review import run_review
+    from spieltisch.terminal.review import run_review
 
     try:
         run_review(record, seat, budget, json_out, workers)
@@ -333,9 +333,9 @@ def serve(
     from spieltisch.server.serve import run_server
 
     try:
-        from spieltisch.review import Budget
+        from spieltisch.analysis.review import ReviewBudget
 
-        budget = str(Budget.parse(review_budget))
+        budget = str(ReviewBudget.parse(review_budget))
     except ValueError as exc:
         raise fail(str(exc)) from None
     run_server(
@@ -432,8 +432,8 @@ def bench_bots(
 @bench_app.command("work")
 def bench_work(
     bots: Annotated[
-        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@v1,hard@v3.")
-    ] = "hard@v1,hard",
+        str, typer.Option(help="Comma-separated seat specs to compare, e.g. hard@baseline,hard.")
+    ] = "hard@baseline,hard",
     game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
     players: Annotated[int, typer.Option(min=2, max=5, help="Players per game.")] = 4,
     positions: Annotated[int, typer.Option(min=1, help="Decisions timed per bot (the same for each).")] = 30,

@@ -32,7 +32,7 @@ from server_harness import (
     seat_socket,
     ws_url,
 )
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 
 from spieltisch.bots import make_bot
 from spieltisch.engine import get_game
@@ -278,6 +278,25 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path, way: str) 
     assert _by_seat(actions) == reference(seed, people=(), fresh={0: {first}})
 
 
+def _resume_with_fresh_bots(
+    db_url: str, room: str, secret: str, seed: int, actions: list[tuple[int, str]]
+) -> None:
+    """Restart the server on the stored room (``actions`` played so far) and play it to the
+    end: the game is the reference's with the bots of seats 1 and 2 made afresh there."""
+    made = {s: sum(1 for seat, _ in actions if seat == s) for s in (1, 2)}
+    assert all(made.values())
+    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
+    try:
+        person = Player(ws_url(srv, room, 0, secret), 0, PositionalChoice())
+        play([person])
+        assert person.last is not None and person.last["room"]["status"] == "over"
+    finally:
+        srv.stop()
+    final, status = _stored(db_url, room)
+    assert status == "over"
+    assert _by_seat(final) == reference(seed, fresh={1: {made[1]}, 2: {made[2]}})
+
+
 def test_a_stored_memory_the_bot_cannot_use_makes_it_start_afresh(
     db_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -306,23 +325,44 @@ def test_a_stored_memory_the_bot_cannot_use_makes_it_start_afresh(
                 assert changed == 1
     finally:
         store.close()
-    made = {s: sum(1 for seat, _ in actions if seat == s) for s in (1, 2)}
-    assert all(made.values())
-    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
-    try:
-        person = Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice())
-        play([person])
-        assert person.last is not None and person.last["room"]["status"] == "over"
-    finally:
-        srv.stop()
-    final, status = _stored(db_url, room)
-    assert status == "over"
-    assert _by_seat(final) == reference(seed, fresh={1: {made[1]}, 2: {made[2]}})
+    _resume_with_fresh_bots(db_url, room, secrets[0], seed, actions)
     messages = [r.getMessage() for r in caplog.records]
     assert any("bot seat 1 cannot use its stored memory (AttributeError" in m for m in messages), messages
     assert any("the stored memory of bot seat 2 is unreadable" in m for m in messages), messages
     assert not any("playing a random legal action" in m for m in messages)
     assert not any("not zlib at all" in m for m in messages)  # what failed, not the memory itself
+
+
+def test_a_stored_room_whose_bots_were_retired_resumes_with_todays_default(db_url: str) -> None:
+    """A room stored while its bots played versions retired since (``hard@v9``, ``hard@v3``)
+    resumes after a restart: today's default of the level plays those seats, with the
+    stored budget, from a fresh start (the game is the reference's with those bots made
+    afresh), to the end."""
+    seed = 5
+    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
+    try:
+        with srv.client() as client:
+            room, secrets = open_room(client, "scout", [HUMAN, HARD, HARD], seed)
+        play([Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice(), stop_at=20)])
+    finally:
+        srv.stop()
+    budget = SPEC.partition(":")[2]
+    store = Store(db_url)
+    try:
+        actions = _load(store, room).actions
+        with store.engine.begin() as conn:
+            for seat, retired in [(1, "hard@v9"), (2, "hard@v3")]:
+                s = store.seats
+                changed = conn.execute(
+                    update(s).where(s.c.room == room, s.c.seat == seat).values(level=f"{retired}:{budget}")
+                ).rowcount
+                assert changed == 1
+            m = store.bot_memory
+            conn.execute(delete(m).where(m.c.room == room))
+        assert [s.level for s in _load(store, room).seats[1:]] == [f"hard@v9:{budget}", f"hard@v3:{budget}"]
+    finally:
+        store.close()
+    _resume_with_fresh_bots(db_url, room, secrets[0], seed, actions)
 
 
 def _memory_store(store: Store) -> None:

@@ -13,11 +13,11 @@ from typing import Any, TypeVar
 import pytest
 from server_harness import Player, ServerThread, connect_seat, open_room, play, ws_url
 
+from spieltisch.analysis.hints import TEXTS, hint
+from spieltisch.analysis.review import ReviewBudget, review
 from spieltisch.engine import get_game
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.cards import parse_card
-from spieltisch.hints import TEXTS, hint
-from spieltisch.review import Budget, review
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.messages import ReviewOut, server_message
 from spieltisch.server.store import ReviewRow, Store
@@ -52,7 +52,7 @@ def wait_done(srv: ServerThread, code: str, timeout: float = 120) -> dict[str, A
             time.sleep(0.1)
 
 
-BUDGET = str(Budget.parse("3"))
+BUDGET = str(ReviewBudget.parse("3"))
 """The key of the server's reviews: 3 worlds, up to 21 more where a mark is uncertain."""
 
 
@@ -110,7 +110,7 @@ def test_a_review_is_stored_and_served_again_without_computing(db_url: str) -> N
     # Reproducible: the same record and budget give the same review, here in one process.
     start = get_game("schmaus").new_state(record.players, record.seed, record.options)
     for r in reviews:
-        alone = review(start, record.actions, record.seed, [r["seat"]], Budget(3, 1)).to_json()
+        alone = review(start, record.actions, record.seed, [r["seat"]], ReviewBudget(3, 1)).to_json()
         assert alone == {k: v for k, v in r.items() if k not in ("seat", "created")}
 
 

@@ -5,14 +5,19 @@ everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
 * ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
-  default version; ``hard@v1`` … ``hard@v12`` a kept version (baselines and
-  candidates for head-to-head measurements)
+  default version; ``hard@baseline`` (or its name, ``hard@v7`` for Scout,
+  ``hard@v5`` for Waschbär-Schmaus) the one kept baseline, for the lab's
+  head-to-head measurements (:func:`versions`)
 * ``LEVEL:KEY=VALUE...`` - a budget per decision counted in work
   (``hard:playouts=1200`` for Scout, ``hard:samples=256`` for
   Waschbär-Schmaus), optionally with a wall-clock cap (``:cap=2``,
   machine-dependent); see :mod:`spieltisch.bots.spec`
 * ``cmd:COMMAND`` - an external program speaking the bot protocol
   (``docs/bot-protocol.md``)
+
+A retired version (``hard@v9``) is refused with a message naming the kept
+ones; a game stored while it played resumes with today's default in its
+place (:func:`resolve_stored_spec`).
 
 A built-in bot is a plain picklable object built from its spec string alone,
 so a worker process can build it (``make_bot``) and answer
@@ -23,6 +28,8 @@ spec, the seed and the views it was shown.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
+from typing import Any
 
 from spieltisch.bots.base import Bot, Budget, RandomBot, View
 from spieltisch.bots.spec import BotSpec, parse_spec
@@ -30,81 +37,110 @@ from spieltisch.engine import OptionsError, get_game
 
 LEVELS = ("random", "easy", "medium", "hard")
 
-# Built-in levels: per game and level, the kept versions (oldest first), each
-# a module:class imported on first use. The default is the last one unless
-# _DEFAULT names another (a newer version becomes the default only once it is
-# measured stronger, docs/bots.md).
-_BUILT_IN: dict[str, dict[str, dict[str, str]]] = {
+BASELINE = "baseline"
+"""The version alias of a level's kept baseline (``hard@baseline``)."""
+
+
+@dataclass(frozen=True)
+class Level:
+    """A built-in level of one game: its one bot class and its kept versions.
+
+    A level keeps its default and at most one baseline; a newer version
+    becomes the default only once it is measured stronger (docs/bots.md), and
+    a version that is neither is retired (git history keeps it). A kept
+    version is a frozen config of the class, the module's ``HARD_V12``-style
+    constant (``LEVEL_VERSION``); a level without such constants takes none."""
+
+    module: str
+    bot: str
+    """The class in ``module``, imported on first use."""
+    default: str = "v1"
+    baseline: str | None = None
+    retired: tuple[str, ...] = ()
+    """Versions that existed once: stored games that name them resume with the default."""
+
+    @property
+    def versions(self) -> list[str]:
+        return [v for v in (self.baseline, self.default) if v is not None]
+
+    def config(self, version: str) -> Any:
+        """The frozen config of a kept ``version`` (None: the class takes none)."""
+        name = f"{self.bot.removesuffix('Bot').upper()}_{version.upper()}"
+        return getattr(importlib.import_module(self.module), name, None)
+
+
+def _retired(newest: int, *kept: int) -> tuple[str, ...]:
+    return tuple(f"v{i}" for i in range(1, newest + 1) if i not in kept)
+
+
+_BUILT_IN: dict[str, dict[str, Level]] = {
     "scout": {
-        "easy": {"v1": "spieltisch.bots.scout:EasyBot"},
-        "medium": {"v1": "spieltisch.bots.scout:MediumBot"},
-        "hard": {
-            "v1": "spieltisch.bots.scout:HardBot",
-            "v2": "spieltisch.bots.scout:HardBotV2",
-            "v3": "spieltisch.bots.scout:HardBotV3",
-            "v4": "spieltisch.bots.scout:HardBotV4",
-            "v5": "spieltisch.bots.scout:HardBotV5",
-            "v6": "spieltisch.bots.scout:HardBotV6",
-            "v7": "spieltisch.bots.scout:HardBotV7",
-            "v8": "spieltisch.bots.scout:HardBotV8",
-            "v9": "spieltisch.bots.scout:HardBotV9",
-            "v10": "spieltisch.bots.scout:HardBotV10",
-            "v11": "spieltisch.bots.scout:HardBotV11",
-            "v12": "spieltisch.bots.scout:HardBotV12",
-        },
+        "easy": Level("spieltisch.bots.scout", "EasyBot"),
+        "medium": Level("spieltisch.bots.scout", "MediumBot"),
+        "hard": Level("spieltisch.bots.scout", "HardBot", "v12", "v7", _retired(12, 7, 12)),
     },
     "schmaus": {
-        "easy": {"v1": "spieltisch.bots.schmaus:EasyBot"},
-        "medium": {"v1": "spieltisch.bots.schmaus:MediumBot"},
-        "hard": {
-            "v1": "spieltisch.bots.schmaus:HardBot",
-            "v2": "spieltisch.bots.schmaus_rollout:HardBotV2",
-            "v3": "spieltisch.bots.schmaus_weighted:HardBotV3",
-            "v4": "spieltisch.bots.schmaus_tuned:HardBotV4",
-            "v5": "spieltisch.bots.schmaus_value:HardBotV5",
-            "v6": "spieltisch.bots.schmaus_value:HardBotV6",
-            "v7": "spieltisch.bots.schmaus_value:HardBotV7",
-            "v8": "spieltisch.bots.schmaus_pile:HardBotV8",
-        },
+        "easy": Level("spieltisch.bots.schmaus", "EasyBot"),
+        "medium": Level("spieltisch.bots.schmaus", "MediumBot"),
+        "hard": Level("spieltisch.bots.schmaus", "HardBot", "v8", "v5", _retired(8, 5, 8)),
     },
 }
 
 
-_DEFAULT: dict[tuple[str, str], str] = {("scout", "hard"): "v12", ("schmaus", "hard"): "v8"}
+def _level(game: str, level: str) -> Level:
+    if level == "random":
+        return Level("spieltisch.bots.base", "RandomBot")
+    found = _BUILT_IN[get_game(game).name].get(level)
+    if found is None:
+        raise OptionsError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)} or cmd:...")
+    return found
 
 
 def versions(game: str, level: str) -> list[str]:
-    """The kept versions of a built-in level, oldest first."""
-    if level == "random":
-        return ["v1"]
-    return list(_BUILT_IN[get_game(game).name].get(level, {}))
+    """The kept versions of a built-in level: its baseline (if any), then its default."""
+    return _level(game, level).versions
 
 
 def default_version(game: str, level: str) -> str:
     """The version a spec without ``@VERSION`` plays."""
-    kept = versions(game, level)
-    return _DEFAULT.get((get_game(game).name, level), kept[-1] if kept else "v1")
+    return _level(game, level).default
+
+
+def baseline_version(game: str, level: str) -> str | None:
+    """The kept baseline of a level (``LEVEL@baseline``), or None."""
+    return _level(game, level).baseline
+
+
+def _version(game: str, level: str, version: str | None) -> str:
+    """The kept version ``version`` names (None: the default); raises :class:`OptionsError`."""
+    kept = _level(game, level)
+    if not version:
+        return kept.default
+    if version == BASELINE and kept.baseline is not None:
+        return kept.baseline
+    if version in kept.versions:
+        return version
+    names = ", ".join(f"{level}@{v}" for v in kept.versions)
+    if kept.baseline is not None:
+        names += f" ({level}@{BASELINE} is {level}@{kept.baseline})"
+    what = "retired" if version in kept.retired else "unknown"
+    raise OptionsError(f"{what} version {version!r} of {level} for {get_game(game).title}: choose {names}")
 
 
 def bot_class(game: str, level: str) -> type[Bot]:
-    """The class of a built-in level, ``LEVEL`` or ``LEVEL@VERSION``."""
-    name = get_game(game).name
-    level, _, version = level.partition("@")
-    if level == "random":
-        if version and version != "v1":
-            raise OptionsError(f"unknown version {version!r} of random: it has v1 only")
-        return RandomBot
-    kept = _BUILT_IN[name].get(level)
-    if kept is None:
-        raise OptionsError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)} or cmd:...")
-    if version and version not in kept:
-        raise OptionsError(
-            f"unknown version {version!r} of {level} for {get_game(game).title}: "
-            f"choose one of {', '.join(kept)}"
-        )
-    module, cls = kept[version or default_version(name, level)].split(":")
-    found: type[Bot] = getattr(importlib.import_module(module), cls)
+    """The class of a built-in level, ``LEVEL`` or ``LEVEL@VERSION`` (one class
+    per level; its versions are configs of it)."""
+    name, _, version = level.partition("@")
+    _version(game, name, version or None)
+    kept = _level(game, name)
+    found: type[Bot] = getattr(importlib.import_module(kept.module), kept.bot)
     return found
+
+
+def bot_config(game: str, level: str) -> Any:
+    """The frozen config of ``LEVEL`` or ``LEVEL@VERSION`` (None: the level takes none)."""
+    name, _, version = level.partition("@")
+    return _level(game, name).config(_version(game, name, version or None))
 
 
 def parse_bot_spec(game: str, spec: str) -> tuple[type[Bot], BotSpec]:
@@ -120,6 +156,22 @@ def check_spec(game: str, spec: str) -> None:
     ``game`` with a valid budget (``cmd:`` specs are checked when started)."""
     if not spec.startswith("cmd:"):
         parse_bot_spec(game, spec)
+
+
+def resolve_stored_spec(game: str, spec: str) -> str:
+    """The spec to play a *stored* game's seat with: ``spec`` itself, or, when
+    it names a retired version (``hard@v9:playouts=400``), today's default of
+    that level with the same budget (``hard:playouts=400``), so that a game
+    begun before the version was retired resumes. Anything else that is not
+    a valid spec raises :class:`OptionsError` as :func:`check_spec` does."""
+    if spec.startswith("cmd:"):
+        return spec
+    head, colon, rest = spec.strip().partition(":")
+    level, at, version = head.strip().partition("@")
+    if at and level.strip() in LEVELS and version.strip() in _level(game, level.strip()).retired:
+        spec = level.strip() + colon + rest
+    check_spec(game, spec)
+    return spec
 
 
 def make_bot(
@@ -138,20 +190,28 @@ def make_bot(
 
         return ExternalBot(game, seat, seed, command=spec[4:], timeout=timeout, budget=budget)
     cls, parsed = parse_bot_spec(game, spec)
-    return cls(game, seat, seed, parsed.budget(budget))
+    config = bot_config(game, spec.strip().split(":", 1)[0].strip())
+    if config is None:
+        return cls(game, seat, seed, parsed.budget(budget))
+    return cls(game, seat, seed, parsed.budget(budget), config)  # type: ignore[call-arg]
 
 
 __all__ = [
+    "BASELINE",
     "LEVELS",
     "Bot",
     "BotSpec",
     "Budget",
+    "Level",
     "RandomBot",
     "View",
+    "baseline_version",
     "bot_class",
+    "bot_config",
     "check_spec",
     "default_version",
     "make_bot",
     "parse_bot_spec",
+    "resolve_stored_spec",
     "versions",
 ]

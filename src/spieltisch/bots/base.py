@@ -34,8 +34,6 @@ class Bot(ABC):
     """A seat's decision maker. Reproducible from ``seed``."""
 
     level: ClassVar[str] = "bot"
-    version: ClassVar[str] = "v1"
-    """The version of the level (``hard@v1``); kept versions stay playable as baselines."""
     work_unit: ClassVar[str | None] = None
     """What the budget counts (``playouts``, ``samples``); ``None``: no search."""
     default_work: ClassVar[int] = 0

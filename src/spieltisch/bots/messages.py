@@ -34,7 +34,7 @@ class Outcome(_Sent):
     winners: list[int]
 
 
-class Budget(_Sent):
+class BudgetOffer(_Sent):  # a bots.base.Budget on the wire
     """The thinking budget offered; ``null`` leaves it to the bot."""
 
     seconds: float | None
@@ -60,7 +60,7 @@ class Hello(_Sent):
     options: JSONObject = Field(description="The rule options in effect ({} for Scout).")
     seed: int = Field(description="A suggested seed for the bot's own randomness.")
     timeout: float = Field(description="Seconds per decision.")
-    budget: Budget
+    budget: BudgetOffer
 
 
 class Decide(_Sent):
@@ -119,7 +119,7 @@ BotMessage = Annotated[Ready | Action, Field(discriminator="type")]
 __all__ = [
     "Action",
     "BotMessage",
-    "Budget",
+    "BudgetOffer",
     "Decide",
     "Error",
     "GameOver",

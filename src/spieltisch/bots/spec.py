@@ -5,8 +5,8 @@ Grammar (the same in terminal play, the lab and the web table)::
     LEVEL[@VERSION][:KEY=VALUE]...
 
 * ``LEVEL`` - ``random``, ``easy``, ``medium`` or ``hard``;
-* ``@VERSION`` - a kept version of that level (``hard@v1``); without it, the
-  newest;
+* ``@VERSION`` - a kept version of that level (``hard@v7``, or ``hard@baseline``
+  for the level's kept baseline); without it, the default;
 * ``KEY=VALUE`` - the budget per decision. Each searching level counts its
   work in one unit (:attr:`~spieltisch.bots.base.Bot.work_unit`): Scout hard
   in ``playouts``, Waschbär-Schmaus medium and hard in ``samples``. ``cap=S``
@@ -15,7 +15,7 @@ Grammar (the same in terminal play, the lab and the web table)::
   its play then depends on the machine. Without ``cap`` a bot's decisions
   depend only on its seed and the views it was shown.
 
-Examples: ``hard``, ``hard:playouts=1200``, ``hard@v1``,
+Examples: ``hard``, ``hard:playouts=1200``, ``hard@baseline``,
 ``hard:playouts=4000:cap=2``, ``medium:samples=64``.
 ``cmd:PROGRAM`` specs (external bots) are not parsed here.
 """
@@ -66,7 +66,7 @@ def parse_spec(text: str, work_unit: str | None = None) -> BotSpec:
     if not level:
         raise OptionsError(f"bot spec {text!r}: name a level first, e.g. hard or hard:playouts=800")
     if at and not version.strip():
-        raise OptionsError(f"bot spec {text!r}: give a version after @, e.g. {level}@v1")
+        raise OptionsError(f"bot spec {text!r}: give a version after @, e.g. {level}@baseline")
     work: int | None = None
     cap: float | None = None
     seen: set[str] = set()

@@ -24,7 +24,7 @@ BotOpt = Annotated[
     typer.Option(
         "--bot",
         "-b",
-        help="Bot for the next seat (repeat): random, easy, medium, hard (hard@v1, hard:playouts=1200, "
+        help="Bot for the next seat (repeat): random, easy, medium, hard (hard@baseline, hard:playouts=1200, "
         "see docs/bots.md), cmd:COMMAND or "
         "avoid=CARD:SPEC (Waschbär-Schmaus: SPEC that never lays CARD, e.g. avoid=HUNTER:medium).",
     ),

@@ -84,13 +84,17 @@ def default_workers() -> int:
 
 def think(request: ThinkRequest) -> tuple[int, bytes]:
     """One decision of the bot at ``request.seat`` (runs in a worker process)."""
-    from spieltisch.bots import make_bot
+    from spieltisch.bots import make_bot, resolve_stored_spec
 
     r = request
     # The memory was pickled by this function after the seat's previous decision, and kept by
     # the server or read back from its own database (docs/storage.md, "Bot memory"); it never
     # comes from a client. A memory this release cannot load raises: the server starts the bot afresh.
-    bot = pickle.loads(r.memory) if r.memory is not None else make_bot(r.game, r.spec, r.seat, r.seed)
+    # A stored room's seat may name a bot version retired since: today's default plays it.
+    if r.memory is not None:
+        bot = pickle.loads(r.memory)
+    else:
+        bot = make_bot(r.game, resolve_stored_spec(r.game, r.spec), r.seat, r.seed)
     choice = bot.choose(r.view, r.legal)
     return choice, pickle.dumps(bot, protocol=pickle.HIGHEST_PROTOCOL)
 

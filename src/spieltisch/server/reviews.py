@@ -1,7 +1,7 @@
 """Reviews of finished games and hints at the web table (docs/review.md).
 
 A review rates every decision of every seat of a finished game, from that
-seat's view only (:mod:`spieltisch.review`). Its decisions are rated one by
+seat's view only (:mod:`spieltisch.analysis.review`). Its decisions are rated one by
 one in the worker processes of a pool of its own (:class:`Reviewer`), at a
 lower CPU priority than the bots' pool, so a review never holds the event loop
 nor starves the tables' bots. Progress (decisions done of the total) is kept
@@ -14,7 +14,7 @@ review is reproducible: the same record and budget give the same review.
 The game is over, all cards are public then: anybody who may open the room,
 a seat's player or a spectator, may ask for the review of every seat.
 
-A hint (:func:`spieltisch.hints.hint`) is the medium bot's choice for the
+A hint (:func:`spieltisch.analysis.hints.hint`) is the medium bot's choice for the
 asking seat, computed from that seat's view only in a worker of the bots'
 pool (a person waits for it, like for a bot), with a sentence saying why; a
 room allows hints only when it was opened with ``hints`` on.
@@ -30,8 +30,8 @@ from typing import Any
 
 import anyio.to_thread
 
+from spieltisch.analysis.review import Decision, ReviewBudget, Task, assemble, collect, rate
 from spieltisch.engine import GameRecord, State
-from spieltisch.review import Budget, Decision, Task, assemble, collect, rate
 from spieltisch.server.botpool import NICENESS, BotPool
 from spieltisch.server.rooms import RoomError
 from spieltisch.server.store import ReviewRow, Store
@@ -62,7 +62,7 @@ class Reviewer:
     def __init__(self, store: Store, pool: BotPool, budget: str = DEFAULT_BUDGET) -> None:
         self.store = store
         self.pool = pool
-        self.budget = Budget.parse(budget)
+        self.budget = ReviewBudget.parse(budget)
         self.jobs: dict[str, Job] = {}
         """Running (or failed) jobs by room code; a finished one is in the store."""
         self.rated = 0

@@ -32,7 +32,7 @@ import anyio.to_thread
 import orjson
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
-from spieltisch import hints
+from spieltisch.analysis import hints
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
 from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.clocks import (

@@ -135,7 +135,7 @@ class ReviewRow:
     seat: int
     budget: str
     result: dict[str, Any]
-    """The review of this seat as :meth:`spieltisch.review.Review.to_json` gives it."""
+    """The review of this seat as :meth:`spieltisch.analysis.review.Review.to_json` gives it."""
     created: float = field(default_factory=time.time)
 
 

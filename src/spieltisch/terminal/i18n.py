@@ -438,7 +438,7 @@ class Texts:
         return text[:1].upper() + text[1:] if start else text
 
     def hint_reason(self, reason: str, params: Mapping[str, object], names: Names) -> str:
-        """A hint's reason (:mod:`spieltisch.hints`) in this language: the web
+        """A hint's reason (:mod:`spieltisch.analysis.hints`) in this language: the web
         client's ``hint.*`` texts, seats as names."""
         template = _shared_texts(self.lang).get(f"hint.{reason}", reason)
         values = {

@@ -107,7 +107,7 @@ class TerminalTable:
         """``pause``: wait for Enter after each round summary (default: when the input
         is a terminal and somebody plays at the keyboard). ``offer_review``: ask at
         the end whether to review the game (default: the same as ``pause``), at
-        ``review_budget`` (:class:`spieltisch.review.Budget`)."""
+        ``review_budget`` (:class:`spieltisch.analysis.review.ReviewBudget`)."""
         self.config = config
         self.console = console
         self.stdin = stdin
@@ -340,7 +340,7 @@ class TerminalTable:
         meanwhile) and show the people's mistakes and everybody's summary."""
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        from spieltisch.review import Budget, review
+        from spieltisch.analysis.review import ReviewBudget, review
 
         self.console.print()
         self.console.print(self.texts("review_about"))
@@ -363,7 +363,7 @@ class TerminalTable:
         with bar:
             task = bar.add_task("review", total=None)
             result = review(
-                start, record.actions, record.seed, budget=Budget.parse(self.review_budget),
+                start, record.actions, record.seed, budget=ReviewBudget.parse(self.review_budget),
                 advance=lambda n: bar.advance(task, n), on_total=lambda n: bar.update(task, total=n),
             )  # fmt: skip
         self.console.print(
@@ -372,7 +372,7 @@ class TerminalTable:
 
     def _hint(self, seat: int) -> None:
         """``hint``: the medium bot's move for this seat and why, from its view only."""
-        from spieltisch.hints import hint
+        from spieltisch.analysis.hints import hint
 
         if not self.config.hints:
             self._refuse(self.texts("hints_off"))

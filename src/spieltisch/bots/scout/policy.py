@@ -47,8 +47,8 @@ SEG_RUN: Final = _segment_table(0.85)
 class Weights:
     """The weights of the one-move lookahead's score, for the incremental
     policy (:func:`fast_best_action`): medium's by default (:data:`MEDIUM`,
-    the constants above, to the last bit), or another set such as
-    :data:`TUNED_5P`, which hard@v10 plays its own later moves with.
+    the constants above, to the last bit), or another set (the research
+    scripts tune them).
 
     ``card``, ``token``, ``ss_chip`` and ``empty_bonus`` are :data:`CARD`,
     :data:`TOKEN`, :data:`SS_CHIP` and :data:`EMPTY_BONUS`; a set of ``n >= 2``
@@ -385,22 +385,12 @@ def _best_show(
     return best_score, best, pre
 
 
-def play_round(
-    w: ScoutState,
-    limit: int,
-    flip_id: int,
-    keep_id: int,
-    fast: bool = False,
-    own: int = -1,
-    weights: Weights | None = None,
-) -> list[int]:
+def play_round(w: ScoutState, limit: int, flip_id: int, keep_id: int, fast: bool = False) -> list[int]:
     """Play the round of ``w`` out with :func:`best_action` (``full=False``) for
     every seat, each seat turning its hand (S-5) if :func:`wants_flip`; after
     ``limit`` turns (a show/scout cycle) the hands are scored as they are (S-11).
-    The round's points per seat (hard@v1's playouts). ``fast``: the same moves
-    chosen by :func:`fast_best_action` (hard@v3's playouts, the review's).
-    ``own``, ``weights``: that seat's moves are :func:`fast_best_action`'s under
-    those weights (hard@v10's own later moves)."""
+    The round's points per seat (hard's playouts). ``fast``: the same moves
+    chosen by :func:`fast_best_action` (the review's playouts)."""
     turns = 0
     while not w.is_over():
         turns += 1
@@ -413,9 +403,7 @@ def play_round(
                 w.apply_id(s, flip_id if wants_flip(w.hands[s]) else keep_id)
             continue
         s = movers[0]
-        if s == own:
-            w.apply_id(s, fast_best_action(w.hands[s], w.table, w.players, w.chips[s], weights))
-        elif fast:
+        if fast:
             w.apply_id(s, fast_best_action(w.hands[s], w.table, w.players, w.chips[s]))
         else:
             w.apply_id(s, best_action(w.hands[s], w.table, w.players, w.chips[s], False))
@@ -436,7 +424,7 @@ def wants_flip(hand: Sequence[int], w: Weights | None = None) -> bool:
     return hand_value([TOP[c] for c in flipped(hand)]) > hand_value([TOP[c] for c in hand])
 
 
-# -- the fast playout policy (hard@v3) ----------------------------------------
+# -- the fast playout policy ----------------------------------------------
 # The same scores as :func:`score_actions` with ``full=False``, computed
 # incrementally: the best split of the hand into sets is found once from the
 # left (``f[i]``: the best value of the first ``i`` cards) and once from the
@@ -600,30 +588,14 @@ EXPOSURE: Final = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
 """:func:`exposure` by set key alone (a key holds the set's size, S-7)."""
 MEDIUM: Final = Weights()
 """Medium's weights (the module's constants): :func:`fast_best_action`'s default."""
-TUNED_5P: Final = Weights(
-    card=0.55,
-    token=0.45,
-    ss_chip=0.4,
-    empty_bonus=3.75,
-    match=1.12,
-    run=0.89,
-    growth=0.08,
-    slope=0.06,
-    low=0.025,
-    exposure=0.33,
-)
-"""Weights tuned with Optuna for a 5-player table, one seat against four
-medium players (``scripts/tune_scout_policy.py``; docs/bots.md, hard@v10):
-emptying the hand is worth more, a match more than a run, the risk of a shown
-set and the scout & show chip less."""
 
 
 def fast_best_action(
     hand: Sequence[int], table: Sequence[int], players: int, chips: int, w: Weights | None = None
 ) -> int:
     """The best action of :func:`score_actions` with ``full=False`` (first on
-    ties, up to rounding), scored incrementally: hard@v3's playout policy.
-    ``w``: other weights than medium's (hard@v10's own later moves)."""
+    ties, up to rounding), scored incrementally (the review's playout
+    policy). ``w``: other weights than medium's."""
     if w is None:
         w = MEDIUM
     memo = w.memo
@@ -634,34 +606,6 @@ def fast_best_action(
             memo.clear()
         found = memo[key] = _fast_best(hand, table, players, chips, w)[1]
     return found
-
-
-def fast_best_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int) -> float:
-    """The score of :func:`fast_best_action`'s action (hard@v4's opponent model)."""
-    return _fast_best(hand, table, players, chips, MEDIUM)[0]
-
-
-def action_score(hand: Sequence[int], table: Sequence[int], players: int, chips: int, action: int) -> float:
-    """The score :func:`score_actions` gives the legal action ``action``."""
-    vals = [TOP[c] for c in hand]
-    if action < SCOUT_BASE:
-        s, n = divmod(action - SHOW_BASE, H)
-        n += 1
-        return show_score(vals[:s] + vals[s + n :], n, set_key(vals[s : s + n]), len(table))
-    if action < SS_BASE:
-        index, show = action - SCOUT_BASE, -1
-    else:
-        index, show = divmod(action - SS_BASE, HH)
-    side_turn, at = divmod(index, H + 1)
-    end, turn = divmod(side_turn, 2)
-    c = table[0] if end == 0 else table[-1]
-    nv = [*vals[:at], BOTTOM[c] if turn else TOP[c], *vals[at:]]
-    if show < 0:
-        return hand_value(nv) - (CHIP_2P if players == 2 else TOKEN)
-    s, n = divmod(show, H)
-    n += 1
-    rest = nv[:s] + nv[s + n :]
-    return show_score(rest, n, set_key(nv[s : s + n]), len(table) - 1) - TOKEN - SS_CHIP
 
 
 def _fast_best(

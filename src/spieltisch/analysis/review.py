@@ -7,10 +7,10 @@ that seat's view at that moment (``state.view(seat)`` during the replay, never
 the full state), plays every candidate move out in each sampled world with
 medium for every seat, and averages.
 
-* Scout: worlds come from :mod:`spieltisch.bots.scout.worlds` (the cards the
-  seat has seen this round are known, every other card may be in an unknown
-  slot); each playout runs to the end of the round with medium's policy as the
-  hard bots' playouts play it (:func:`spieltisch.bots.scout.policy.fast_best_action`).
+* Scout: worlds come from :func:`spieltisch.bots.scout.sample_world` (the
+  cards the seat has seen this round are known, every other card may be in an
+  unknown slot); each playout runs to the end of the round with medium's
+  policy as the hard bots' playouts play it (:func:`spieltisch.bots.scout.play_out`).
   Utility: the seat's round points minus the mean round points of the others.
 * Waschbär-Schmaus: the opponents' hands and the draw pile are dealt from the
   unseen cards (:func:`spieltisch.bots.schmaus.unseen_counts`) into a table at
@@ -48,13 +48,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rich.progress import ProgressColumn
-from rich.progress import Task as ProgressTask
-from rich.text import Text
-
-from spieltisch.bots import make_bot
+from spieltisch.bots import make_bot, scout
 from spieltisch.bots.base import Bot, View
+from spieltisch.bots.schmaus import counts_of, opponent_model, unseen_counts
 from spieltisch.engine import GameRecord, RulesError, State, get_game
+from spieltisch.engine.schmaus import SchmausState
+from spieltisch.engine.schmaus import actions as schmaus_actions
+from spieltisch.engine.scout import ScoutState
 
 SCHMAUS_HORIZON = 3
 """Waschbär-Schmaus rounds a playout covers: this one and the next two."""
@@ -68,7 +68,7 @@ class ReviewError(ValueError):
 
 
 @dataclass(frozen=True)
-class Budget:
+class ReviewBudget:
     """Work per decision: ``worlds`` sampled worlds × ``playouts`` per
     candidate for every decision, and up to :attr:`extra` more worlds (on the
     move played and the contending alternatives only) for a decision whose
@@ -84,7 +84,7 @@ class Budget:
         return EXTRA * self.worlds if self.more is None else self.more
 
     @classmethod
-    def parse(cls, text: str) -> Budget:
+    def parse(cls, text: str) -> ReviewBudget:
         """``"16"`` (worlds), ``"16x2"`` (worlds × playouts per world), each
         optionally ``+EXTRA`` (``"16+0"``: no extra worlds)."""
         spec, plus, extra_text = text.strip().lower().partition("+")
@@ -159,7 +159,7 @@ class Task:
     key: str
     """The decision's name (game, record seed, action number, seat): seeds
     what does not depend on the budget (the candidates)."""
-    budget: Budget
+    budget: ReviewBudget
 
     @property
     def seed(self) -> str:
@@ -261,7 +261,7 @@ def load_record(path: Path) -> tuple[State, list[tuple[int, str]], int]:
 
 
 def collect(
-    start: State, actions: Sequence[tuple[int, str]], seats: Iterable[int], budget: Budget, seed: int
+    start: State, actions: Sequence[tuple[int, str]], seats: Iterable[int], budget: ReviewBudget, seed: int
 ) -> list[Task]:
     """Replay the record and cut out every decision of ``seats`` with the
     seat's view at that moment; raises :class:`ReviewError` when an action
@@ -269,11 +269,9 @@ def collect(
     game = start.game.name
     state = start.clone()
     wanted = set(seats)
-    knowledge: dict[int, Any] = {}
+    knowledge: dict[int, scout.Knowledge] = {}
     if game == "scout":
-        from spieltisch.bots.scout.worlds import Knowledge
-
-        knowledge = {s: Knowledge() for s in wanted}
+        knowledge = {s: scout.Knowledge() for s in wanted}
     tasks = []
     for number, (seat, text) in enumerate(actions, 1):
         for s, k in knowledge.items():
@@ -288,9 +286,7 @@ def collect(
             view = state.view(seat)
             pool: tuple[int, ...] = ()
             if game == "scout" and view["phase"] != "over":
-                from spieltisch.bots.scout.worlds import Position
-
-                pool = tuple(knowledge[seat].unseen(Position.from_view(view)))
+                pool = tuple(knowledge[seat].unseen(scout.Position.from_view(view)))
             if len(legal) > 1:
                 key = f"review/{game}/{seed}/{number}/{seat}"
                 tasks.append(Task(game, seat, number, view, legal, played, pool, key, budget))
@@ -298,11 +294,9 @@ def collect(
     return tasks
 
 
-def _see(knowledge: Any, view: View) -> None:
-    from spieltisch.bots.scout.worlds import Position
-
+def _see(knowledge: scout.Knowledge, view: View) -> None:
     if view["phase"] != "over":
-        knowledge.update(view, Position.from_view(view))
+        knowledge.update(view, scout.Position.from_view(view))
 
 
 # -- rating one decision ------------------------------------------------------------
@@ -317,7 +311,7 @@ for W-5); a decision without any such world is listed as not rated."""
 SETTLED = 1.5
 """A decision's mark is settled once its loss is this many standard errors
 away from every threshold; until then it gets extra worlds (up to the
-budget's :attr:`Budget.extra`)."""
+budget's :attr:`ReviewBudget.extra`)."""
 
 CONTENDERS = 3
 """Alternatives the extra worlds play out besides the move played: the best
@@ -370,7 +364,7 @@ def rate(task: Task) -> Decision:
 
 def sample_adaptively(
     count: int,
-    budget: Budget,
+    budget: ReviewBudget,
     limits: Thresholds,
     play_world: Callable[[Sequence[int]], list[float] | None],
 ) -> tuple[list[list[float]], list[int]]:
@@ -498,24 +492,12 @@ def _playout(world: State, task: Task, first: int, seed: int, horizon: int) -> f
     me = task.seat
     world.apply_id(me, first)
     if task.game == "scout":
-        points = _scout_playout(world)
+        assert isinstance(world, ScoutState)
+        points = scout.play_out(world)
     else:
         points = _schmaus_playout(world, task, seed, int(task.view["round"]) + horizon - 1)
     others = [p for s, p in enumerate(points) if s != me]
     return float(points[me] - sum(others) / len(others))
-
-
-def _scout_playout(world: Any) -> list[int]:
-    """The round played out by medium's policy as the hard bots' playouts play
-    it (:func:`policy.fast_best_action`: medium's one-move lookahead over the
-    moves that can matter, scored incrementally; no random choice), on the
-    state itself; its round points (S-11). A round still going after
-    :data:`PLAYOUT_LIMIT` turns is a show/scout cycle and is scored as the
-    hands are."""
-    from spieltisch.bots.scout import policy
-    from spieltisch.bots.scout.bots import FLIP_ID, KEEP_ID, PLAYOUT_LIMIT
-
-    return policy.play_round(world, PLAYOUT_LIMIT, FLIP_ID, KEEP_ID, fast=True)
 
 
 def _schmaus_playout(world: State, task: Task, seed: int, end_round: int) -> list[int]:
@@ -546,44 +528,33 @@ def _scout_candidates(task: Task) -> list[int]:
     medium's best plus the scouts that build a long set, wider with five
     players; a kept candidate that is not the default changes no review); in
     the flip decision (S-5) the other choice."""
-    from spieltisch.bots.scout.bots import distinct_candidates, ranked_actions
-    from spieltisch.bots.scout.worlds import Position
-
-    pos = Position.from_view(task.view)
+    pos = scout.Position.from_view(task.view)
     others = [a for a in task.legal if a != task.played]
     if pos.phase == "flip":
         return [task.played, *others]
-    ranked = ranked_actions(pos, task.legal)
-    proposed = [*distinct_candidates(pos, ranked, ALTERNATIVES + 1), *_hard_scout_proposals(task, pos)]
+    proposed = [*scout.candidate_moves(pos, task.legal, ALTERNATIVES + 1), *_hard_scout_proposals(task, pos)]
     # A move that leaves the same hand and table as an earlier one is the same
-    # candidate (distinct_candidates keeps the first: the move played).
-    unique = distinct_candidates(pos, [(0.0, a) for a in (task.played, *proposed)], len(proposed) + 1)
+    # candidate (distinct_moves keeps the first: the move played).
+    unique = scout.distinct_moves(pos, [task.played, *proposed])
     return [task.played, *(unique[1:] or others[:1])]
 
 
-def _hard_scout_proposals(task: Task, pos: Any) -> list[int]:
-    """The moves the default hard bot searches at this table (every earlier
-    default's are among them: medium's best and the long-set scouts)."""
-    from spieltisch.bots import bot_class
-    from spieltisch.bots.scout.bots import HardBot
-
-    cls = bot_class("scout", "hard")
-    return cls("scout", task.seat, 0).candidate_actions(pos, task.legal) if issubclass(cls, HardBot) else []
+def _hard_scout_proposals(task: Task, pos: scout.Position) -> list[int]:
+    """The moves the default hard bot searches at this table (medium's best
+    and the long-set scouts)."""
+    hard = make_bot("scout", "hard", task.seat, 0)
+    return hard.candidate_actions(pos, task.legal) if isinstance(hard, scout.HardBot) else []
 
 
 def _scout_world(task: Task, rng: random.Random) -> State:
-    from spieltisch.bots.scout.worlds import Position, sample_world
-
-    return sample_world(Position.from_view(task.view), task.pool, rng)
+    return scout.sample_world(scout.Position.from_view(task.view), task.pool, rng)
 
 
 def _schmaus_candidates(task: Task) -> list[int] | None:
     """The move played and the others to compare: in the lay, medium's best
     other lays; in the choices after the reveal, every other grocer target
     (W-9) or ×5 card (W-11). ``None`` for a discard (not rated)."""
-    from spieltisch.bots.schmaus import OpponentModel, unseen_counts
-    from spieltisch.engine.schmaus import actions as A
-
+    A = schmaus_actions
     view = task.view
     if view["phase"] == "target" and A.TARGET_BASE <= task.played < A.DISCARD_BASE:
         return [
@@ -592,10 +563,8 @@ def _schmaus_candidates(task: Task) -> list[int] | None:
         ]
     if task.played >= A.TARGET_BASE or view["phase"] != "play":
         return None
-    me, n = view["seat"], view["players"]
-    sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
-    model = OpponentModel(unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24,
-                          random.Random(task.key + "/model"))  # fmt: skip
+    me = view["seat"]
+    model = opponent_model(view, random.Random(task.key + "/model"))
     lays = [a for a in task.legal if a < A.TARGET_BASE and a != task.played]
     lays.sort(key=lambda a: (-model.gain(a), a))
     hard = make_bot("schmaus", "hard", me, random.Random(task.key + "/hard").randrange(1 << 30))
@@ -611,9 +580,6 @@ def _schmaus_world(task: Task, rng: random.Random) -> State | None:
     draw pile. After the reveal (grocer and ×5 choices) every seat holds its
     revealed lay too and lays it again, which brings the table to the same
     choices; the other choosers choose again in the playout."""
-    from spieltisch.bots.schmaus import counts_of, unseen_counts
-    from spieltisch.engine.schmaus import SchmausState
-
     view = task.view
     me, n = view["seat"], view["players"]
     revealed: list[list[str]] = view["revealed"] if view["phase"] == "target" else [[] for _ in range(n)]
@@ -680,7 +646,7 @@ def review(
     actions: Sequence[tuple[int, str]],
     seed: int,
     seats: Sequence[int] | None = None,
-    budget: Budget | None = None,
+    budget: ReviewBudget | None = None,
     workers: int = 1,
     advance: Callable[[int], None] = lambda _n: None,
     on_total: Callable[[int], None] = lambda _n: None,
@@ -688,7 +654,7 @@ def review(
     """Review the decisions of ``seats`` (default: every seat) in the record
     ``start`` + ``actions``; ``workers`` processes (the result is the same
     for any number)."""
-    budget = budget or Budget()
+    budget = budget or ReviewBudget()
     if workers < 1:
         raise ReviewError(f"-j must be at least 1, not {workers}")
     all_seats = list(range(start.players))
@@ -715,7 +681,7 @@ def review(
 
 
 def assemble(
-    start: State, decisions: Sequence[Decision], seats: Sequence[int], budget: Budget, seed: int
+    start: State, decisions: Sequence[Decision], seats: Sequence[int], budget: ReviewBudget, seed: int
 ) -> Review:
     """The review of ``seats`` from their rated decisions (in record order)."""
     limits = thresholds(start.game.name, start.players)
@@ -729,101 +695,3 @@ def assemble(
         decisions=list(decisions),
         summary=summarize(decisions, seats),
     )
-
-
-# -- the command line ---------------------------------------------------------------
-
-
-def run_review(
-    path: Path,
-    seats: Sequence[int] | None,
-    budget_text: str,
-    json_out: Path | None,
-    workers: int,
-    console: Any = None,
-    progress: bool = True,
-) -> Review:
-    """``spieltisch review``: review, print the tables, optionally write JSON."""
-    from rich.console import Console
-
-    from spieltisch.benchmarks.progress import EtaColumn
-
-    out = console or Console()
-    budget = Budget.parse(budget_text)
-    start, actions, seed = load_record(path)
-    if progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        bar = Progress(
-            TextColumn("[bold]review"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            RateColumn(),
-            TimeElapsedColumn(),
-            EtaColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
-        with bar:
-            task = bar.add_task("review", total=None)
-            result = review(
-                start, actions, seed, seats, budget, workers,
-                advance=lambda n: bar.advance(task, n),
-                on_total=lambda n: bar.update(task, total=n),
-            )  # fmt: skip
-    else:
-        result = review(start, actions, seed, seats, budget, workers)
-    print_review(result, out)
-    if json_out is not None:
-        try:
-            json_out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n", "utf-8")
-        except OSError as exc:
-            raise ReviewError(f"cannot write {json_out}: {exc.strerror or exc}") from None
-    return result
-
-
-def print_review(result: Review, console: Any) -> None:
-    """The marked decisions and the summary per player as Rich tables."""
-    from rich.table import Table
-
-    title = get_game(result.game).title
-    console.print(
-        f"{title}, {result.players} players, seed {result.seed}; budget {result.budget} "
-        f"(worlds x playouts); utility: {result.utility}; mistake ≥ {result.thresholds['mistake']:g}, "
-        f"blunder ≥ {result.thresholds['blunder']:g}"
-    )
-    marked = [d for d in result.decisions if d.mark]
-    if marked:
-        table = Table(title="Mistakes and blunders")
-        for col in ("#", "seat", "round", "played", "estimate", "best", "estimate ", "loss", "mark"):
-            table.add_column(col, justify="right" if col in ("#", "seat", "round", "loss") else "left")
-        for d in marked:
-            table.add_row(
-                str(d.number), str(d.seat), str(d.round), d.played, f"{d.played_estimate:+.2f}",
-                d.best or "", f"{d.best_estimate:+.2f}", f"{d.loss:.2f}", d.mark or "",
-            )  # fmt: skip
-        console.print(table)
-    summary = Table(title="Summary per player")
-    for col in ("seat", "decisions", "rated", "mean loss", "mistakes", "blunders"):
-        summary.add_column(col, justify="right")
-    summary.add_column("biggest (action #: loss)")
-    by_number = {(d.seat, d.number): d for d in result.decisions}
-    for s in result.summary:
-        biggest = ", ".join(f"#{n}: {by_number[s.seat, n].loss:.2f}" for n in s.biggest)
-        summary.add_row(
-            str(s.seat), str(s.decisions), str(s.rated), f"{s.accuracy:.2f}",
-            str(s.mistakes), str(s.blunders), biggest or "-",
-        )  # fmt: skip
-    console.print(summary)
-
-
-class RateColumn(ProgressColumn):
-    """Decisions per second since the start."""
-
-    def render(self, task: ProgressTask) -> Text:
-        elapsed = task.elapsed or 0.0
-        if not task.completed or not elapsed:
-            return Text("measuring…", style="progress.data.speed")
-        rate = task.completed / elapsed
-        text = f"{rate:,.1f} decisions/s" if rate >= 1 else f"{1 / rate:,.1f} s/decision"
-        return Text(text, style="progress.data.speed")

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spieltisch.bots import make_bot
+from spieltisch.bots.schmaus import opponent_model
 from spieltisch.engine import get_game
+from spieltisch.engine.schmaus.actions import TARGET_BASE
+from spieltisch.engine.scout.actions import Flip, Scout, ScoutShow, Show
+from spieltisch.engine.scout.cards import set_key
 
 HINT_LEVEL = "medium"
 
@@ -80,8 +84,6 @@ def _numbers(cards: Sequence[str]) -> list[int]:
 
 def _best_set(vals: Sequence[int]) -> tuple[int, int, int]:
     """The strongest set of adjacent cards (S-6, S-7): ``(strength, start, count)``."""
-    from spieltisch.engine.scout.cards import set_key
-
     best = (-1, 0, 0)
     for i in range(len(vals)):
         for j in range(i + 1, len(vals) + 1):
@@ -98,8 +100,6 @@ def _dashed(vals: Sequence[int]) -> str:
 
 
 def _scout_reason(view: Mapping[str, Any], choice: int) -> tuple[str, dict[str, Any]]:
-    from spieltisch.engine.scout.actions import Flip, Scout, ScoutShow, Show
-
     action = get_game("scout").action_from_id(choice)
     hand = [str(c) for c in view["hand"]]
     vals = _numbers(hand)
@@ -135,7 +135,7 @@ def _scout_reason(view: Mapping[str, Any], choice: int) -> tuple[str, dict[str, 
     best = (0, 0, 0)
     for i in range(scout.insert + 1):
         for j in range(scout.insert + 1, len(after) + 1):
-            key = _key(after[i:j])
+            key = set_key(after[i:j])
             if key >= 0 and j - i > best[2]:
                 best = (key, i, j - i)
     if best[2] >= 2:
@@ -150,21 +150,12 @@ def _scout_reason(view: Mapping[str, Any], choice: int) -> tuple[str, dict[str, 
     return "scout.plain", {"card": card, **owner_param}
 
 
-def _key(vals: Sequence[int]) -> int:
-    from spieltisch.engine.scout.cards import set_key
-
-    return set_key(vals)
-
-
 # -- Waschbär-Schmaus ----------------------------------------------------------------
 
 
 def _schmaus_reason(
     view: Mapping[str, Any], legal: Sequence[int], choice: int, seed: int
 ) -> tuple[str, dict[str, Any]]:
-    from spieltisch.bots.schmaus import OpponentModel, unseen_counts
-    from spieltisch.engine.schmaus import actions as A
-
     text = get_game("schmaus").action_from_id(choice).to_text()
     verb, *args = text.split()
     if verb == "target":
@@ -173,10 +164,6 @@ def _schmaus_reason(
         return "x5.best", {"card": args[0]}
     if verb == "discard":
         return "discard.least", {"cards": " ".join(args)}
-    me, n = int(view["seat"]), int(view["players"])
-    sizes = [view["hand_sizes"][s] for s in range(n) if s != me]
-    model = OpponentModel(
-        unseen_counts(view), round(sum(sizes) / len(sizes)) + 3, n, 24, random.Random(f"hint/{seed}")
-    )
-    points = model.gain(choice) if choice < A.TARGET_BASE else 0.0  # the expected pot won
+    model = opponent_model(view, random.Random(f"hint/{seed}"))
+    points = model.gain(choice) if choice < TARGET_BASE else 0.0  # the expected pot won
     return "lay.best", {"cards": " ".join(args) or "-", "points": round(points)}
