@@ -39,8 +39,8 @@ from rich.progress import (
 )
 
 from spieltisch.bots import Bot, View, check_spec, make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.lab.stats import wilson
-from spieltisch.match import play_match
 
 app = typer.Typer(add_completion=False)
 

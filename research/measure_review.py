@@ -39,8 +39,8 @@ import typer
 
 from spieltisch.analysis import review as current
 from spieltisch.bots import make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.engine import get_game
-from spieltisch.match import play_match
 
 app = typer.Typer(add_completion=False, no_args_is_help=True)
 

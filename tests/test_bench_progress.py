@@ -15,7 +15,7 @@ from spieltisch.benchmarks.bots import (
     measure_speed,
     measure_work,
 )
-from spieltisch.benchmarks.progress import EtaColumn
+from spieltisch.progress import EtaColumn
 
 
 class Clock:

@@ -21,11 +21,11 @@ from spieltisch.bots import (
     resolve_stored_spec,
     versions,
 )
+from spieltisch.bots.match import play_match
 from spieltisch.bots.spec import BotSpec, parse_spec
 from spieltisch.engine import OptionsError, get_game
 from spieltisch.lab.config import LabError
 from spieltisch.lab.tournament import Tournament
-from spieltisch.match import play_match
 
 # -- the spec syntax ------------------------------------------------------------
 

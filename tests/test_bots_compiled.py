@@ -54,7 +54,7 @@ import hashlib, json
 from spieltisch.bots import make_bot
 from spieltisch.bots.scout import policy
 from spieltisch.engine.scout import ScoutState
-from spieltisch.match import play_match
+from spieltisch.bots.match import play_match
 specs = ["hard:playouts=24", "hard@v7:playouts=24", "medium", "hard:playouts=24", "hard@v7:playouts=24"]
 digest = hashlib.sha256()
 for players, seed in ((4, 1), (5, 2), (3, 3), (2, 4)):

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from spieltisch.bots import make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.engine import get_game
-from spieltisch.match import play_match
 
 
 def game_digest(game: str, specs: Sequence[str], seed: int, options: dict[str, Any] | None = None) -> str:

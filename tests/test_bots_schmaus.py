@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, bot_class, make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.bots.schmaus import HARD_V5, HARD_V8, EasyBot, HardBot, MediumBot
 from spieltisch.bots.schmaus.model import legal_lays, round_scores, short_draws, unseen_counts
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import KIND, resolve
 from spieltisch.engine.schmaus.state import SchmausState
-from spieltisch.match import play_match
 
 LEVELS = ("easy", "medium", "hard")
 FAST = Budget(iterations=8)

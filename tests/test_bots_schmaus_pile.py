@@ -8,11 +8,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from spieltisch.bots import Bot, Budget, make_bot
+from spieltisch.bots.match import decide, play_match
 from spieltisch.bots.schmaus import HARD_V5, HARD_V8, HardBot, HardConfig, unseen_counts
 from spieltisch.bots.schmaus.pile import pile_source
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
-from spieltisch.match import decide, play_match
 
 
 def _positions(seeds: range) -> Iterator[SchmausState]:

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import pytest
 
 from spieltisch.bots import make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.bots.schmaus import bots as schmaus_bots
 from spieltisch.bots.schmaus.value import COEFFICIENTS, features, value
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.schmaus.state import SchmausState
-from spieltisch.match import play_match
 
 
 def cards(text: str) -> list[int]:

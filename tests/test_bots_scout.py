@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from spieltisch.bots import Budget, make_bot
 from spieltisch.bots.base import Bot
+from spieltisch.bots.match import play_match
 from spieltisch.bots.scout import HARD_V7, HARD_V12, EasyBot, HardBot, HardConfig, MediumBot, policy
 from spieltisch.bots.scout.bots import (
     distinct_candidates,
@@ -26,7 +27,6 @@ from spieltisch.bots.scout.policy import score_actions
 from spieltisch.bots.scout.worlds import Knowledge, Position, Structure, sample_world
 from spieltisch.engine.scout import ScoutState, parse_card
 from spieltisch.engine.scout.cards import ALL_CARDS, TOP, identity
-from spieltisch.match import play_match
 
 SMALL = Budget(iterations=12)
 """Hard bot budget for tests: 12 playouts per decision, no wall-clock cap, so

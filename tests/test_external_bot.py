@@ -15,9 +15,9 @@ import pytest
 
 from spieltisch.bots import Bot, make_bot
 from spieltisch.bots.external import ExternalBot
+from spieltisch.bots.match import BotFault, MatchResult, play_match
 from spieltisch.engine import get_game
 from spieltisch.engine.scout import Show
-from spieltisch.match import BotFault, MatchResult, play_match
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_BOT = ROOT / "examples" / "random_bot.py"

@@ -16,12 +16,12 @@ from typer.testing import CliRunner
 
 from spieltisch.analysis.review import ReviewBudget, ReviewError, load_record, review
 from spieltisch.bots import make_bot
+from spieltisch.bots.match import play_match
 from spieltisch.cli import app
 from spieltisch.engine.schmaus import SchmausState
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.scout import ScoutState
 from spieltisch.engine.scout.cards import ALL_CARDS, parse_card
-from spieltisch.match import play_match
 from spieltisch.server.reviews import DEFAULT_BUDGET
 from spieltisch.terminal.table import REVIEW_BUDGET
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from server_harness import ServerThread, run_async, seat_socket, ws_url
 from websockets.asyncio.client import ClientConnection
 
-from spieltisch.server.clocks import Clocks, ClockSettings
+from spieltisch.clocks import Clocks, ClockSettings
 from spieltisch.server.messages import server_message
 from spieltisch.server.store import Store
 

@@ -18,7 +18,7 @@ from server_harness import Player, ServerThread, open_room, play, seat_headers, 
 
 from spieltisch.bots import make_bot
 from spieltisch.bots.base import Bot
-from spieltisch.match import play_match
+from spieltisch.bots.match import play_match
 from spieltisch.server import schema
 from spieltisch.server.messages import server_message
 

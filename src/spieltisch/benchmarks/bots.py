@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
-from spieltisch.benchmarks.progress import Meter, planned
 from spieltisch.bots import LEVELS, make_bot
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, derive_seed
+from spieltisch.progress import Meter, planned
 
 PLAYERS = 4
 GAMES = ("scout", "schmaus")

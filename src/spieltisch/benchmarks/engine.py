@@ -23,9 +23,9 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from spieltisch.benchmarks.progress import Meter, planned
 from spieltisch.engine import get_game
 from spieltisch.engine.core import State
+from spieltisch.progress import Meter, planned
 
 GAMES = ("scout", "schmaus")
 ENGINE_MODULES = (

@@ -8,7 +8,7 @@ so every answer can be awaited with a timeout; a second thread keeps the tail
 of its stderr for error messages.
 
 Faults (a crash, a timeout, a malformed or an illegal answer) raise
-:class:`spieltisch.match.BotFault`; :func:`spieltisch.match.decide` then plays
+:class:`spieltisch.bots.match.BotFault`; :func:`spieltisch.bots.match.decide` then plays
 a random legal action and counts the fault. Crash policy: a program that exits
 or times out is stopped; it is started again (with a fresh handshake) on the
 next decision, but only ``max_restarts`` times (default once) per game. After
@@ -32,9 +32,9 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from spieltisch.bots.base import Bot, Budget, View
+from spieltisch.bots.match import BotFault
 from spieltisch.bots.messages import Action, Ready
 from spieltisch.engine import RulesError
-from spieltisch.match import BotFault
 
 PROTOCOL = 1
 """The bot protocol version this table speaks."""

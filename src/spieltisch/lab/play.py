@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spieltisch.bots import Bot, Budget
+from spieltisch.bots.match import decide
 from spieltisch.engine import State, get_game
 from spieltisch.lab.bots import AvoidCardBot, make_lab_bot
 from spieltisch.lab.config import derive_seed, seating
-from spieltisch.match import decide
 
 BotFactory = Callable[[str, int, int, Budget | None], Bot]
 """``(game, seat, seed, budget) -> Bot``: a custom line-up entry (must be picklable
@@ -124,7 +124,7 @@ def build_bot(task: GameTask, entrant: Entrant, seat: int, seed: int) -> Bot:
 
 
 def play_game(task: GameTask) -> GameResult:
-    """Play ``task`` to the end (faults counted and replaced as in :mod:`spieltisch.match`)."""
+    """Play ``task`` to the end (faults counted and replaced as in :mod:`spieltisch.bots.match`)."""
     n = task.players
     seats = seating(task.index, n)
     state = get_game(task.game).new_state(n, task.deal_seed, task.options)

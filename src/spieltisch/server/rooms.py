@@ -33,9 +33,7 @@ import orjson
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from spieltisch.analysis import hints
-from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
-from spieltisch.server.clocks import (
+from spieltisch.clocks import (
     DEFAULT_STAND_IN,
     ClockError,
     Clocks,
@@ -43,6 +41,8 @@ from spieltisch.server.clocks import (
     stand_in_by,
     stand_in_level,
 )
+from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
+from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
 
 if TYPE_CHECKING:
@@ -871,7 +871,7 @@ class Room:
         task.add_done_callback(ended)
         return task
 
-    # -- clocks (spieltisch.server.clocks) ------------------------------------------
+    # -- clocks (spieltisch.clocks) ------------------------------------------
     def deadline(self, seat: int) -> float | None:
         """When (monotonic) a bot stands in for the seat's running decision: its
         clock runs out, or its player has been away longer than the grace period.
@@ -1228,7 +1228,7 @@ class Tables:
         clock: Mapping[str, Any] | None = None,
         allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
-        """``clock``: the room's clock settings (:class:`~spieltisch.server.clocks.ClockSettings`)."""
+        """``clock``: the room's clock settings (:class:`~spieltisch.clocks.ClockSettings`)."""
         try:
             g = get_game(game)
         except RulesError as exc:

@@ -3,7 +3,7 @@
 A game is stored as its seed, rule options and action log: ``rooms``,
 ``seats`` and ``actions(room, idx, seat, text, at, by)`` (``at``: the server's wall
 time of the move, from which the clocks are derived; ``by``: NULL for the seat's
-own player, ``bot:LEVEL`` for a bot standing in, see :mod:`spieltisch.server.clocks`);
+own player, ``bot:LEVEL`` for a bot standing in, see :mod:`spieltisch.clocks`);
 each room also keeps the rules version of the engine that plays it; the reviews
 of finished games are in ``reviews(room, seat, budget, result, created)`` (docs/review.md); each
 bot seat's memory (the pickled bot after its last decision, zlib-compressed) is in
@@ -112,7 +112,7 @@ class RoomRow:
     rules_version: str | None = None
     """The rules version of the engine that plays the game (``None``: the game's current one)."""
     clock: dict[str, Any] | None = None
-    """The room's clock settings (:class:`spieltisch.server.clocks.ClockSettings` as JSON); None: no clock."""
+    """The room's clock settings (:class:`spieltisch.clocks.ClockSettings` as JSON); None: no clock."""
     started: float | None = None
     """Wall time the game began (every seat taken): the first decision's clock starts there."""
     active: float | None = None

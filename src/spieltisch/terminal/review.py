@@ -22,8 +22,8 @@ from rich.table import Table
 from rich.text import Text
 
 from spieltisch.analysis.review import Review, ReviewBudget, ReviewError, load_record, review
-from spieltisch.benchmarks.progress import EtaColumn
 from spieltisch.engine import get_game
+from spieltisch.progress import EtaColumn
 
 
 def run_review(

@@ -2,7 +2,7 @@
 
 I/O goes only through the Rich console and the input stream given to
 :class:`TerminalTable`, so tests drive whole games with scripted input.
-Bots decide through :func:`spieltisch.match.decide` (a fault is counted and
+Bots decide through :func:`spieltisch.bots.match.decide` (a fault is counted and
 replaced by a random legal action), humans through a menu or notation that
 the engine validates.
 """
@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.text import Text
 
 from spieltisch.bots import Bot, make_bot
+from spieltisch.bots.match import BotFault, decide
+from spieltisch.clocks import Clocks, ClockSettings
 from spieltisch.engine import Action, OptionsError, RulesError, State, get_game
-from spieltisch.match import BotFault, decide
-from spieltisch.server.clocks import Clocks, ClockSettings
 from spieltisch.terminal import render
 from spieltisch.terminal.config import HUMAN, PlayConfig, PlayError
 from spieltisch.terminal.i18n import Names, Texts
