@@ -29,7 +29,8 @@ from spieltisch.engine.core import State
 
 GAMES = ("scout", "schmaus")
 ENGINE_MODULES = (
-    "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.state",
+    "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.options",
+    "schmaus.state",
 )  # fmt: skip
 """The modules ``scripts/build-fast`` compiles (under ``spieltisch.engine``)."""
 PURE, COMPILED = "pure Python", "compiled (mypyc)"

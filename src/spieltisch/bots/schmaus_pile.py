@@ -33,7 +33,7 @@ from typing import Any
 from spieltisch.bots.base import View
 from spieltisch.bots.schmaus import KEEP_VALUE, _Search, counts_of, short_draws, unseen_counts
 from spieltisch.bots.schmaus_value import HardBotV5, _SearchV5
-from spieltisch.engine.schmaus.cards import deck_counts
+from spieltisch.engine.schmaus.options import deck_counts
 
 
 def pile_source(view: View) -> list[int] | None:

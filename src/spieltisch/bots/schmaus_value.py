@@ -57,7 +57,7 @@ from spieltisch.bots.schmaus import (
     modelled_round,
 )
 from spieltisch.engine.schmaus import actions as A
-from spieltisch.engine.schmaus.cards import normalize_options
+from spieltisch.engine.schmaus.options import normalize_options
 
 _DEFAULTS = normalize_options(None, 4)
 """The rule options the value was fitted under (the defaults)."""

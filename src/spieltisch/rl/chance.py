@@ -39,7 +39,8 @@ from typing import Any, Self
 from spieltisch.engine import get_game
 from spieltisch.engine.core import JSON
 from spieltisch.engine.schmaus.cards import IDS as SCHMAUS_IDS
-from spieltisch.engine.schmaus.cards import counts_to_list, deck_counts
+from spieltisch.engine.schmaus.cards import counts_to_list
+from spieltisch.engine.schmaus.options import deck_counts
 from spieltisch.engine.schmaus.state import SchmausState
 from spieltisch.engine.scout.cards import ALL_CARDS, TURNED, card_text, identity, parse_card
 from spieltisch.engine.scout.state import DEALT, REMOVED, ScoutState

@@ -23,14 +23,13 @@ from spieltisch.engine.schmaus.cards import (
     can_lay_full,
     check_choices,
     counts_to_list,
-    deck_counts,
-    normalize_options,
     parse_card,
     play_error,
     round_record,
     score_round,
     texts,
 )
+from spieltisch.engine.schmaus.options import deck_counts, normalize_options
 from spieltisch.engine.schmaus.reasons import REASONS
 
 PLAY: Final = "play"
