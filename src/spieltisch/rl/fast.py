@@ -2,11 +2,11 @@
 
 Scout: :class:`FastScout` (see there). Waschbär-Schmaus:
 
-:class:`FastSchmaus` is a :class:`~spieltisch.rl.batched.BatchedSchmaus` whose
+:class:`FastSchmaus` is a :class:`~spieltisch.rl.schmaus.batched.BatchedSchmaus` whose
 :meth:`~FastSchmaus.step`, :meth:`~FastSchmaus.sample_legal`,
 :meth:`~FastSchmaus.play_random`, :meth:`~FastSchmaus.deciding`,
 :meth:`~FastSchmaus.legal_mask` and :meth:`~FastSchmaus.reset_done` are ``@njit`` loops
-over the games of the batch (:mod:`spieltisch.rl._schmaus_kernels`), on the same arrays
+over the games of the batch (:mod:`spieltisch.rl.schmaus._kernels`), on the same arrays
 (same names, shapes and values; narrower dtypes, ``FastSchmaus._dtypes``), so every other
 method (observations, ``load``) is shared.
 
@@ -40,8 +40,8 @@ import numpy.typing as npt
 from spieltisch.engine.scout.cards import ALL_CARDS
 from spieltisch.engine.scout.state import REMOVED
 from spieltisch.extras import missing_message
-from spieltisch.rl import batched, batched_scout, scout_actions
-from spieltisch.rl.batched import (
+from spieltisch.rl.schmaus import batched
+from spieltisch.rl.schmaus.batched import (
     HAND_SIZE,
     MAX_CARDS,
     OVER,
@@ -50,8 +50,10 @@ from spieltisch.rl.batched import (
     IntArray,
     Shuffler,
 )
-from spieltisch.rl.batched_scout import BatchedScout, Dealer
-from spieltisch.rl.batched_scout import IntArray as ScoutIntArray
+from spieltisch.rl.scout import actions as scout_actions
+from spieltisch.rl.scout import batched as batched_scout
+from spieltisch.rl.scout.batched import BatchedScout, Dealer
+from spieltisch.rl.scout.batched import IntArray as ScoutIntArray
 
 BACKENDS = ("numpy", "numba")
 
@@ -95,7 +97,7 @@ def _kernels() -> dict[str, Any]:
     lay tables they read."""
     if not _KERNELS:
         require_numba()
-        from spieltisch.rl import _schmaus_kernels
+        from spieltisch.rl.schmaus import _kernels as _schmaus_kernels
 
         def table(t: IntArray) -> IntArray:
             return np.ascontiguousarray(t, dtype=np.int64)
@@ -228,7 +230,7 @@ class _Source:
 
 
 class FastSchmaus(BatchedSchmaus):
-    """:class:`~spieltisch.rl.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
+    """:class:`~spieltisch.rl.schmaus.batched.BatchedSchmaus` with compiled ``step``, ``sample_legal``,
     ``play_random``, ``deciding``, ``legal_mask`` and ``reset_done`` (numba); same games and
     masks for the same seed, shuffler and actions."""
 
@@ -389,7 +391,7 @@ def _scout_kernels() -> dict[str, Any]:
     """The compiled Scout kernels (compiled, or loaded from numba's cache, on first use)."""
     if not _SCOUT_KERNELS:
         require_numba()
-        from spieltisch.rl import _scout_kernels
+        from spieltisch.rl.scout import _kernels as _scout_kernels
 
         _SCOUT_KERNELS.update(
             step=_scout_kernels.step,
@@ -402,12 +404,12 @@ def _scout_kernels() -> dict[str, Any]:
 
 
 class FastScout(BatchedScout):
-    """:class:`~spieltisch.rl.batched_scout.BatchedScout` with compiled ``step``,
+    """:class:`~spieltisch.rl.scout.batched.BatchedScout` with compiled ``step``,
     ``sample_legal``, ``legal_mask`` and ``reset_done`` (numba); same games for the same
     seed, dealer and actions.
 
     Each runs as one ``@njit(cache=True)`` loop over the games
-    (:mod:`spieltisch.rl._scout_kernels`) on the numpy backend's arrays (same names, shapes
+    (:mod:`spieltisch.rl.scout._kernels`) on the numpy backend's arrays (same names, shapes
     and values; narrower integer dtypes, see ``_dtypes``), so ``to_move`` and the numpy
     deal of a ``dealer`` are shared:
 

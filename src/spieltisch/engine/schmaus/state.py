@@ -241,7 +241,7 @@ class _Round:
         return record
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.envs.chance's dealing states
 class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
 

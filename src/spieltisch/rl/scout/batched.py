@@ -2,7 +2,7 @@
 
 Same rules as the reference engine (S-1 .. S-16), checked against it on the
 same action sequences in ``tests/rl/test_batched_scout.py``. Actions are the
-1,405 learning ids of :mod:`~spieltisch.rl.scout_actions`: a scout & show (S-9)
+1,405 learning ids of :mod:`~spieltisch.rl.scout.actions`: a scout & show (S-9)
 is two decisions of the same seat, the scout half and then the show half, and
 the legal masks offer exactly the canonical ids that module maps the engine's
 legal actions to (no two ids mean the same action).
@@ -32,8 +32,8 @@ import numpy.typing as npt
 
 from spieltisch.engine.scout.cards import ALL_CARDS
 from spieltisch.engine.scout.state import DEALT, REMOVED, ROUNDS, TWO_PLAYER_CHIPS
-from spieltisch.rl import scout_actions as SA
-from spieltisch.rl.batched import check_mask_out
+from spieltisch.rl.schmaus.batched import check_mask_out
+from spieltisch.rl.scout import actions as SA
 
 IntArray = npt.NDArray[np.int64]
 SmallArray = npt.NDArray[np.int16]

@@ -26,9 +26,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from spieltisch.rl._scout_kernels import next_double as bitgen_double
-from spieltisch.rl._scout_kernels import random_interval as bitgen_interval
-from spieltisch.rl.batched import (
+from spieltisch.rl.schmaus.batched import (
     DISCARD,
     DISCARD_BASE,
     EMPTY_DRAW,
@@ -52,6 +50,8 @@ from spieltisch.rl.batched import (
     X5,
     X5_BASE,
 )
+from spieltisch.rl.scout._kernels import next_double as bitgen_double
+from spieltisch.rl.scout._kernels import random_interval as bitgen_interval
 
 POINT_EMPTY, POINT_LOSER, POINT_SHORT = 0, 1, 2
 """Where a step reshuffles: the W-6 draws of empty hands, the W-13 loser draws, the W-5

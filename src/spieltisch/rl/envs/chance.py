@@ -19,7 +19,7 @@ Both are the engine's state classes with the dealing step replaced; every rule
 runs as in the engine. A state is driven by a :class:`ChanceQueue` of outcomes:
 when a step needs more outcomes than the queue holds it raises
 :class:`NeedChance` with the distribution of the next one, and the caller
-(:mod:`spieltisch.rl.openspiel`) replays the step from a copy once the outcome
+(:mod:`spieltisch.rl.envs.openspiel`) replays the step from a copy once the outcome
 is chosen. Without a queue (``chance=None``) the state shuffles exactly as the
 engine does and records each card as the outcome it corresponds to, which is
 how an engine game becomes a chance history (:func:`record_game`).

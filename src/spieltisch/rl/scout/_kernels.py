@@ -31,11 +31,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from spieltisch.rl.batched_scout import ALL_SCOUTED, FLIP, HAND_EMPTY, OVER, PLAY, STUCK, TABLE, W
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl.scout.actions import (
     FLIP as FLIP_ID,
 )
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl.scout.actions import (
     INSERTS,
     MAX_HAND,
     NUM_SCOUTS,
@@ -43,9 +42,10 @@ from spieltisch.rl.scout_actions import (
     SCOUT_SHOW_BASE,
     SHOW_BASE,
 )
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl.scout.actions import (
     KEEP as KEEP_ID,
 )
+from spieltisch.rl.scout.batched import ALL_SCOUTED, FLIP, HAND_EMPTY, OVER, PLAY, STUCK, TABLE, W
 
 F = TypeVar("F", bound=Callable[..., Any])
 _njit: Any = njit

@@ -2,7 +2,7 @@
 
 Same rules as the reference engine (W-1 .. W-18, default rule options), checked
 against it on the same action sequences in ``tests/rl/test_batched.py``. Action
-ids are the engine's (and :mod:`~spieltisch.rl.schmaus_obs`'): 161 lays, 5
+ids are the engine's (and :mod:`~spieltisch.rl.schmaus.obs`'): 161 lays, 5
 grocer targets, 5 ×5 choices, 12 one-card discards.
 
 One :meth:`BatchedSchmaus.step` is one decision node of every game: all seats
