@@ -200,19 +200,9 @@ def round_record(
     }
 
 
-def score_round(
-    plays: list[tuple[int, ...]],
-    targets: list[int | None],
-    x5: list[int | None],
-    hunter_draw: str,
-    totals: list[int],
-) -> int:
-    """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
-    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
-    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
-    once (it makes the round summary only when it is read). One pass over the
-    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
-    n = len(plays)
+def _count_effects(plays: list[tuple[int, ...]]) -> tuple[bool, bool, bool, int, int]:
+    """The effect cards laid in a round, in one pass over the cards: whether a guardian, a
+    hunter and a grocer are among them, and how many garbage trucks and ×2 raccoons."""
     guardian = False
     hunter = False
     grocer = False
@@ -230,6 +220,23 @@ def score_round(
                 doubling += 1
             elif k == GROCER:
                 grocer = True
+    return guardian, hunter, grocer, garbage, doubling
+
+
+def score_round(
+    plays: list[tuple[int, ...]],
+    targets: list[int | None],
+    x5: list[int | None],
+    hunter_draw: str,
+    totals: list[int],
+) -> int:
+    """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
+    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
+    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
+    once (it makes the round summary only when it is read). One pass over the
+    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
+    n = len(plays)
+    guardian, hunter, grocer, garbage, doubling = _count_effects(plays)
     if hunter and not guardian:  # W-8: every score 0, so everybody ties for lowest (W-15)
         return 0 if hunter_draw == "nobody" else (1 << n) - 1
     zeroed = 0  # W-9: a bit per seat whose food is worth 0
@@ -327,20 +334,7 @@ def _resolution(
     and then works on small ints only (no generators or sets: a C loop when
     compiled)."""
     n = len(plays)
-    guardian = False
-    hunter_laid = False
-    garbage = 0
-    doubling = 0
-    for p in plays:
-        for k in p:
-            if k == GUARDIAN:
-                guardian = True
-            elif k == HUNTER:
-                hunter_laid = True
-            elif k == GARBAGE:
-                garbage += 1
-            elif k == X2:
-                doubling += 1
+    guardian, hunter_laid, _, garbage, doubling = _count_effects(plays)
     hunter = hunter_laid and not guardian  # W-7, W-8
     effects: list[str] = []
     if guardian and explain:

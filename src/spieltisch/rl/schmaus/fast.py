@@ -4,7 +4,8 @@
 :meth:`~FastSchmaus.step`, :meth:`~FastSchmaus.sample_legal`,
 :meth:`~FastSchmaus.play_random`, :meth:`~FastSchmaus.deciding`,
 :meth:`~FastSchmaus.legal_mask` and :meth:`~FastSchmaus.reset_done` are ``@njit`` loops
-over the games of the batch (:mod:`spieltisch.rl.schmaus._kernels`), on the same arrays
+over the games of the batch (:mod:`spieltisch.rl.schmaus._batch_kernels`,
+:mod:`~spieltisch.rl.schmaus._sample_kernels`), on the same arrays
 (same names, shapes and values; narrower dtypes, ``FastSchmaus._dtypes``), so every other
 method (observations, ``load``) is shared.
 
@@ -48,8 +49,9 @@ from spieltisch.rl.schmaus.batched import (
     Shuffler,
 )
 
-KERNELS = "spieltisch.rl.schmaus._kernels"
-"""The module of the kernels (:mod:`spieltisch.rl.schmaus._kernels`)."""
+BATCH_KERNELS = "spieltisch.rl.schmaus._batch_kernels"
+SAMPLE_KERNELS = "spieltisch.rl.schmaus._sample_kernels"
+"""The modules of the kernels: stepping and dealing, and sampling and masks."""
 
 
 @cache
@@ -75,7 +77,7 @@ def _tables() -> dict[str, Any]:
 
 
 def _lay_tables() -> tuple[IntArray, ...]:
-    """The small tables of ``_kernels.sample_lay`` (instead of the numpy backend's
+    """The small tables of ``_sample_kernels.sample_lay`` (instead of the numpy backend's
     table of every hand key, 18 MB: a cache miss per seat), by food key: the food counts
     capped at 3, in base 4; and by the set of effect kinds held (7 bits)."""
     f = batched.F_KINDS
@@ -115,7 +117,7 @@ def _lay_tables() -> tuple[IntArray, ...]:
 
 
 def _mask_tables(short: IntArray) -> tuple[npt.NDArray[Any], ...]:
-    """The tables of ``_kernels.mask`` by food key (the food counts capped at 3, in
+    """The tables of ``_sample_kernels.mask`` by food key (the food counts capped at 3, in
     base 4): the three-food lays held (W-4 option A), the food pairs held and their number,
     and per pair the ids of its lays with each effect card (option B); and the forced lay of
     a hand that cannot lay three (W-5, ``short``: ``_lay_tables``' own)."""
@@ -143,7 +145,7 @@ _MASK64 = (1 << 64) - 1
 
 class _Source:
     """A ``numpy.random.Generator`` as the Waschbär-Schmaus kernels draw from it (``bits``,
-    uint64 (10,), ``_kernels.RNG_*``): its bit generator's state address and C
+    uint64 (10,), ``_random.RNG_*``): its bit generator's state address and C
     functions; for numpy's PCG64 also a copy of its state, which the kernels advance
     themselves (about 2 ns a number instead of 8 through the C function): :meth:`load` copies
     it in before a kernel call, :meth:`store` back after. Same numbers either way."""
@@ -189,7 +191,8 @@ class FastSchmaus(BatchedSchmaus):
     """Narrower state arrays than the numpy backend's (same values)."""
 
     def __init__(self, batch: int, players: int, seed: int = 0, shuffler: Shuffler | None = None) -> None:
-        self._kernels = kernels(KERNELS)  # fails with the install command before any work
+        self._kernels = kernels(BATCH_KERNELS)  # fails with the install command before any work
+        self._samplers = kernels(SAMPLE_KERNELS)
         self._tables = _tables()
         self._fallback = np.zeros(max(batch, 1), dtype=bool)
         self._pend = np.zeros((max(batch, 1), players), dtype=np.int64)
@@ -197,12 +200,15 @@ class FastSchmaus(BatchedSchmaus):
         self._uniforms = np.zeros(3 * max(batch, 1) * players, dtype=np.float64)  # one sample's numbers
         self._deck_row = np.zeros(MAX_CARDS, dtype=np.int64)
         self._no_games = np.zeros(max(batch, 1), dtype=bool)
+        self._no_change = np.zeros((max(batch, 1), players), dtype=np.int64)  # sample_legal's
         self._scratch = (
             np.zeros(players, dtype=np.int64),  # the individual results of one scoring
             np.zeros(MAX_CARDS, dtype=np.float64),  # one reshuffle's keys and their order
             np.zeros(MAX_CARDS, dtype=np.int64),
             np.zeros(self._kernels.BUCKETS + 1, dtype=np.int64),
-            np.zeros((10, players), dtype=np.int64),  # one game as it was (shuffler only)
+        )
+        self._saved = (  # one game as it was (shuffler only)
+            np.zeros((10, players), dtype=np.int64),
             np.zeros((players, batched.KINDS), dtype=np.int64),
             np.zeros(5, dtype=np.int64),
         )
@@ -240,17 +246,32 @@ class FastSchmaus(BatchedSchmaus):
         self.phase[others] = phase[others]
         out[self._fallback] = numpy_change[self._fallback]
 
+    def _play(self, sampler: _Source | None, actions: IntArray, change: IntArray | None) -> int:
+        """The kernel ``play``: ``actions`` sampled from ``sampler`` (unless ``None``), then
+        every game's node stepped with them unless ``change`` (their score changes) is ``None``.
+        Returns the number of games left to the numpy backend (:meth:`_numpy_fallback`)."""
+        source = self._source() if change is not None else None
+        first = sampler or source
+        assert first is not None
+        sample_bits = first.load()
+        bits = source.load() if source is not None and source is not first else sample_bits
+        n: int = self._kernels.play(
+            sampler is not None, change is not None, sample_bits, self._uniforms, self._state(),
+            self.reshuffles, self._pend, self._pause, actions,
+            self._no_change if change is None else change, self._fallback, bits, self.shuffler is None,
+            *self._scratch, self._saved, self._tables["step_tables"], self._tables["sample_tables"][0],
+            self._tables["sample_tables"][2],
+        )  # fmt: skip
+        first.store()
+        if source is not None and source is not first:
+            source.store()
+        return n
+
     def step(self, actions: IntArray) -> IntArray:
         """As :meth:`BatchedSchmaus.step` (trusted path: deciding seats' actions must be legal)."""
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
-        source = self._source()
-        n = self._kernels.step(
-            actions, *self._state(), self.reshuffles, self._pend, self._pause, out, self._fallback,
-            source.load(), self.shuffler is None, *self._scratch, self._tables["step_tables"],
-        )  # fmt: skip
-        source.store()
-        if n:
+        if self._play(None, actions, out):
             self._numpy_fallback(actions, out)
         return out
 
@@ -260,30 +281,14 @@ class FastSchmaus(BatchedSchmaus):
         actions sampled and its node stepped while its data are in the cache)."""
         actions: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
-        sampler, source = self._sampler(rng), self._source()
-        sample_bits = sampler.load()
-        bits = source.load() if source is not sampler else sample_bits
-        n = self._kernels.play(
-            sample_bits, self._uniforms, *self._state(), self.reshuffles, self._pend, self._pause,
-            actions, out, self._fallback, bits, self.shuffler is None, *self._scratch,
-            self._tables["step_tables"], self._tables["sample_tables"][0], self._tables["sample_tables"][2],
-        )  # fmt: skip
-        sampler.store()
-        if source is not sampler:
-            source.store()
-        if n:
+        if self._play(self._sampler(rng), actions, out):
             self._numpy_fallback(actions, out)
         return actions, out
 
     def sample_legal(self, rng: np.random.Generator) -> IntArray:
         """As :meth:`BatchedSchmaus.sample_legal`: the same actions from the same ``rng``."""
         out: IntArray = np.empty((self.batch, self.players), dtype=np.int64)
-        sampler = self._sampler(rng)
-        self._kernels.sample(
-            sampler.load(), self._uniforms, self.hands, self.phase, self.plays, self.choosing,
-            self.targets, self.must, self.before_play, *self._tables["sample_tables"], out,
-        )  # fmt: skip
-        sampler.store()
+        self._play(self._sampler(rng), out, None)
         return out
 
     def legal_mask(self, out: BoolArray | None = None) -> BoolArray:
@@ -296,16 +301,15 @@ class FastSchmaus(BatchedSchmaus):
             if not out.flags.c_contiguous:  # the kernel is compiled for C-ordered arrays only
                 out[...] = self.legal_mask()
                 return out
-        self._kernels.mask(
-            self.hands, self.phase, self.plays, self.choosing, self.targets, self.must, self.before_play,
-            self._tables["mask_tables"], *self._tables["sample_tables"][1:], out,
-        )  # fmt: skip
+        self._samplers.mask(
+            self._state(), self._tables["mask_tables"], *self._tables["sample_tables"][1:], out
+        )
         return out
 
     def deciding(self) -> BoolArray:
         """As :meth:`BatchedSchmaus.deciding`."""
         out: BoolArray = np.empty((self.batch, self.players), dtype=bool)
-        self._kernels.deciding(self.phase, self.plays, self.choosing, self.must, out)
+        self._samplers.deciding(self.phase, self.plays, self.choosing, self.must, out)
         return out
 
     def reset_done(self, which: BoolArray | None = None) -> None:
@@ -314,9 +318,7 @@ class FastSchmaus(BatchedSchmaus):
         flags = self._no_games if which is None else np.ascontiguousarray(which, dtype=np.bool_)
         source = self._source()
         self._kernels.deal(
-            flags, which is None, source.load(), self._tables["deck"], self._deck_row, self.hands,
-            self.food, self.effects, self.pile, self.pile_len, self.disc_len, self.scores, self.round,
-            self.phase, self.plays, self.targets, self.x5, self.choosing, self.must, self.sealed_len,
-            self.before_play, self.reshuffles, HAND_SIZE,
+            flags, which is None, source.load(), self._tables["deck"], self._deck_row, self._state(),
+            self.reshuffles, HAND_SIZE,
         )  # fmt: skip
         source.store()
