@@ -1,7 +1,7 @@
 """A batched Waschbär-Schmaus engine: B games stepped at once with numpy (docs/rl.md).
 
 Same rules as the reference engine (W-1 .. W-18, default rule options), checked
-against it on the same action sequences in ``tests/rl/test_batched.py``. Action
+against it on the same action sequences in ``tests/rl/test_batched_schmaus.py``. Action
 ids are the engine's (and :mod:`~spieltisch.rl.schmaus.obs`'): 161 lays, 5
 grocer targets, 5 ×5 choices, 12 one-card discards.
 
