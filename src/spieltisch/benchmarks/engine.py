@@ -30,7 +30,7 @@ from spieltisch.engine.core import State
 GAMES = ("scout", "schmaus")
 ENGINE_MODULES = (
     "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.options",
-    "schmaus.state",
+    "schmaus.hands", "schmaus.state",
 )  # fmt: skip
 """The modules ``scripts/build-fast`` compiles (under ``spieltisch.engine``)."""
 PURE, COMPILED = "pure Python", "compiled (mypyc)"
