@@ -32,8 +32,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from spieltisch.rl import schmaus_obs
-from spieltisch.rl.gym_env import SpieltischEnv
+from spieltisch.rl.envs.gym_env import SpieltischEnv
+from spieltisch.rl.schmaus import obs as schmaus_obs
 
 OBS = schmaus_obs.OBS_SIZE
 ACTIONS = schmaus_obs.NUM_ACTIONS

@@ -37,6 +37,7 @@ from typing import Any
 
 from spieltisch.engine.core import RulesError, State
 from spieltisch.engine.schmaus import cards as sc
+from spieltisch.engine.schmaus import options as schmaus_options
 from spieltisch.engine.schmaus.state import SchmausState, check_short_form
 from spieltisch.engine.scout.cards import ALL_CARDS, card_text, identity, parse_card
 from spieltisch.engine.scout.state import ScoutState
@@ -396,7 +397,7 @@ def _schmaus_cards(values: Any, what: str) -> list[int]:
 
 def _check_deck(options: Mapping[str, Any], groups: Iterable[Sequence[int]]) -> None:
     counts = Counter(c for g in groups for c in g)
-    deck = sc.deck_counts(options)
+    deck = schmaus_options.deck_counts(options)
     over = [f"{counts[k]} × {sc.IDS[k]} (the deck has {deck[k]})" for k in counts if counts[k] > deck[k]]
     if over:
         raise ScenarioError(f"more cards than the deck holds: {', '.join(over)}")
@@ -414,7 +415,7 @@ def _round_keys(problems: list[str], expect: Mapping[str, Any], result: Mapping[
 
 def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
     n = _players(setup)
-    options = sc.normalize_options(setup.get("options"))
+    options = schmaus_options.normalize_options(setup.get("options"))
     if "plays" in setup:
         return _run_schmaus_short(n, options, setup, expect)
     seed = _seeded(setup)

@@ -14,28 +14,28 @@ Player = Callable[[str, int, int], tuple[Log, list[list[int]]]]
 def random_game(game: str, players: int, seed: int, limit: int = 3000) -> tuple[Log, list[list[int]]]:
     """An engine game played through learning ids: its ``(seat, engine id)`` log and,
     per logged action, the learning ids that chose it."""
-    from spieltisch.rl import scout_actions
-    from spieltisch.rl.tables import make_table
+    from spieltisch.rl.envs.frame import make_episode
+    from spieltisch.rl.scout import actions as scout_actions
 
-    table = make_table(game, players, seed)
+    episode = make_episode(game, players, seed)
     rng = random.Random(seed)
     decisions: list[list[int]] = []
     current: list[int] = []
-    while not table.is_over() and len(decisions) < limit:
-        seat = table.to_move()[0]
-        legal = table.legal_ids(seat)
+    while not episode.is_over() and len(decisions) < limit:
+        seat = episode.to_move()[0]
+        legal = episode.legal_ids(seat)
         if game == "scout":  # mostly shows, so that rounds end and new ones are dealt
             shows = [a for a in legal if a < scout_actions.SCOUT_BASE]
             if shows and rng.random() < 0.85:
                 legal = shows
         action = rng.choice(legal)
         current.append(action)
-        before = len(table.state.history)
-        table.step(seat, action)
-        if len(table.state.history) > before:
+        before = len(episode.state.history)
+        episode.step(seat, action)
+        if len(episode.state.history) > before:
             decisions.append(current)
             current = []
-    return [(s, a) for s, a in table.state.history], decisions
+    return [(s, a) for s, a in episode.state.history], decisions
 
 
 @pytest.fixture

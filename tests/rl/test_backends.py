@@ -10,25 +10,24 @@ import pytest
 
 pytest.importorskip("numpy")
 
-from spieltisch.rl import fast
+from spieltisch.rl import _numba, fast
 from spieltisch.rl.fast import make_schmaus, make_scout
 
-FACTORIES = [(make_schmaus, "_KERNELS"), (make_scout, "_SCOUT_KERNELS")]
-"""Each engine's factory and the module's cache of its compiled kernels."""
+FACTORIES = [make_schmaus, make_scout]
+"""Each engine's factory."""
 
 
-@pytest.mark.parametrize(("make", "kernels"), FACTORIES)
-def test_unknown_backend_is_refused(make: Callable[..., Any], kernels: str) -> None:
+@pytest.mark.parametrize("make", FACTORIES)
+def test_unknown_backend_is_refused(make: Callable[..., Any]) -> None:
     with pytest.raises(ValueError, match="unknown backend 'jax'; choose one of numpy, numba"):
         make(4, 3, backend="jax")
 
 
-@pytest.mark.parametrize(("make", "kernels"), FACTORIES)
+@pytest.mark.parametrize("make", FACTORIES)
 def test_numba_backend_without_numba_names_the_install_command(
-    monkeypatch: pytest.MonkeyPatch, make: Callable[..., Any], kernels: str
+    monkeypatch: pytest.MonkeyPatch, make: Callable[..., Any]
 ) -> None:
-    monkeypatch.setattr(fast, "numba_available", lambda: False)
-    monkeypatch.setattr(fast, kernels, {})
+    monkeypatch.setattr(_numba, "numba_available", lambda: False)
     with pytest.raises(
         RuntimeError, match=r"needs the extra 'rl-fast' \(not installed\); install with: .*rl-fast"
     ):

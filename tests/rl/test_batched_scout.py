@@ -3,7 +3,7 @@
 Thousands of seeded random trajectories at 2 to 5 players: flips (S-5), shows,
 scouts, scout & show as two decisions (S-9), round ends (S-10, S-15) and the
 scoring (S-11, S-16) are compared game by game, node by node, with the legal
-masks against :func:`spieltisch.rl.scout_actions.legal` of the engine's list.
+masks against :func:`spieltisch.rl.scout.actions.legal` of the engine's list.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ np = pytest.importorskip("numpy")
 from spieltisch.engine import get_game  # noqa: E402
 from spieltisch.engine.scout.cards import ALL_CARDS, TURNED  # noqa: E402
 from spieltisch.engine.scout.state import REMOVED  # noqa: E402
-from spieltisch.rl import batched_scout, scout_actions  # noqa: E402
-from spieltisch.rl.batched_scout import BatchedScout  # noqa: E402
 from spieltisch.rl.fast import BACKENDS, make_scout, numba_available  # noqa: E402
+from spieltisch.rl.scout import actions as scout_actions  # noqa: E402
+from spieltisch.rl.scout import batched as batched_scout  # noqa: E402
+from spieltisch.rl.scout.batched import BatchedScout  # noqa: E402
 
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
 

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("gymnasium")
 from spieltisch.engine import get_game
-from spieltisch.rl.chance import (
+from spieltisch.rl.envs.chance import (
     ChanceQueue,
     ChanceSchmaus,
     ChanceScout,

@@ -26,7 +26,8 @@ from pettingzoo.test import (  # noqa: E402
 pettingzoo_state_test = importlib.import_module("pettingzoo.test.state_test")  # the module
 
 import spieltisch.rl  # noqa: E402,F401 - registers the Gymnasium environments
-from spieltisch.rl import schmaus_obs, schmaus_v0, scout_v0  # noqa: E402
+from spieltisch.rl import schmaus_v0, scout_v0  # noqa: E402
+from spieltisch.rl.schmaus import obs as schmaus_obs  # noqa: E402
 
 PLAYERS = [2, 3, 4, 5]
 
@@ -99,7 +100,7 @@ def test_env_signatures_are_the_issues() -> None:
     env = schmaus_v0.env(players=2, options={"hand_limit": 9}, render_mode="ansi")
     env.reset(seed=1)
     assert "schmaus 2p" in str(env.render())
-    assert env.unwrapped.table.options == {"hand_limit": 9}
+    assert env.unwrapped.episode.options == {"hand_limit": 9}
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -178,7 +179,7 @@ def test_returns_are_the_final_totals(game: str) -> None:
     module = scout_v0 if game == "scout" else schmaus_v0
     env = module.env(players=3)
     returns = _play_out_aec(env, seed=4)
-    totals = env.unwrapped.table.scores()
+    totals = env.unwrapped.episode.scores()
     assert [returns[f"player_{s}"] for s in range(3)] == [float(t) for t in totals]
 
 
@@ -240,4 +241,4 @@ def test_full_state_for_research(make: object) -> None:
     env.reset(seed=4)
     full = env.state()
     assert full.dtype == np.float32 and env.state_space.contains(full)
-    assert full.shape == (env.unwrapped.table.full_size,)
+    assert full.shape == (env.unwrapped.episode.full_size,)

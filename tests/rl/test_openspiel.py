@@ -12,9 +12,9 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python import rl_environment  # noqa: E402
 
-import spieltisch.rl.openspiel  # noqa: E402,F401 - registers the games
+import spieltisch.rl.envs.openspiel  # noqa: E402,F401 - registers the games
 from spieltisch.engine import get_game  # noqa: E402
-from spieltisch.rl.chance import comparable, record_game  # noqa: E402
+from spieltisch.rl.envs.chance import comparable, record_game  # noqa: E402
 
 if TYPE_CHECKING:
     from tests.rl.conftest import Player
@@ -61,7 +61,7 @@ def test_chance_outcomes_reach_the_engine_states(game: str, players: int, play: 
         assert state.is_chance_node()
         assert outcome in dict(state.chance_outcomes())
         state.apply_action(outcome)
-    assert comparable(state.table.state) == comparable(engine)
+    assert comparable(state.episode.state) == comparable(engine)
     for (seat, engine_id, outcomes), ids in zip(record.steps, decisions, strict=True):
         for action in ids:
             assert state.current_player() == seat and action in state.legal_actions()
@@ -71,7 +71,7 @@ def test_chance_outcomes_reach_the_engine_states(game: str, players: int, play: 
             state.apply_action(outcome)
         engine.apply_id(seat, engine_id)
         assert not state.is_chance_node()
-        assert comparable(state.table.state) == comparable(engine)
+        assert comparable(state.episode.state) == comparable(engine)
     assert state.is_terminal() and state.returns() == [float(x) for x in engine.final_scores()]
 
 
@@ -103,7 +103,8 @@ def test_observer_api_gives_each_named_tensor(game: str) -> None:
     observation (public only) and the full state (research only)."""
     from open_spiel.python.observation import make_observation
 
-    from spieltisch.rl import schmaus_obs, scout_obs
+    from spieltisch.rl.schmaus import obs as schmaus_obs
+    from spieltisch.rl.scout import obs as scout_obs
 
     module = scout_obs if game == "scout" else schmaus_obs
     loaded = pyspiel.load_game(f"python_spieltisch_{game}", {"players": 3})
@@ -112,12 +113,12 @@ def test_observer_api_gives_each_named_tensor(game: str) -> None:
         state.apply_action(state.chance_outcomes()[0][0])
     for _ in range(4):
         state.apply_action(state.legal_actions()[0])
-    table = state.table
+    episode = state.episode
     kinds = {
-        (False, pyspiel.PrivateInfoType.SINGLE_PLAYER): table.observe(1),
-        (True, pyspiel.PrivateInfoType.SINGLE_PLAYER): table.information_state(1),
-        (False, pyspiel.PrivateInfoType.NONE): module.spectator_tensor(table.state),
-        (False, pyspiel.PrivateInfoType.ALL_PLAYERS): module.full_state_tensor(table.state),
+        (False, pyspiel.PrivateInfoType.SINGLE_PLAYER): episode.observe(1),
+        (True, pyspiel.PrivateInfoType.SINGLE_PLAYER): episode.information_state(1),
+        (False, pyspiel.PrivateInfoType.NONE): module.spectator_tensor(episode.state),
+        (False, pyspiel.PrivateInfoType.ALL_PLAYERS): module.full_state_tensor(episode.state),
     }
     for (recall, private), expected in kinds.items():
         obs = make_observation(

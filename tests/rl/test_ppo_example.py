@@ -16,7 +16,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gymnasium")
 
 from spieltisch.bots import make_bot
-from spieltisch.rl.tables import make_table
+from spieltisch.rl.envs.frame import make_episode
 
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "ppo_schmaus.py"
 
@@ -44,7 +44,7 @@ def test_saved_policy_loads_and_plays_legal_greedy_moves(model: Path) -> None:
     agent = ppo.load(model)
     wins, games = ppo.evaluate(agent, players=2, opponents="easy", games=3, seed=5)
     assert games == 3 and 0 <= wins <= 3
-    t = make_table("schmaus", 3, 11)
+    t = make_episode("schmaus", 3, 11)
     legal = t.legal_ids(t.to_move()[0])
     assert ppo.greedy(agent, t.observe(t.to_move()[0]), legal) in legal
 
@@ -58,7 +58,7 @@ def test_wilson_interval() -> None:
 
 def test_policy_seated_as_cmd_bot_plays_a_whole_game(model: Path) -> None:
     command = f"cmd:{sys.executable} {SCRIPT} bot --model {model}"
-    t = make_table("schmaus", 3, 2024)
+    t = make_episode("schmaus", 3, 2024)
     bots = [make_bot("schmaus", "easy", 0, 1), make_bot("schmaus", command, 1, 2, timeout=60.0)]
     bots.append(make_bot("schmaus", "random", 2, 3))
     decisions = 0

@@ -10,7 +10,7 @@ pytest.importorskip("numpy")
 
 from spieltisch.engine import InvalidActionError, get_game
 from spieltisch.engine.scout import ScoutState
-from spieltisch.rl import scout_actions as SA
+from spieltisch.rl.scout import actions as SA
 
 SCOUT = get_game("scout")
 

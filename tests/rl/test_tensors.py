@@ -10,16 +10,19 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from spieltisch.engine import get_game  # noqa: E402
-from spieltisch.rl import schmaus_obs, scout_obs  # noqa: E402
-from spieltisch.rl.tables import SchmausTable, ScoutTable, Table  # noqa: E402
+from spieltisch.rl.episode import Episode  # noqa: E402
+from spieltisch.rl.schmaus import obs as schmaus_obs  # noqa: E402
+from spieltisch.rl.schmaus.episode import SchmausEpisode  # noqa: E402
+from spieltisch.rl.scout import obs as scout_obs  # noqa: E402
+from spieltisch.rl.scout.episode import ScoutEpisode  # noqa: E402
 
 
-def play_randomly(table: Table, steps: int, rng: random.Random) -> None:
+def play_randomly(episode: Episode, steps: int, rng: random.Random) -> None:
     for _ in range(steps):
-        if table.is_over():
+        if episode.is_over():
             return
-        seat = table.to_move()[0]
-        table.step(seat, rng.choice(table.legal_ids(seat)))
+        seat = episode.to_move()[0]
+        episode.step(seat, rng.choice(episode.legal_ids(seat)))
 
 
 def reshuffle_scout(data: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
@@ -55,22 +58,22 @@ def test_scout_tensors_ignore_hidden_cards(players: int) -> None:
     game = get_game("scout")
     changed = 0
     for trial in range(6):
-        table = ScoutTable(players, seed=trial)
-        play_randomly(table, rng.randrange(0, 40), rng)
-        if table.is_over():
+        episode = ScoutEpisode(players, seed=trial)
+        play_randomly(episode, rng.randrange(0, 40), rng)
+        if episode.is_over():
             continue
         for seat in range(players):
-            other = ScoutTable(players, seed=trial)
-            other.state = game.state_from_json(reshuffle_scout(table.state.to_json(), seat, rng))
-            other.memory = table.memory.copy()
-            other.pending = table.pending
-            assert np.array_equal(table.observe(seat), other.observe(seat))
-            assert np.array_equal(table.information_state(seat), other.information_state(seat))
+            other = ScoutEpisode(players, seed=trial)
+            other.state = game.state_from_json(reshuffle_scout(episode.state.to_json(), seat, rng))
+            other.memory = episode.memory.copy()
+            other.pending = episode.pending
+            assert np.array_equal(episode.observe(seat), other.observe(seat))
+            assert np.array_equal(episode.information_state(seat), other.information_state(seat))
             assert np.array_equal(
-                scout_obs.spectator_tensor(table.state), scout_obs.spectator_tensor(other.state)
+                scout_obs.spectator_tensor(episode.state), scout_obs.spectator_tensor(other.state)
             )
             if not np.array_equal(
-                scout_obs.full_state_tensor(table.state), scout_obs.full_state_tensor(other.state)
+                scout_obs.full_state_tensor(episode.state), scout_obs.full_state_tensor(other.state)
             ):
                 changed += 1  # the reshuffle did change hidden cards
     assert changed > 0
@@ -82,22 +85,22 @@ def test_schmaus_tensors_ignore_hidden_cards(players: int) -> None:
     game = get_game("schmaus")
     changed = 0
     for trial in range(6):
-        table = SchmausTable(players, seed=trial)
-        play_randomly(table, rng.randrange(0, 60), rng)
+        episode = SchmausEpisode(players, seed=trial)
+        play_randomly(episode, rng.randrange(0, 60), rng)
         for seat in range(players):
-            other = SchmausTable(players, seed=trial)
-            other.state = game.state_from_json(reshuffle_schmaus(table.state.to_json(), seat, rng))
-            assert np.array_equal(table.observe(seat), other.observe(seat))
-            assert np.array_equal(table.information_state(seat), other.information_state(seat))
+            other = SchmausEpisode(players, seed=trial)
+            other.state = game.state_from_json(reshuffle_schmaus(episode.state.to_json(), seat, rng))
+            assert np.array_equal(episode.observe(seat), other.observe(seat))
+            assert np.array_equal(episode.information_state(seat), other.information_state(seat))
             full = schmaus_obs.full_state_tensor
-            if not np.array_equal(full(table.state), full(other.state)):
+            if not np.array_equal(full(episode.state), full(other.state)):
                 changed += 1
     assert changed > 0
 
 
 def test_shapes_and_dtypes() -> None:
-    scout = ScoutTable(4, seed=1)
-    schmaus = SchmausTable(4, seed=1)
+    scout = ScoutEpisode(4, seed=1)
+    schmaus = SchmausEpisode(4, seed=1)
     assert scout.observe(0).shape == (scout_obs.OBS_SIZE,) == (1380,)
     assert scout.information_state(0).shape == (scout_obs.INFO_SIZE,) == (1610,)
     assert scout_obs.full_state_tensor(scout.state).shape == (scout_obs.FULL_SIZE,)
@@ -110,9 +113,9 @@ def test_shapes_and_dtypes() -> None:
 
 
 def test_scout_hand_slots_encode_the_cards_in_order() -> None:
-    table = ScoutTable(4, seed=3)
-    view = table.state.view(1, log=False)
-    obs = table.observe(1)
+    episode = ScoutEpisode(4, seed=3)
+    view = episode.state.view(1, log=False)
+    obs = episode.observe(1)
     for i, text in enumerate(view["hand"]):
         top, bottom = map(int, text.split("/"))
         slot = obs[scout_obs.HAND + i * scout_obs.CARD : scout_obs.HAND + (i + 1) * scout_obs.CARD]
@@ -123,22 +126,22 @@ def test_scout_hand_slots_encode_the_cards_in_order() -> None:
 def test_scout_show_half_sees_the_hand_after_the_scout() -> None:
     rng = random.Random(5)
     for seed in range(30):
-        table = ScoutTable(4, seed=seed)
-        while not table.is_over():
-            seat = table.to_move()[0]
-            halves = [a for a in table.legal_ids(seat) if a >= 1221]
+        episode = ScoutEpisode(4, seed=seed)
+        while not episode.is_over():
+            seat = episode.to_move()[0]
+            halves = [a for a in episode.legal_ids(seat) if a >= 1221]
             if halves:
-                before = table.observe(seat)
-                table.step(seat, halves[0])
-                after = table.observe(seat)
+                before = episode.observe(seat)
+                episode.step(seat, halves[0])
+                after = episode.observe(seat)
                 assert after[scout_obs.SCALAR + 3] == 1 and before[scout_obs.SCALAR + 3] == 0
-                hand = table.state.view(seat, log=False)["hand"]
+                hand = episode.state.view(seat, log=False)["hand"]
                 # one more card in the hand slots
                 filled = after[: scout_obs.MAX_HAND * scout_obs.CARD].reshape(-1, scout_obs.CARD).sum(1)
                 assert int((filled > 0).sum()) == len(hand) + 1
-                assert all(a < 1221 for a in table.legal_ids(seat))
+                assert all(a < 1221 for a in episode.legal_ids(seat))
                 return
-            table.step(seat, rng.choice(table.legal_ids(seat)))
+            episode.step(seat, rng.choice(episode.legal_ids(seat)))
     pytest.fail("no scout & show in 30 games")
 
 
@@ -147,8 +150,8 @@ def test_sealed_commits_stay_hidden_until_the_reveal(players: int) -> None:
     """Turn-based sealed decisions (S-5 flips, W-4 lays): what a seat committed is
     invisible to the others until everyone has decided."""
     for make, first, second in (
-        (ScoutTable, 0, 1),  # keep or turn the hand (S-5)
-        (SchmausTable, None, None),  # two different lays of seat 0 (W-4)
+        (ScoutEpisode, 0, 1),  # keep or turn the hand (S-5)
+        (SchmausEpisode, None, None),  # two different lays of seat 0 (W-4)
     ):
         a, b = make(players, seed=players), make(players, seed=players)
         legal = a.legal_ids(0)

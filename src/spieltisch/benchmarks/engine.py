@@ -29,7 +29,8 @@ from spieltisch.progress import Meter, planned
 
 GAMES = ("scout", "schmaus")
 ENGINE_MODULES = (
-    "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.state",
+    "core", "base", "scout.cards", "scout.movegen", "scout.state", "schmaus.cards", "schmaus.options",
+    "schmaus.hands", "schmaus.state",
 )  # fmt: skip
 """The modules ``scripts/build-fast`` compiles (under ``spieltisch.engine``)."""
 PURE, COMPILED = "pure Python", "compiled (mypyc)"

@@ -1,8 +1,8 @@
 """``spieltisch bench rl``: the batched engines and the learning environments, one core.
 
 Workload: every game of the batch plays uniformly random legal actions
-(``sample_legal`` of :class:`~spieltisch.rl.batched.BatchedSchmaus` and
-:class:`~spieltisch.rl.batched_scout.BatchedScout`); a game that ends is dealt
+(``sample_legal`` of :class:`~spieltisch.rl.schmaus.batched.BatchedSchmaus` and
+:class:`~spieltisch.rl.scout.batched.BatchedScout`); a game that ends is dealt
 anew at once (the deal is timed, but counts no step). An *environment step* is
 one decision of one game of the batch:
 
@@ -24,7 +24,7 @@ the same workload: ``sample_legal`` (which counts the legal ids, as the mask
 would, and picks one uniformly), ``step`` and ``reset_done``, plus
 ``legal_mask`` in the "+ mask" column. For Waschbär-Schmaus the "play_random"
 column times the same games through the one-call path
-:meth:`~spieltisch.rl.batched.BatchedSchmaus.play_random` (``sample_legal`` and
+:meth:`~spieltisch.rl.schmaus.batched.BatchedSchmaus.play_random` (``sample_legal`` and
 ``step`` in one pass; the numba backend's is one kernel) plus ``reset_done``.
 """
 
@@ -43,8 +43,8 @@ PLAYERS = (2, 3, 4, 5)
 
 def _engine(game: str, batch: int, players: int, seed: int, backend: str = "numpy") -> Any:
     if game == "schmaus":
-        from spieltisch.rl.batched import play_tables
         from spieltisch.rl.fast import make_schmaus
+        from spieltisch.rl.schmaus.batched import play_tables
 
         play_tables()  # built once per process, not part of the stepping figure
         return make_schmaus(batch, players, seed=seed, backend=backend)
@@ -108,22 +108,22 @@ def measure_batched(
 
 
 def measure_env(game: str, players: int, seconds: float, seed: int) -> float:
-    """Decisions per CPU second of one :class:`~spieltisch.rl.tables.Table` (PettingZoo's core),
+    """Decisions per CPU second of one :class:`~spieltisch.rl.episode.Episode` (PettingZoo's core),
     tensors and masks included."""
-    from spieltisch.rl.tables import make_table
+    from spieltisch.rl.envs.frame import make_episode
 
     rng = random.Random(seed)
     decisions = 0
     start = time.process_time()
     games = 0
     while True:
-        table = make_table(game, players, seed + games)
+        episode = make_episode(game, players, seed + games)
         games += 1
-        while not table.is_over():
-            seat = table.to_move()[0]
-            table.observe(seat)
-            ids = table.legal_ids(seat)
-            table.step(seat, ids[rng.randrange(len(ids))])
+        while not episode.is_over():
+            seat = episode.to_move()[0]
+            episode.observe(seat)
+            ids = episode.legal_ids(seat)
+            episode.step(seat, ids[rng.randrange(len(ids))])
             decisions += 1
             elapsed = time.process_time() - start
             if elapsed >= seconds:
@@ -174,7 +174,7 @@ def run(
                         row.append(f"{fused:,.0f}")
                 table.add_row(*row, f"{decisions:,.0f}")
         console.print(table)
-    envs = Table(title="One environment (Table: engine + learning ids + observation tensor), per CPU second")
+    envs = Table(title="One environment (an episode: engine + learning ids + observation tensor), per CPU s")
     envs.add_column("game")
     envs.add_column("players")
     envs.add_column("decisions/s", justify="right")

@@ -270,7 +270,7 @@ class BaseState(State):
     # -- copies and descriptions ---------------------------------------------
     def _copy_extras(self, copy: BaseState) -> None:
         """Give ``copy`` (a :meth:`clone`) the attributes an interpreted subclass
-        added (shallow copies, e.g. ``spieltisch.rl.chance``'s chance queue); the
+        added (shallow copies, e.g. ``spieltisch.rl.envs.chance``'s chance queue); the
         game's own attributes are copied by its ``clone``."""
         extras = getattr(self, "__dict__", None)  # none on the game's own class when compiled
         if extras:

@@ -152,7 +152,7 @@ def winners_of(scores: Sequence[int]) -> tuple[int, ...]:
     return tuple(seat for seat, score in enumerate(scores) if score == best)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.envs.chance's dealing states
 class State:
     """A position of one game. Mutable; use :meth:`clone` to branch. An
     abstract base (see :class:`Action` on why it is no ``abc.ABC``)."""

@@ -7,7 +7,7 @@
 ['player_0', 'player_1', 'player_2']
 
 ``settings`` of both: ``observation``, ``illegal``, ``illegal_penalty``,
-``max_steps`` (:mod:`spieltisch.rl.frame`).
+``max_steps`` (:mod:`spieltisch.rl.envs.frame`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spieltisch.rl.pettingzoo_env import SchmausParallel, SpieltischAEC
+from spieltisch.rl.envs.pettingzoo_env import SchmausParallel, SpieltischAEC
 
 
 def env(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from spieltisch.rl.pettingzoo_env import SpieltischAEC
+from spieltisch.rl.envs.pettingzoo_env import SpieltischAEC
 
 
 def env(
@@ -22,7 +22,7 @@ def env(
     **settings: Any,
 ) -> SpieltischAEC:
     """Scout for 2-5 players. ``settings``: ``observation``, ``illegal``,
-    ``illegal_penalty``, ``max_steps`` (:mod:`spieltisch.rl.frame`)."""
+    ``illegal_penalty``, ``max_steps`` (:mod:`spieltisch.rl.envs.frame`)."""
     return SpieltischAEC("scout", players, options, render_mode, **settings)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from spieltisch.engine import GAMES, get_game
 from spieltisch.engine.schmaus import cards as schmaus_cards
+from spieltisch.engine.schmaus import options as schmaus_options
 from spieltisch.server.rooms import bot_level_list
 
 _LABELS: dict[str, dict[str, str]] = {
@@ -19,7 +20,7 @@ _LABELS: dict[str, dict[str, str]] = {
     "deck": {"en": "Deck composition", "de": "Zusammensetzung des Stapels"},
 }
 
-# The ranges normalize_options enforces (engine/schmaus/cards.py); the engine
+# The ranges normalize_options enforces (engine/schmaus/options.py); the engine
 # stays the judge, these only help a client draw its form.
 _SCHMAUS_RANGES: dict[str, tuple[int, int]] = {
     "rounds": (1, 1000),
@@ -32,7 +33,7 @@ _SCHMAUS_RANGES: dict[str, tuple[int, int]] = {
 
 def _schmaus_options() -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for name, default in schmaus_cards.DEFAULTS.items():
+    for name, default in schmaus_options.DEFAULTS.items():
         opt: dict[str, Any] = {
             "name": name,
             "default": default,
@@ -41,8 +42,8 @@ def _schmaus_options() -> list[dict[str, Any]]:
         if name == "rounds":
             low, high = _SCHMAUS_RANGES[name]
             opt.update(type="choice_or_int", choices=["3x-players", "draw"], min=low, max=high)
-        elif name in schmaus_cards.CHOICES:
-            opt.update(type="choice", choices=list(schmaus_cards.CHOICES[name]))
+        elif name in schmaus_options.CHOICES:
+            opt.update(type="choice", choices=list(schmaus_options.CHOICES[name]))
         elif name == "deck":
             opt.update(type="deck", min=0, max=100, cards=dict(schmaus_cards.DECK))
         else:

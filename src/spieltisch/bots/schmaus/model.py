@@ -29,8 +29,8 @@ from spieltisch.engine.schmaus.cards import (
     X3,
     X5,
     can_play_full,
-    deck_counts,
 )
+from spieltisch.engine.schmaus.options import deck_counts
 
 # -- card facts per lay id (precomputed once, as in the engine) ----------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from spieltisch.bots.base import View
 from spieltisch.bots.schmaus.model import counts_of, short_draws
-from spieltisch.engine.schmaus.cards import deck_counts
+from spieltisch.engine.schmaus.options import deck_counts
 
 
 def pile_source(view: View) -> list[int] | None:

@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from spieltisch.bots.schmaus.model import KEEP_VALUE
-from spieltisch.engine.schmaus.cards import normalize_options
+from spieltisch.engine.schmaus.options import normalize_options
 
 FITTED_OPTIONS = normalize_options(None, 4)
 """The rule options the value was fitted under (the defaults): under others the

@@ -5,7 +5,8 @@ from __future__ import annotations
 from spieltisch.engine.base import BaseGame
 from spieltisch.engine.schmaus import actions
 from spieltisch.engine.schmaus.actions import Discard, Play, Target, Times5
-from spieltisch.engine.schmaus.cards import IDS, normalize_options, resolve
+from spieltisch.engine.schmaus.cards import IDS, resolve
+from spieltisch.engine.schmaus.options import normalize_options
 from spieltisch.engine.schmaus.reasons import REASONS
 from spieltisch.engine.schmaus.state import SchmausState
 

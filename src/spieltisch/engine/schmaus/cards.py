@@ -1,4 +1,5 @@
-"""Waschbär-Schmaus cards, rule options and the round resolution (W-4, W-7 .. W-15).
+"""Waschbär-Schmaus cards and the round resolution (W-4, W-7 .. W-15); the rule options are
+in :mod:`spieltisch.engine.schmaus.options`.
 
 A card is its kind, a small int (``F1`` = 0 .. ``GUARDIAN`` = 11); hands are
 multisets kept as count vectors of length 12.
@@ -6,11 +7,11 @@ multisets kept as count vectors of length 12.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from spieltisch.engine.core import InvalidActionError, OptionsError
+from spieltisch.engine.core import InvalidActionError
 from spieltisch.engine.schmaus.reasons import REASONS
 
 # Tables as variable-length tuples: mypyc boxes a fixed-length tuple at every index.
@@ -67,84 +68,8 @@ def counts_to_list(counts: Sequence[int]) -> list[int]:
     return [k for k in range(12) for _ in range(counts[k])]
 
 
-# -- rule options -------------------------------------------------------------
-
-DEFAULTS: dict[str, Any] = {
-    "rounds": "3x-players",
-    "short_hand": "draw-until-playable",
-    "hunter_draw": "everybody",
-    "hand_size": 7,
-    "loser_draws": 2,
-    "hand_limit": 12,
-    "refill_to": 0,
-    "deck": {},
-}
-CHOICES = {
-    "short_hand": ("draw-until-playable", "play-what-you-can"),
-    "hunter_draw": ("everybody", "nobody"),
-}
-
-
-def _whole(name: str, value: object, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise OptionsError(f"option {name!r} must be a whole number from {low} to {high}, not {value!r}")
-    return value
-
-
-def normalize_options(options: Mapping[str, Any] | None, players: int | None = None) -> dict[str, Any]:
-    """Validate rule options (see the scenario FORMAT) and fill in the defaults."""
-    if options is not None and not isinstance(options, Mapping):
-        raise OptionsError(f"rule options must be an object, not {options!r}")
-    if not options and (players is None or players * DEFAULTS["hand_size"] <= DECK_SIZE):
-        return {**DEFAULTS, "deck": {}}  # every new game with the defaults: nothing to check
-    opts = dict(options or {})
-    unknown = sorted(set(opts) - set(DEFAULTS))
-    if unknown:
-        raise OptionsError(
-            f"unknown rule option(s) {', '.join(map(repr, unknown))}; known: {', '.join(DEFAULTS)}"
-        )
-    out = {**DEFAULTS, **opts}
-    rounds = out["rounds"]
-    if rounds not in ("3x-players", "draw") and (
-        not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 1000
-    ):
-        raise OptionsError(
-            f"option 'rounds' must be a whole number from 1 to 1000, 3x-players or draw, not {rounds!r}"
-        )
-    for name, allowed in CHOICES.items():
-        if out[name] not in allowed:
-            raise OptionsError(f"option {name!r} must be one of {', '.join(allowed)}, not {out[name]!r}")
-    out["hand_limit"] = _whole("hand_limit", out["hand_limit"], 3, 54)
-    out["hand_size"] = _whole("hand_size", out["hand_size"], 0, out["hand_limit"])
-    out["loser_draws"] = _whole("loser_draws", out["loser_draws"], 0, 54)
-    out["refill_to"] = _whole("refill_to", out["refill_to"], 0, out["hand_limit"])
-    deck = out["deck"]
-    if not isinstance(deck, Mapping):
-        raise OptionsError(f"option 'deck' must map card ids to counts, not {deck!r}")
-    bad = sorted(set(deck) - set(DECK))
-    if bad:
-        raise OptionsError(f"option 'deck' names unknown card id(s) {', '.join(map(repr, bad))}")
-    out["deck"] = {k: _whole(f"deck.{k}", v, 0, 100) for k, v in sorted(deck.items())}
-    counts = deck_counts(out)
-    if players is not None and sum(counts) < players * out["hand_size"]:
-        raise OptionsError(
-            f"impossible deck: {sum(counts)} cards cannot deal {out['hand_size']} to each of "
-            f"{players} players"
-        )
-    if rounds == "draw" and not any(counts[k] for k in FOOD):
-        raise OptionsError("impossible deck: the 'draw' round count needs at least one food card")
-    return out
-
-
 DECK_COUNTS: Final[tuple[int, ...]] = tuple(DECK[name] for name in IDS)
 """The counts of the default deck, by kind."""
-
-
-def deck_counts(options: Mapping[str, Any]) -> list[int]:
-    custom = options.get("deck") or {}
-    if not custom:  # the default deck (every game dealt with it)
-        return list(DECK_COUNTS)
-    return [int(custom.get(name, DECK[name])) for name in IDS]
 
 
 # -- plays (W-4, W-5) -----------------------------------------------------------
@@ -275,19 +200,9 @@ def round_record(
     }
 
 
-def score_round(
-    plays: list[tuple[int, ...]],
-    targets: list[int | None],
-    x5: list[int | None],
-    hunter_draw: str,
-    totals: list[int],
-) -> int:
-    """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
-    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
-    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
-    once (it makes the round summary only when it is read). One pass over the
-    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
-    n = len(plays)
+def _count_effects(plays: list[tuple[int, ...]]) -> tuple[bool, bool, bool, int, int]:
+    """The effect cards laid in a round, in one pass over the cards: whether a guardian, a
+    hunter and a grocer are among them, and how many garbage trucks and ×2 raccoons."""
     guardian = False
     hunter = False
     grocer = False
@@ -305,6 +220,23 @@ def score_round(
                 doubling += 1
             elif k == GROCER:
                 grocer = True
+    return guardian, hunter, grocer, garbage, doubling
+
+
+def score_round(
+    plays: list[tuple[int, ...]],
+    targets: list[int | None],
+    x5: list[int | None],
+    hunter_draw: str,
+    totals: list[int],
+) -> int:
+    """Add every seat's share of the pot (W-14) to ``totals`` and return the seats
+    that draw for being lowest (W-15) as a bit mask (bit ``s`` for seat ``s``):
+    the arithmetic of :func:`resolve`, for the state, which needs nothing else at
+    once (it makes the round summary only when it is read). One pass over the
+    cards, then small ints and bit masks: no lists (a C loop when compiled)."""
+    n = len(plays)
+    guardian, hunter, grocer, garbage, doubling = _count_effects(plays)
     if hunter and not guardian:  # W-8: every score 0, so everybody ties for lowest (W-15)
         return 0 if hunter_draw == "nobody" else (1 << n) - 1
     zeroed = 0  # W-9: a bit per seat whose food is worth 0
@@ -319,29 +251,8 @@ def score_round(
     pot = 0
     best = low = 0
     winners = lows = 0  # bit masks of the seats with the best and the lowest score
-    for seat in range(n):  # W-11 .. W-13, as in _resolution
-        food = 0
-        base = 0
-        times5 = times3 = False
-        for k in plays[seat]:
-            food += VALUE[k]
-            base += BASE[k]
-            if k == X5:
-                times5 = True
-            elif k == X3:
-                times3 = True
-        total = 0
-        if food and not (zeroed >> seat) & 1:
-            if times5:
-                chosen = x5[seat]
-                assert chosen is not None
-                total = food + 4 * VALUE[chosen]
-            elif times3:
-                total = 3 * food
-            else:
-                total = food
-            total <<= doubling
-        score = (total >> garbage) + base
+    for seat in range(n):
+        score = seat_score(plays[seat], (zeroed >> seat) & 1 != 0, x5[seat], doubling, garbage)
         pot += score
         bit = 1 << seat
         if seat == 0 or score > best:
@@ -361,6 +272,34 @@ def score_round(
         if (winners >> seat) & 1:
             totals[seat] = totals[seat] + share
     return lows
+
+
+def seat_score(play: tuple[int, ...], zeroed: bool, chosen: int | None, doubling: int, garbage: int) -> int:
+    """One seat's score of a round (W-11 .. W-13): its food with its own raccoon (``chosen``:
+    the card a ×5 multiplies), ×2 for each of the ``doubling`` global raccoons, halved for each
+    of the ``garbage`` trucks and rounded down once, plus the effect cards' base points; the
+    food is worth 0 when ``zeroed`` (a grocer's target, W-9)."""
+    food = 0
+    base = 0
+    times5 = times3 = False
+    for k in play:
+        food += VALUE[k]  # a food card is worth at least 1, an effect 0
+        base += BASE[k]  # W-12
+        if k == X5:
+            times5 = True
+        elif k == X3:
+            times3 = True
+    total = 0
+    if food and not zeroed:
+        if times5:
+            assert chosen is not None
+            total = food + 4 * VALUE[chosen]
+        elif times3:
+            total = 3 * food
+        else:
+            total = food
+        total <<= doubling
+    return (total >> garbage) + base  # W-13: rounded down once
 
 
 class _Resolution:
@@ -395,20 +334,7 @@ def _resolution(
     and then works on small ints only (no generators or sets: a C loop when
     compiled)."""
     n = len(plays)
-    guardian = False
-    hunter_laid = False
-    garbage = 0
-    doubling = 0
-    for p in plays:
-        for k in p:
-            if k == GUARDIAN:
-                guardian = True
-            elif k == HUNTER:
-                hunter_laid = True
-            elif k == GARBAGE:
-                garbage += 1
-            elif k == X2:
-                doubling += 1
+    guardian, hunter_laid, _, garbage, doubling = _count_effects(plays)
     hunter = hunter_laid and not guardian  # W-7, W-8
     effects: list[str] = []
     if guardian and explain:
@@ -432,30 +358,14 @@ def _resolution(
             if garbage and explain:  # W-10
                 effects.append(f"W-10 garbage ×{garbage}: food is worth 1/{2**garbage}")
         for seat in range(n):  # W-11: the individual raccoons, then the global ×2
-            food = 0
-            base = 0
-            times5 = times3 = False
-            for k in plays[seat]:
-                food += VALUE[k]  # a food card is worth at least 1, an effect 0
-                base += BASE[k]  # W-12
-                times5 = times5 or k == X5
-                times3 = times3 or k == X3
-            total = 0
-            if food and not zeroed[seat]:
-                if times5:
-                    chosen = x5[seat]
-                    assert chosen is not None
-                    total = food + 4 * VALUE[chosen]
-                    if explain:
-                        effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
-                elif times3:
-                    total = 3 * food
-                    if explain:
-                        effects.append(f"W-11 ×3 of seat {seat}")
-                else:
-                    total = food
-                total <<= doubling
-            individual[seat] = (total >> garbage) + base  # W-13: rounded down once
+            play = plays[seat]
+            individual[seat] = seat_score(play, zeroed[seat], x5[seat], doubling, garbage)
+            if explain and not zeroed[seat] and any(VALUE[k] for k in play):
+                chosen = x5[seat]
+                if X5 in play and chosen is not None:
+                    effects.append(f"W-11 ×5 of seat {seat} on {IDS[chosen]}")
+                elif X3 in play:
+                    effects.append(f"W-11 ×3 of seat {seat}")
         if doubling and explain:
             effects.append(f"W-11 ×2 raccoon{'s' if doubling > 1 else ''}: food ×{2**doubling}")
     pot = 0  # W-14

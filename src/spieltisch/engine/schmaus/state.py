@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from itertools import combinations_with_replacement
 from typing import Any, ClassVar, Final, Self
 
 from spieltisch.engine._mypyc import mypyc_attr
@@ -12,7 +11,6 @@ from spieltisch.engine.base import BaseState, shuffle
 from spieltisch.engine.core import JSON, Action, IllegalActionError, OptionsError
 from spieltisch.engine.schmaus import actions as A
 from spieltisch.engine.schmaus.cards import (
-    EFFECTS,
     FOOD,
     GROCER,
     GUARDIAN,
@@ -23,14 +21,14 @@ from spieltisch.engine.schmaus.cards import (
     can_lay_full,
     check_choices,
     counts_to_list,
-    deck_counts,
-    normalize_options,
     parse_card,
     play_error,
     round_record,
     score_round,
     texts,
 )
+from spieltisch.engine.schmaus.hands import held, is_empty, lays_of
+from spieltisch.engine.schmaus.options import deck_counts, normalize_options
 from spieltisch.engine.schmaus.reasons import REASONS
 
 PLAY: Final = "play"
@@ -44,117 +42,6 @@ PLAY_ID: Final = A.PLAY_ID
 TARGET_BASE: Final = A.TARGET_BASE
 X5_BASE: Final = A.X5_BASE
 DISCARD_BASE: Final = A.DISCARD_BASE
-
-
-def _legal_plays(counts: tuple[int, ...]) -> tuple[int, ...]:
-    """Ids of every lay this hand allows (W-4), or its one forced short lay (W-5)."""
-    if not can_lay_full(list(counts)):
-        return (PLAY_ID[tuple(k for k in FOOD for _ in range(counts[k]))],)
-    food = [k for k in FOOD if counts[k]]
-    out = []
-    for combo in combinations_with_replacement(food, 3):
-        if all(combo.count(k) <= counts[k] for k in combo):
-            out.append(PLAY_ID[combo])
-    pairs = [c for c in combinations_with_replacement(food, 2) if c[0] != c[1] or counts[c[0]] >= 2]
-    for e in EFFECTS:
-        if counts[e]:
-            out.extend(PLAY_ID[(*pair, e)] for pair in pairs)
-    return tuple(out)
-
-
-_LAY_KEYS: Final = 1 << 17
-_LAYS: Final[list[tuple[int, ...] | None]] = [None] * _LAY_KEYS
-"""A hand's lays by :func:`_lay_key` (filled as hands are met)."""
-_TRIPLES: Final[list[tuple[int, ...] | None]] = [None] * 1024
-"""The option-A lays by the food part of the key."""
-_PAIRS: Final[list[list[tuple[int, ...]] | None]] = [None] * 1024
-"""The option-B lays by the food part of the key, one tuple per effect kind."""
-
-
-def _lay_key(hand: list[int]) -> int:
-    """What a hand's lays depend on, as one int below :data:`_LAY_KEYS`: each
-    food count up to three (two bits each), then one bit per effect kind held."""
-    c = hand[0]
-    key = c if c < 3 else 3
-    c = hand[1]
-    key += (c if c < 3 else 3) << 2
-    c = hand[2]
-    key += (c if c < 3 else 3) << 4
-    c = hand[3]
-    key += (c if c < 3 else 3) << 6
-    c = hand[4]
-    key += (c if c < 3 else 3) << 8
-    if hand[5]:
-        key += 1 << 10
-    if hand[6]:
-        key += 1 << 11
-    if hand[7]:
-        key += 1 << 12
-    if hand[8]:
-        key += 1 << 13
-    if hand[9]:
-        key += 1 << 14
-    if hand[10]:
-        key += 1 << 15
-    if hand[11]:
-        key += 1 << 16
-    return key
-
-
-def _plays_of(hand: list[int]) -> tuple[int, ...]:
-    """:func:`_legal_plays` of a hand, remembered by :func:`_lay_key` in a plain list."""
-    key = _lay_key(hand)
-    plays = _LAYS[key]
-    if plays is None:
-        plays = _lays_of_key(key)
-        _LAYS[key] = plays
-    return plays
-
-
-def _lays_of_key(key: int) -> tuple[int, ...]:
-    """:func:`_legal_plays` of the counts a :func:`_lay_key` stands for, from
-    tables by its food part: the option-A lays, then option B effect by effect."""
-    food = key & 1023
-    held = (food & 3) + ((food >> 2) & 3) + ((food >> 4) & 3) + ((food >> 6) & 3) + (food >> 8)
-    if held < 3 and not (held == 2 and key >> 10):  # no option A or B (W-5)
-        return _legal_plays(_key_counts(key))
-    triples = _TRIPLES[food]
-    pairs = _PAIRS[food]
-    if triples is None or pairs is None:
-        counts = _key_counts(key)
-        present = [k for k in FOOD if counts[k]]
-        threes = combinations_with_replacement(present, 3)
-        triples = tuple([PLAY_ID[c] for c in threes if all(c.count(k) <= counts[k] for k in c)])
-        two = [c for c in combinations_with_replacement(present, 2) if c[0] != c[1] or counts[c[0]] >= 2]
-        pairs = [tuple([PLAY_ID[(*pair, e)] for pair in two]) for e in EFFECTS]
-        _TRIPLES[food] = triples
-        _PAIRS[food] = pairs
-    out = list(triples)
-    for e in range(7):
-        if (key >> (10 + e)) & 1:
-            out.extend(pairs[e])
-    return tuple(out)
-
-
-def _key_counts(key: int) -> tuple[int, ...]:
-    """The counts a :func:`_lay_key` stands for."""
-    return tuple([(key >> (2 * k)) & 3 for k in range(5)] + [(key >> (10 + e)) & 1 for e in range(7)])
-
-
-def _held(hand: list[int]) -> int:
-    """The number of cards in a hand's count list."""
-    total = 0
-    for c in hand:
-        total += c
-    return total
-
-
-def _is_empty(hand: list[int]) -> bool:
-    """Whether a hand's count list holds no card."""
-    for c in hand:  # noqa: SIM110 - a loop: no generator in pure Python
-        if c:
-            return False
-    return True
 
 
 def _all_none(values: list[Any], n: int) -> bool:
@@ -242,7 +129,7 @@ class _Round:
         return record
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.envs.chance's dealing states
 class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
 
@@ -481,7 +368,7 @@ class SchmausState(BaseState):
         hands = self.hands
         must: list[int] | None = None
         for seat in range(n):
-            size = _held(hands[seat])
+            size = held(hands[seat])
             if size > limit:
                 if must is None:
                     must = [0] * n
@@ -507,7 +394,7 @@ class SchmausState(BaseState):
         n = self.players
         hands = self.hands
         for seat in range(n):  # W-6, seat order, before the reveal
-            if _is_empty(hands[seat]):
+            if is_empty(hands[seat]):
                 self.empty_draws[seat] = self._draw(seat, EMPTY_HAND_DRAW)
         plays: list[tuple[int, ...]] = []
         guardian = hunter = choice = False
@@ -565,7 +452,7 @@ class SchmausState(BaseState):
         if refill:
             hands = self.hands
             for seat in range(n):
-                missing = refill - _held(hands[seat])
+                missing = refill - held(hands[seat])
                 drawn[seat] = drawn[seat] + self._draw(seat, missing if missing > 0 else 0)
         # The round keeps the lists that are not blank; the state keeps them too until
         # the next round starts (shown in its JSON meanwhile), which makes new ones.
@@ -616,7 +503,7 @@ class SchmausState(BaseState):
         if phase == PLAY:
             if self.plays[seat] is not None:
                 return []
-            return list(_plays_of(self.hands[seat]))
+            return list(lays_of(self.hands[seat]))
         if phase == TARGET:
             if not self.choosing[seat]:
                 return []
@@ -694,7 +581,7 @@ class SchmausState(BaseState):
         if error:
             raise REASONS("W-4", error)
         self._check_owns(seat, cards, "W-4")
-        if PLAY_ID[cards] not in _plays_of(self.hands[seat]):
+        if PLAY_ID[cards] not in lays_of(self.hands[seat]):
             if can_lay_full(self.hands[seat]):
                 raise REASONS("W-4", "lay_three")
             raise REASONS("W-5", "short_hand")

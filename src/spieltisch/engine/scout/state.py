@@ -62,7 +62,7 @@ def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.chance's dealing states
+@mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.envs.chance's dealing states
 class ScoutState(BaseState):
     """A Scout game in progress. Build one with :meth:`Scout.new_state`."""
 

@@ -56,6 +56,8 @@ INFO_SIZE = PLAYED + SEATS * KINDS
 FULL_HANDS = OBS_SIZE
 FULL_DRAW = FULL_HANDS + SEATS * KINDS
 FULL_SIZE = FULL_DRAW + KINDS
+SIZES = (OBS_SIZE, INFO_SIZE, FULL_SIZE)
+"""The observation, information-state and full-state tensor sizes."""
 
 Vector = npt.NDArray[np.float32]
 

@@ -19,7 +19,7 @@ Both are the engine's state classes with the dealing step replaced; every rule
 runs as in the engine. A state is driven by a :class:`ChanceQueue` of outcomes:
 when a step needs more outcomes than the queue holds it raises
 :class:`NeedChance` with the distribution of the next one, and the caller
-(:mod:`spieltisch.rl.openspiel`) replays the step from a copy once the outcome
+(:mod:`spieltisch.rl.envs.openspiel`) replays the step from a copy once the outcome
 is chosen. Without a queue (``chance=None``) the state shuffles exactly as the
 engine does and records each card as the outcome it corresponds to, which is
 how an engine game becomes a chance history (:func:`record_game`).
@@ -39,7 +39,8 @@ from typing import Any, Self
 from spieltisch.engine import get_game
 from spieltisch.engine.core import JSON
 from spieltisch.engine.schmaus.cards import IDS as SCHMAUS_IDS
-from spieltisch.engine.schmaus.cards import counts_to_list, deck_counts
+from spieltisch.engine.schmaus.cards import counts_to_list
+from spieltisch.engine.schmaus.options import deck_counts
 from spieltisch.engine.schmaus.state import SchmausState
 from spieltisch.engine.scout.cards import ALL_CARDS, TURNED, card_text, identity, parse_card
 from spieltisch.engine.scout.state import DEALT, REMOVED, ScoutState

@@ -2,7 +2,7 @@
 
 Same rules as the reference engine (S-1 .. S-16), checked against it on the
 same action sequences in ``tests/rl/test_batched_scout.py``. Actions are the
-1,405 learning ids of :mod:`~spieltisch.rl.scout_actions`: a scout & show (S-9)
+1,405 learning ids of :mod:`~spieltisch.rl.scout.actions`: a scout & show (S-9)
 is two decisions of the same seat, the scout half and then the show half, and
 the legal masks offer exactly the canonical ids that module maps the engine's
 legal actions to (no two ids mean the same action).
@@ -25,15 +25,15 @@ alike).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from spieltisch.engine.scout.cards import ALL_CARDS
 from spieltisch.engine.scout.state import DEALT, REMOVED, ROUNDS, TWO_PLAYER_CHIPS
-from spieltisch.rl import scout_actions as SA
-from spieltisch.rl.batched import check_mask_out
+from spieltisch.rl.batching import BatchedGames, check_mask_out
+from spieltisch.rl.scout import actions as SA
 
 IntArray = npt.NDArray[np.int64]
 SmallArray = npt.NDArray[np.int16]
@@ -188,19 +188,13 @@ class _Runs:
         return out
 
 
-class BatchedScout:
+class BatchedScout(BatchedGames):
     """B games of Scout, ``players`` seats each."""
 
-    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {}
-    """Narrower dtypes for some state arrays (the numba backend's, ``spieltisch.rl.fast``)."""
+    _over = OVER
 
     def __init__(self, batch: int, players: int, seed: int = 0, dealer: Dealer | None = None) -> None:
-        if not 2 <= players <= 5:
-            raise ValueError(f"Scout is for 2 to 5 players, not {players} (S-2)")
-        if batch < 1:
-            raise ValueError("the batch needs at least one game")
-        self.batch, self.players = batch, players
-        self.rng = np.random.default_rng(seed)
+        super().__init__(batch, players, seed, "Scout", "S-2")
         self.dealer = dealer
         b, p = batch, players
         self.deck = np.array([c for c in ALL_CARDS if c not in REMOVED[p]], dtype=np.int16)
@@ -228,15 +222,12 @@ class BatchedScout:
         self.half_at = np.full(b, -1, dtype=np.int64)
         """Where a scout half inserted its card (-1: no show half pending, S-9)."""
         self.rows = np.arange(b)
-        for name, dtype in self._dtypes.items():
-            setattr(self, name, getattr(self, name).astype(dtype))
-        self.reset_done(np.ones(b, dtype=bool))
+        self._deal_all()
 
     # -- dealing (S-1 .. S-5) -------------------------------------------------------
     def reset_done(self, which: BoolArray | None = None) -> None:
         """Deal new games where ``which`` (default: every game that is over)."""
-        which = self.phase == OVER if which is None else which
-        idx = np.nonzero(which)[0]
+        idx = self._to_deal(which)
         if not len(idx):
             return
         self.totals[idx] = 0

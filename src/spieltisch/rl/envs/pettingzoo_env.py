@@ -12,7 +12,7 @@ turn by turn in seat order in the AEC environment, with hidden commits: the
 views show only *that* a seat has decided, never what, until the reveal.
 
 Settings every environment takes (``observation``, ``illegal``,
-``illegal_penalty``, ``max_steps``) are described in :mod:`spieltisch.rl.frame`;
+``illegal_penalty``, ``max_steps``) are described in :mod:`spieltisch.rl.envs.frame`;
 the episode is truncated after ``max_steps`` steps (default 10,000), which only
 Scout can reach (it has no move limit of its own).
 """
@@ -28,9 +28,10 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 
 from spieltisch.engine import get_game
-from spieltisch.rl import frame
-from spieltisch.rl.frame import ObsDict
-from spieltisch.rl.tables import SchmausTable, Table, Vector, make_table
+from spieltisch.rl.envs import frame
+from spieltisch.rl.envs.frame import ObsDict, make_episode
+from spieltisch.rl.episode import Episode, Vector
+from spieltisch.rl.schmaus.episode import SchmausEpisode
 
 RENDER: dict[str, Any] = {"render_modes": frame.RENDER_MODES, "render_fps": 1, "is_parallelizable": False}
 
@@ -47,7 +48,7 @@ class _Common:
     """Construction, seeding, spaces and rendering shared by both API styles."""
 
     metadata: dict[str, Any]
-    table: Table
+    episode: Episode
 
     def _setup(
         self,
@@ -68,13 +69,13 @@ class _Common:
         self.allow_wait = allow_wait
         self.possible_agents = [_agent(s) for s in range(players)]
         kwargs = {"allow_wait": True} if allow_wait else {}
-        probe = make_table(self.game, players, 0, self.rule_options, **kwargs)
+        probe = make_episode(self.game, players, 0, self.rule_options, **kwargs)
         obs_space, act_space = frame.spaces(probe, self.settings.observation)
         self._obs_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self._act_spaces = dict.fromkeys(self.possible_agents, act_space)
         self._seeds = np.random.default_rng()
         self._rng = np.random.default_rng()
-        self.table = probe
+        self.episode = probe
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self._obs_spaces[agent]
@@ -82,28 +83,28 @@ class _Common:
     def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
         return self._act_spaces[agent]
 
-    def _new_table(self, seed: int | None) -> None:
+    def _new_episode(self, seed: int | None) -> None:
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
         game_seed = int(self._seeds.integers(0, 2**31))
         self._rng = np.random.default_rng(game_seed)  # replaces actions outside the mask
         kwargs = {"allow_wait": True} if self.allow_wait else {}
-        self.table = make_table(self.game, self.players, game_seed, self.rule_options, **kwargs)
+        self.episode = make_episode(self.game, self.players, game_seed, self.rule_options, **kwargs)
         self.steps = 0
 
     def _obs(self, seat: int) -> ObsDict:
-        return frame.observe(self.table, seat, self.settings.observation)
+        return frame.observe(self.episode, seat, self.settings.observation)
 
     def render(self) -> str | None:
-        return frame.render(self.table, self.render_mode)
+        return frame.render(self.episode, self.render_mode)
 
     @functools.cached_property
     def state_space(self) -> gymnasium.spaces.Space[Any]:
-        return gymnasium.spaces.Box(-1e4, 1e4, shape=(self.table.full_size,), dtype=np.float32)
+        return gymnasium.spaces.Box(-1e4, 1e4, shape=(self.episode.full_size,), dtype=np.float32)
 
     def state(self) -> Vector:
         """The full-state tensor (every hand): **research only**, never an agent's input."""
-        return self.table.full_state_tensor()
+        return self.episode.full_state_tensor()
 
     def close(self) -> None:
         pass
@@ -120,7 +121,7 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
         render_mode: str | None = None,
         **settings: Any,
     ) -> None:
-        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
+        """``settings``: see :class:`spieltisch.rl.envs.frame.Settings`."""
         super().__init__()
         self.metadata = {**RENDER, "name": f"{get_game(game).name}_v0"}
         self._setup(game, players, options, render_mode, settings)
@@ -128,14 +129,14 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """New game; ``seed`` seeds the sequence of deals (rule options are fixed at construction)."""
-        self._new_table(seed)
+        self._new_episode(seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = _agent(self.table.to_move()[0])
+        self.agent_selection = _agent(self.episode.to_move()[0])
 
     def observe(self, agent: str) -> ObsDict:
         return self._obs(_seat(agent))
@@ -147,23 +148,23 @@ class SpieltischAEC(_Common, AECEnv[str, ObsDict, int]):
             return
         seat = _seat(agent)
         self._cumulative_rewards[agent] = 0.0
-        chosen, illegal = frame.decide(self.table, seat, action, self.settings, self._rng)
-        before = self.table.scores()
-        self.table.step(seat, chosen)
-        after = self.table.scores()
+        chosen, illegal = frame.decide(self.episode, seat, action, self.settings, self._rng)
+        before = self.episode.scores()
+        self.episode.step(seat, chosen)
+        after = self.episode.scores()
         self.rewards = {_agent(s): float(after[s] - before[s]) for s in range(self.players)}
         self.infos = {a: {} for a in self.agents}
         if illegal:
             self.rewards[agent] += self.settings.illegal_penalty
             self.infos[agent]["illegal"] = True
         self.steps += 1
-        over = self.table.is_over()
+        over = self.episode.is_over()
         if over:
             self.terminations = dict.fromkeys(self.agents, True)
         elif frame.truncated(self.steps, self.settings, over):
             self.truncations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = _agent(self.table.to_move()[0])
+            self.agent_selection = _agent(self.episode.to_move()[0])
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -184,7 +185,7 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         render_mode: str | None = None,
         **settings: Any,
     ) -> None:
-        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
+        """``settings``: see :class:`spieltisch.rl.envs.frame.Settings`."""
         self.metadata = {**RENDER, "name": "schmaus_v0"}
         self._setup("schmaus", players, options, render_mode, settings, allow_wait=True)
         self.agents: list[str] = []
@@ -192,7 +193,7 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, ObsDict], dict[str, dict[str, Any]]]:
-        self._new_table(seed)
+        self._new_episode(seed)
         self.agents = self.possible_agents[:]
         return {a: self._obs(_seat(a)) for a in self.agents}, {a: {} for a in self.agents}
 
@@ -205,17 +206,18 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        table = self.table
-        assert isinstance(table, SchmausTable)
+        episode = self.episode
+        assert isinstance(episode, SchmausEpisode)
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"every live agent acts each step; no action for {', '.join(missing)}")
-        deciding = table.to_move()
-        chosen = {a: frame.decide(table, _seat(a), actions[a], self.settings, self._rng) for a in self.agents}
-        before = table.scores()
+        deciding = episode.to_move()
+        rng = self._rng
+        chosen = {a: frame.decide(episode, _seat(a), actions[a], self.settings, rng) for a in self.agents}
+        before = episode.scores()
         for seat in deciding:  # all chosen before any is applied: the decisions are sealed
-            table.step(seat, chosen[_agent(seat)][0])
-        after = table.scores()
+            episode.step(seat, chosen[_agent(seat)][0])
+        after = episode.scores()
         rewards = {a: float(after[_seat(a)] - before[_seat(a)]) for a in self.agents}
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         for agent, (_, illegal) in chosen.items():
@@ -223,7 +225,7 @@ class SchmausParallel(_Common, ParallelEnv[str, ObsDict, int]):
                 rewards[agent] += self.settings.illegal_penalty
                 infos[agent]["illegal"] = True
         self.steps += 1
-        over = table.is_over()
+        over = episode.is_over()
         cut = frame.truncated(self.steps, self.settings, over)
         obs = {a: self._obs(_seat(a)) for a in self.agents}
         terminations = dict.fromkeys(self.agents, over)

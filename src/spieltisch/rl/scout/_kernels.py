@@ -1,5 +1,5 @@
 # ruff: noqa: RUF059  -- each kernel unpacks the whole state tuple by name, used or not
-"""The numba kernels of :class:`spieltisch.rl.fast.FastScout` (imported only when numba is installed).
+"""The numba kernels of :class:`spieltisch.rl.scout.fast.FastScout` (imported only when numba is installed).
 
 One game at a time, with the numpy backend's arithmetic (S-1 .. S-16, docs/rl.md).
 ``st`` is the engine's state arrays (``FastScout._state``), ``tb`` the id tables
@@ -13,7 +13,7 @@ numpy backend's order: per deal call every game's deck is shuffled (numpy's
 ``random_interval``), then every card's orientation is one uniform number, game
 by game. The kernels call the bit generator's own C functions on its own state
 (``bitgen``: its state address and function addresses, see
-``FastScout._bitgen``), so the stream is shared with numpy exactly;
+``FastScout._bitgen`` and :mod:`spieltisch.rl._random`), so the stream is shared with numpy exactly;
 passing the ``Generator`` itself would cost numba about 20 µs per call to
 unbox. Round ends inside a step are queued and dealt
 after the loop over the games in the numpy backend's order of deal calls: the
@@ -27,15 +27,13 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.extending import intrinsic
+from numba import njit
 
-from spieltisch.rl.batched_scout import ALL_SCOUTED, FLIP, HAND_EMPTY, OVER, PLAY, STUCK, TABLE, W
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl._random import bitgen_double, bitgen_interval
+from spieltisch.rl.scout.actions import (
     FLIP as FLIP_ID,
 )
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl.scout.actions import (
     INSERTS,
     MAX_HAND,
     NUM_SCOUTS,
@@ -43,9 +41,10 @@ from spieltisch.rl.scout_actions import (
     SCOUT_SHOW_BASE,
     SHOW_BASE,
 )
-from spieltisch.rl.scout_actions import (
+from spieltisch.rl.scout.actions import (
     KEEP as KEEP_ID,
 )
+from spieltisch.rl.scout.batched import ALL_SCOUTED, FLIP, HAND_EMPTY, OVER, PLAY, STUCK, TABLE, W
 
 F = TypeVar("F", bound=Callable[..., Any])
 _njit: Any = njit
@@ -65,54 +64,11 @@ next seat ends the round (S-10 (b), S-15 (c)). A queued deal's key is ``point * 
 TWO_PLAYER_CHIPS = 3
 
 
-def _bitgen_call(ret: Any) -> Any:
-    """An intrinsic ``call(function address, state address) -> ret``: one of the bit
-    generator's ``next_*`` C functions (numba's own Generator support does the same)."""
-
-    @intrinsic
-    def call(typingctx: Any, fnptr: Any, state: Any) -> Any:
-        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-            address, st = args
-            fnty = ir.FunctionType(context.get_value_type(ret), (st.type,))
-            return builder.call(builder.inttoptr(address, fnty.as_pointer()), (st,))
-
-        return ret(fnptr, state), codegen
-
-    return call
-
-
-_next_double = _bitgen_call(types.double)
-_next_uint32 = _bitgen_call(types.uint32)
-BITGEN_STATE, BITGEN_DOUBLE, BITGEN_UINT32 = 0, 1, 2
-"""Places in ``bitgen``: the state address, ``next_double``, ``next_uint32``."""
-
-
-@kernel()
-def next_double(bitgen: Any) -> float:
-    """The Generator's ``random()``."""
-    return _next_double(bitgen[BITGEN_DOUBLE], bitgen[BITGEN_STATE])  # type: ignore[no-any-return]
-
-
-@kernel()
-def random_interval(bitgen: Any, most: int) -> int:
-    """numpy's ``random_interval(bitgen, most)`` for ``most < 2**32``: a uniform number in
-    0 .. most by masked rejection of 32-bit draws (what its shuffles use)."""
-    if most == 0:
-        return 0
-    mask = most
-    for shift in (1, 2, 4, 8, 16):
-        mask |= mask >> shift
-    while True:
-        value = np.int64(_next_uint32(bitgen[BITGEN_UINT32], bitgen[BITGEN_STATE])) & mask
-        if value <= most:
-            return int(value)
-
-
 @kernel()
 def shuffle(bitgen: Any, row: Any, n: int) -> None:
     """numpy's ``Generator.shuffle`` of ``row[:n]`` (and so one row of ``permuted``)."""
     for i in range(n - 1, 0, -1):
-        j = random_interval(bitgen, i)
+        j = bitgen_interval(bitgen, i)
         row[i], row[j] = row[j], row[i]
 
 
@@ -300,7 +256,7 @@ def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, 
             shuffle(bitgen, decks[i], cards)
         for i in range(n):  # S-1: then every card's orientation, game by game
             for c in range(cards):
-                if next_double(bitgen) < 0.5:
+                if bitgen_double(bitgen) < 0.5:
                     d = decks[i, c]
                     decks[i, c] = (d % 11) * 11 + d // 11
         if p == 2:

@@ -1,4 +1,4 @@
-"""What the Gymnasium and PettingZoo environments share: their settings, spaces,
+"""What the Gymnasium, PettingZoo and OpenSpiel environments share: a new episode, settings, spaces,
 observations, the handling of actions outside the mask, the move limit and rendering.
 
 Every environment takes the same settings (docs/rl.md, "Settings every environment takes"):
@@ -26,7 +26,9 @@ import gymnasium
 import numpy as np
 
 from spieltisch.engine import Game, get_game
-from spieltisch.rl.tables import Table, Vector
+from spieltisch.rl.episode import Episode, Vector
+from spieltisch.rl.schmaus.episode import SchmausEpisode
+from spieltisch.rl.scout.episode import ScoutEpisode
 
 ObsDict = dict[str, Any]
 OBSERVATIONS = ("observation", "information_state")
@@ -75,34 +77,34 @@ def observation_space(size: int, num_actions: int) -> gymnasium.spaces.Dict:
     )
 
 
-def spaces(table: Table, observation: str) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
+def spaces(episode: Episode, observation: str) -> tuple[gymnasium.spaces.Dict, gymnasium.spaces.Discrete]:
     """The observation and action spaces of one seat."""
-    size = table.obs_size if observation == "observation" else table.info_size
-    return observation_space(size, table.num_actions), gymnasium.spaces.Discrete(table.num_actions)
+    size = episode.obs_size if observation == "observation" else episode.info_size
+    return observation_space(size, episode.num_actions), gymnasium.spaces.Discrete(episode.num_actions)
 
 
-def tensor(table: Table, seat: int, observation: str) -> Vector:
+def tensor(episode: Episode, seat: int, observation: str) -> Vector:
     if observation == "observation":
-        return table.observe(seat)
-    return table.information_state(seat)
+        return episode.observe(seat)
+    return episode.information_state(seat)
 
 
-def observe(table: Table, seat: int, observation: str) -> ObsDict:
+def observe(episode: Episode, seat: int, observation: str) -> ObsDict:
     """``{"observation": tensor, "action_mask": mask}`` of one seat."""
-    return {"observation": tensor(table, seat, observation), "action_mask": table.mask(seat)}
+    return {"observation": tensor(episode, seat, observation), "action_mask": episode.mask(seat)}
 
 
 def decide(
-    table: Table, seat: int, action: int | np.integer[Any], settings: Settings, rng: np.random.Generator
+    episode: Episode, seat: int, action: int | np.integer[Any], settings: Settings, rng: np.random.Generator
 ) -> tuple[int, bool]:
     """The action ``seat`` plays for ``action``, and whether ``action`` was outside its mask."""
     chosen = int(action)
-    legal: Sequence[int] = table.legal_ids(seat)
+    legal: Sequence[int] = episode.legal_ids(seat)
     if chosen in legal:
         return chosen, False
     if settings.illegal == "raise":
         raise ValueError(
-            f"player_{seat}: action {chosen} ({table.action_text(seat, chosen)}) is not legal now"
+            f"player_{seat}: action {chosen} ({episode.action_text(seat, chosen)}) is not legal now"
         )
     return legal[int(rng.integers(len(legal)))], True
 
@@ -111,13 +113,23 @@ def truncated(steps: int, settings: Settings, over: bool) -> bool:
     return not over and settings.max_steps is not None and steps >= settings.max_steps
 
 
-def render(table: Table, render_mode: str | None) -> str | None:
-    """The table as text: printed (``human``) or returned (``ansi``)."""
+def render(episode: Episode, render_mode: str | None) -> str | None:
+    """The game as text: printed (``human``) or returned (``ansi``)."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode")
         return None
-    text = table.state.describe()
+    text = episode.state.describe()
     if render_mode == "human":
         print(text)
         return None
     return text
+
+
+def make_episode(
+    game: str, players: int, seed: int, options: Mapping[str, Any] | None = None, **kwargs: Any
+) -> Episode:
+    """A new episode of ``game`` (its name or alias) dealt from ``seed``; ``kwargs`` go to the
+    game's :class:`~spieltisch.rl.episode.Episode` subclass (e.g. ``state``)."""
+    if get_game(game).name == "scout":
+        return ScoutEpisode(players, seed, options, **kwargs)
+    return SchmausEpisode(players, seed, options, **kwargs)

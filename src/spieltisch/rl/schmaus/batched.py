@@ -1,8 +1,8 @@
 """A batched Waschbär-Schmaus engine: B games stepped at once with numpy (docs/rl.md).
 
 Same rules as the reference engine (W-1 .. W-18, default rule options), checked
-against it on the same action sequences in ``tests/rl/test_batched.py``. Action
-ids are the engine's (and :mod:`~spieltisch.rl.schmaus_obs`'): 161 lays, 5
+against it on the same action sequences in ``tests/rl/test_batched_schmaus.py``. Action
+ids are the engine's (and :mod:`~spieltisch.rl.schmaus.obs`'): 161 lays, 5
 grocer targets, 5 ×5 choices, 12 one-card discards.
 
 One :meth:`BatchedSchmaus.step` is one decision node of every game: all seats
@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from spieltisch.engine import get_game
 from spieltisch.engine.schmaus import Discard, Play, Target, Times5
+from spieltisch.rl.batching import BatchedGames, check_mask_out
 
 IntArray = npt.NDArray[np.integer[Any]]
 BoolArray = npt.NDArray[np.bool_]
@@ -138,25 +139,14 @@ def _full(food: IntArray, effects: IntArray) -> BoolArray:
     return out
 
 
-def check_mask_out(out: BoolArray, shape: tuple[int, ...]) -> None:
-    """A :class:`ValueError` unless ``out`` can take a legal mask of ``shape`` (``legal_mask(out=…)``
-    of both batched engines and backends)."""
-    if not isinstance(out, np.ndarray) or out.dtype != np.bool_ or out.shape != shape:
-        got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
-        raise ValueError(f"out must be a bool array of shape {shape}, not {got}")
-    if not out.flags.writeable:
-        raise ValueError("out must be writable")
-
-
 Shuffler = Callable[[int, int, int], Sequence[int]]
 """``(game index, reshuffle number from 1, pile size) -> permutation`` (W-17)."""
 
 
-class BatchedSchmaus:
+class BatchedSchmaus(BatchedGames):
     """B games of Waschbär-Schmaus with the default rule options, ``players`` seats each."""
 
-    _dtypes: ClassVar[dict[str, type[np.integer[Any]]]] = {}
-    """Narrower dtypes for some state arrays (the numba backend's, ``spieltisch.rl.fast``)."""
+    _over = OVER
 
     def __init__(
         self,
@@ -165,12 +155,7 @@ class BatchedSchmaus:
         seed: int = 0,
         shuffler: Shuffler | None = None,
     ) -> None:
-        if not 2 <= players <= 5:
-            raise ValueError(f"Waschbär-Schmaus is for 2 to 5 players, not {players} (W-1)")
-        if batch < 1:
-            raise ValueError("the batch needs at least one game")
-        self.batch, self.players = batch, players
-        self.rng = np.random.default_rng(seed)
+        super().__init__(batch, players, seed, "Waschbär-Schmaus", "W-1")
         self.shuffler = shuffler
         b, p = batch, players
         self.rows = np.arange(b)
@@ -196,15 +181,12 @@ class BatchedSchmaus:
         self.sealed_len = np.zeros((b, p), dtype=np.int64)
         self.before_play = np.zeros(b, dtype=bool)
         self.reshuffles = np.zeros(b, dtype=np.int64)
-        for name, dtype in self._dtypes.items():
-            setattr(self, name, getattr(self, name).astype(dtype))
-        self.reset_done(np.ones(b, dtype=bool))
+        self._deal_all()
 
     # -- setup ------------------------------------------------------------------
     def reset_done(self, which: BoolArray | None = None) -> None:
         """Deal new games where ``which`` (default: every game that is over)."""
-        which = self.phase == OVER if which is None else which
-        idx = np.nonzero(which)[0]
+        idx = self._to_deal(which)
         if not len(idx):
             return
         decks = self.rng.permuted(np.broadcast_to(DECK_CARDS, (len(idx), MAX_CARDS)), axis=1)

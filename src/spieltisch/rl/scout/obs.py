@@ -48,6 +48,8 @@ INFO_SIZE = SCOUTED + SEATS
 
 FULL_HANDS = OBS_SIZE
 FULL_SIZE = FULL_HANDS + SEATS * MAX_HAND * CARD
+SIZES = (OBS_SIZE, INFO_SIZE, FULL_SIZE)
+"""The observation, information-state and full-state tensor sizes."""
 
 Card = tuple[int, int]
 Vector = npt.NDArray[np.float32]

@@ -10,10 +10,10 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from spieltisch.engine import get_game  # noqa: E402
-from spieltisch.rl import batched  # noqa: E402
-from spieltisch.rl.batched import BatchedSchmaus  # noqa: E402
 from spieltisch.rl.fast import BACKENDS, make_schmaus, numba_available  # noqa: E402
-from spieltisch.rl.schmaus_obs import KIND  # noqa: E402
+from spieltisch.rl.schmaus import batched  # noqa: E402
+from spieltisch.rl.schmaus.batched import BatchedSchmaus  # noqa: E402
+from spieltisch.rl.schmaus.obs import KIND  # noqa: E402
 
 SCHMAUS = get_game("schmaus")
 

@@ -1,7 +1,7 @@
 """OpenSpiel games: importing this module registers ``python_spieltisch_scout`` and
 ``python_spieltisch_schmaus`` with ``pyspiel.register_game`` (docs/rl.md).
 
->>> import pyspiel, spieltisch.rl.openspiel
+>>> import pyspiel, spieltisch.rl.envs.openspiel
 >>> game = pyspiel.load_game("python_spieltisch_scout", {"players": 3})
 >>> state = game.new_initial_state()
 >>> state.is_chance_node(), len(state.chance_outcomes())  # the first card: 36 cards, either way up
@@ -9,7 +9,7 @@
 
 * Actions are the learning ids of :mod:`spieltisch.rl` (Scout 1,405, the scout
   & show as two decisions; Waschbär-Schmaus 183).
-* Chance: a chance node per random card (:mod:`spieltisch.rl.chance`). Scout
+* Chance: a chance node per random card (:mod:`spieltisch.rl.envs.chance`). Scout
   deals each round card by card (outcome = the oriented card
   ``top * 11 + bottom``, uniform over the cards not dealt yet, either way up,
   S-1, S-2, S-16). In Waschbär-Schmaus every card that enters a hand is one:
@@ -18,7 +18,7 @@
   reshuffle (W-17) turns the discards into that pile. A decision that makes
   cards be drawn (the last lay of a round, say) is followed by the chance nodes
   of those cards before the next decision. A state reached this way equals the
-  engine's state for the corresponding deal (:func:`spieltisch.rl.chance.record_game`
+  engine's state for the corresponding deal (:func:`spieltisch.rl.envs.chance.record_game`
   turns an engine game into that chance history; tested).
 * Sealed simultaneous decisions (Scout's flips, Waschbär-Schmaus' lays,
   grocer / ×5 choices, discards) are **turn-based with hidden commits**: the
@@ -37,7 +37,7 @@ import numpy as np
 import pyspiel
 
 from spieltisch.engine import get_game
-from spieltisch.rl.chance import (
+from spieltisch.rl.envs.chance import (
     SCHMAUS_OUTCOMES,
     SCOUT_OUTCOMES,
     ChanceQueue,
@@ -47,7 +47,10 @@ from spieltisch.rl.chance import (
     NeedChance,
     outcome_text,
 )
-from spieltisch.rl.tables import SchmausTable, ScoutTable, Table, make_table
+from spieltisch.rl.envs.frame import make_episode
+from spieltisch.rl.episode import Episode
+from spieltisch.rl.schmaus.episode import SchmausEpisode
+from spieltisch.rl.scout.episode import ScoutEpisode
 
 PLAYERS_DEFAULT = 4
 
@@ -92,13 +95,13 @@ class _Game(pyspiel.Game):
         if not g.min_players <= players <= g.max_players:
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
         low, high, length = _utility_bounds(self.name, players)
-        probe = make_table(self.name, players, 0)
+        probe = make_episode(self.name, players, 0)
         self.players = players
-        self.table_sizes = (probe.obs_size, probe.info_size, probe.full_size)
+        self.tensor_sizes = (probe.obs_size, probe.info_size, probe.full_size)
         self.template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0)
         self._first: Distribution | None = None
         info = pyspiel.GameInfo(
-            num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausTable) else 0),
+            num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausEpisode) else 0),
             max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
             num_players=players,
             min_utility=low,
@@ -111,8 +114,8 @@ class _Game(pyspiel.Game):
     def new_initial_state(self) -> _State:
         return _State(self)
 
-    def deal(self, outcomes: list[int]) -> Table:
-        """The table after the first deal's ``outcomes`` (:class:`NeedChance` when more are needed)."""
+    def deal(self, outcomes: list[int]) -> Episode:
+        """The episode after the first deal's ``outcomes`` (:class:`NeedChance` when more are needed)."""
         queue = ChanceQueue(outcomes)
         if isinstance(self.template, ChanceScout):
             state: ChanceScout | ChanceSchmaus = ChanceScout.dealt_by_chance(
@@ -120,7 +123,7 @@ class _Game(pyspiel.Game):
             )
         else:
             state = ChanceSchmaus.dealt_by_chance(self.players, queue, template=self.template)
-        return make_table(self.name, self.players, 0, state=state)
+        return make_episode(self.name, self.players, 0, state=state)
 
     def first_outcomes(self) -> Distribution:
         """The chance outcomes of the first card (the same in every game)."""
@@ -156,22 +159,22 @@ DEAL = -1
 """The seat of the pending "step" that deals the first hands."""
 
 
-def _chance_state(table: Table) -> ChanceScout | ChanceSchmaus:
-    state = table.state
+def _chance_state(episode: Episode) -> ChanceScout | ChanceSchmaus:
+    state = episode.state
     assert isinstance(state, ChanceScout | ChanceSchmaus)
     return state
 
 
 class _State(pyspiel.State):
-    """``table`` is the last complete position; a decision that needs chance
+    """``episode`` is the last complete position; a decision that needs chance
     cards stays ``pending`` (with the outcomes chosen so far) until it has them all
-    and is then applied to a copy of ``table`` in one go, as the engine applies it."""
+    and is then applied to a copy of ``episode`` in one go, as the engine applies it."""
 
     def __init__(self, game: _Game) -> None:
         super().__init__(game)
         self.game_name = game.name
         self.players = game.players
-        self.table: Table | None = None
+        self.episode: Episode | None = None
         self.pending: tuple[int, int] | None = (DEAL, 0)
         self.outcomes: list[int] = []
         self.distribution: Distribution = game.first_outcomes()
@@ -184,29 +187,29 @@ class _State(pyspiel.State):
             if seat == DEAL:
                 game = self.get_game()
                 assert isinstance(game, _Game)
-                table = game.deal(self.outcomes)
+                episode = game.deal(self.outcomes)
             else:
-                assert self.table is not None
-                table = self.table.clone()
-                _chance_state(table).chance = queue
-                table.step(seat, action)
+                assert self.episode is not None
+                episode = self.episode.clone()
+                _chance_state(episode).chance = queue
+                episode.step(seat, action)
         except NeedChance as need:
             self.distribution = need.distribution
             return
-        _chance_state(table).chance = ChanceQueue()
-        self.table, self.pending, self.outcomes, self.distribution = table, None, [], []
+        _chance_state(episode).chance = ChanceQueue()
+        self.episode, self.pending, self.outcomes, self.distribution = episode, None, [], []
 
     def current_player(self) -> int:
         if self.pending is not None:
             return int(pyspiel.PlayerId.CHANCE)
-        assert self.table is not None
-        if self.table.is_over():
+        assert self.episode is not None
+        if self.episode.is_over():
             return int(pyspiel.PlayerId.TERMINAL)
-        return self.table.to_move()[0]
+        return self.episode.to_move()[0]
 
     def _legal_actions(self, player: int) -> list[int]:
-        assert self.table is not None
-        return self.table.legal_ids(player)
+        assert self.episode is not None
+        return self.episode.legal_ids(player)
 
     def chance_outcomes(self) -> Distribution:
         assert self.pending is not None
@@ -214,8 +217,8 @@ class _State(pyspiel.State):
 
     def _apply_action(self, action: int) -> None:
         if self.pending is None:
-            assert self.table is not None
-            self.pending = (self.table.to_move()[0], int(action))
+            assert self.episode is not None
+            self.pending = (self.episode.to_move()[0], int(action))
         else:
             self.outcomes.append(int(action))
         self._advance()
@@ -223,23 +226,23 @@ class _State(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             return outcome_text(self.game_name, int(action))
-        if self.table is None:
+        if self.episode is None:
             return str(action)
-        return self.table.action_text(player, int(action))
+        return self.episode.action_text(player, int(action))
 
     def is_terminal(self) -> bool:
-        return self.pending is None and self.table is not None and self.table.is_over()
+        return self.pending is None and self.episode is not None and self.episode.is_over()
 
     def returns(self) -> list[float]:
         if not self.is_terminal():
             return [0.0] * self.players
-        assert self.table is not None
-        return [float(x) for x in self.table.scores()]
+        assert self.episode is not None
+        return [float(x) for x in self.episode.scores()]
 
     def __str__(self) -> str:
-        if self.table is None:
+        if self.episode is None:
             return f"{self.game_name} {self.players}p: dealing ({len(self.outcomes)} cards dealt)"
-        text = self.table.state.describe()
+        text = self.episode.state.describe()
         if self.pending is not None:
             text += f" | seat {self.pending[0]} decided; {len(self.outcomes)} chance cards drawn so far"
         return text
@@ -270,38 +273,38 @@ class _Observer:
     def __init__(self, game: _Game, kind: str) -> None:
         self.kind = kind
         size = {
-            "observation": game.table_sizes[0],
-            "information_state": game.table_sizes[1],
-            "spectator": game.table_sizes[0],
-            "full_state": game.table_sizes[2],
+            "observation": game.tensor_sizes[0],
+            "information_state": game.tensor_sizes[1],
+            "spectator": game.tensor_sizes[0],
+            "full_state": game.tensor_sizes[2],
         }[kind]
         self.tensor = np.zeros(size, np.float32)
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: _State, player: int) -> None:
-        table = state.table
-        if table is None:
+        episode = state.episode
+        if episode is None:
             self.tensor.fill(0)
         elif self.kind == "observation":
-            self.tensor[:] = table.observe(player)
+            self.tensor[:] = episode.observe(player)
         elif self.kind == "information_state":
-            self.tensor[:] = table.information_state(player)
+            self.tensor[:] = episode.information_state(player)
         elif self.kind == "spectator":
-            self.tensor[:] = table.spectator_tensor()
+            self.tensor[:] = episode.spectator_tensor()
         else:
-            self.tensor[:] = table.full_state_tensor()
+            self.tensor[:] = episode.full_state_tensor()
 
     def string_from(self, state: _State, player: int) -> str:
-        table = state.table
-        if table is None:
+        episode = state.episode
+        if episode is None:
             return f"dealing: {len(state.outcomes)} cards dealt"
         if self.kind == "full_state":
-            return json.dumps(table.state.to_json(), sort_keys=True, separators=(",", ":"))
+            return json.dumps(episode.state.to_json(), sort_keys=True, separators=(",", ":"))
         seat = None if self.kind == "spectator" else player
-        view = table.state.view(seat, log=self.kind == "information_state")
-        pending = table.pending if isinstance(table, ScoutTable) else None
-        if seat is not None and pending is not None and seat in table.to_move():
-            view = {**view, "pending_scout": table.action_text(seat, pending)}
+        view = episode.state.view(seat, log=self.kind == "information_state")
+        pending = episode.pending if isinstance(episode, ScoutEpisode) else None
+        if seat is not None and pending is not None and seat in episode.to_move():
+            view = {**view, "pending_scout": episode.action_text(seat, pending)}
         return json.dumps(view, sort_keys=True, separators=(",", ":"))
 
 

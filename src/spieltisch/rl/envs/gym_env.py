@@ -14,7 +14,7 @@ get their seat's view and the engine's legal ids, never the state.
 The reward is the change of the learner's game total over the step, so an
 episode's return is its final total. ``observation``, ``illegal``,
 ``illegal_penalty`` and ``max_steps`` work as in every environment
-(:mod:`spieltisch.rl.frame`): by default an action outside the mask is replaced
+(:mod:`spieltisch.rl.envs.frame`): by default an action outside the mask is replaced
 by a uniformly random legal one (seeded), ``info["illegal"]`` says so, and an
 episode is truncated after 10,000 learner decisions (only Scout, which has no
 move limit, can get there).
@@ -29,9 +29,9 @@ import gymnasium
 import numpy as np
 
 from spieltisch.bots import Bot, make_bot
-from spieltisch.rl import frame
-from spieltisch.rl.frame import ObsDict
-from spieltisch.rl.tables import Table, make_table
+from spieltisch.rl.envs import frame
+from spieltisch.rl.envs.frame import ObsDict, make_episode
+from spieltisch.rl.episode import Episode
 
 
 class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
@@ -49,7 +49,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         render_mode: str | None = None,
         **settings: Any,
     ) -> None:
-        """``settings``: see :class:`spieltisch.rl.frame.Settings`."""
+        """``settings``: see :class:`spieltisch.rl.envs.frame.Settings`."""
         g = frame.check_game(game, players, options, render_mode)
         self.settings = frame.Settings(**settings)
         if not 0 <= seat < players:
@@ -64,14 +64,14 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         self.rule_options = dict(options or {})
         self.render_mode = render_mode
         self.steps = 0
-        self.table: Table = make_table(self.game, players, 0, self.rule_options)
+        self.episode: Episode = make_episode(self.game, players, 0, self.rule_options)
         for i, spec in enumerate(specs):  # fail on a bad spec now, not at reset
             make_bot(self.game, spec, i + 1 if i >= seat else i, 0).close()
-        self.observation_space, self.action_space = frame.spaces(self.table, self.settings.observation)
+        self.observation_space, self.action_space = frame.spaces(self.episode, self.settings.observation)
         self.bots: dict[int, Bot] = {}
 
     def _obs(self) -> ObsDict:
-        return frame.observe(self.table, self.seat, self.settings.observation)
+        return frame.observe(self.episode, self.seat, self.settings.observation)
 
     def _close_bots(self) -> None:
         for bot in self.bots.values():
@@ -80,7 +80,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
 
     def _bots_play(self) -> None:
         """Bots decide until the learner must decide or the game ends."""
-        t = self.table
+        t = self.episode
         while not t.is_over() and self.seat not in t.to_move():
             seat = t.to_move()[0]
             state = t.state
@@ -96,7 +96,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         super().reset(seed=seed)
         game_seed = int(self.np_random.integers(0, 2**31))
         self._close_bots()
-        self.table = make_table(self.game, self.players, game_seed, self.rule_options)
+        self.episode = make_episode(self.game, self.players, game_seed, self.rule_options)
         others = [s for s in range(self.players) if s != self.seat]
         for seat, spec in zip(others, self.specs, strict=True):
             self.bots[seat] = make_bot(self.game, spec, seat, game_seed * 8 + seat)
@@ -105,7 +105,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         return self._obs(), {"seed": game_seed}
 
     def step(self, action: np.int64 | int) -> tuple[ObsDict, SupportsFloat, bool, bool, dict[str, Any]]:
-        t = self.table
+        t = self.episode
         if t.is_over():
             raise RuntimeError("the game is over: call reset()")
         info: dict[str, Any] = {}
@@ -130,7 +130,7 @@ class SpieltischEnv(gymnasium.Env[ObsDict, np.int64]):
         return self._obs(), reward, over, truncated, info
 
     def render(self) -> str | None:
-        return frame.render(self.table, self.render_mode)
+        return frame.render(self.episode, self.render_mode)
 
     def close(self) -> None:
         self._close_bots()
@@ -150,5 +150,5 @@ def register_envs() -> None:
         env_id = f"spieltisch/{name}-v0"
         if env_id not in gymnasium.registry:
             gymnasium.register(
-                id=env_id, entry_point=f"spieltisch.rl.gym_env:{entry}", disable_env_checker=False
+                id=env_id, entry_point=f"spieltisch.rl.envs.gym_env:{entry}", disable_env_checker=False
             )

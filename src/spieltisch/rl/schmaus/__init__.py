@@ -1,0 +1,1 @@
+"""Waschbär-Schmaus for learning code: its tensors, episode and batched engine."""

@@ -1,0 +1,1 @@
+"""Scout for learning code: its learning ids, tensors, episode and batched engine."""
