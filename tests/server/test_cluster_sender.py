@@ -16,12 +16,13 @@ from conftest import ClusterEnv
 from redis.exceptions import RedisError
 
 from spieltisch.server.cluster import Cluster
-from spieltisch.server.rooms import Tables
+from spieltisch.server.command_path import Rooms
 
 
 def make_cluster(url: str, prefix: str) -> Cluster:
-    tables = cast(Tables, SimpleNamespace(rooms={}))
-    return Cluster(url, tables, prefix=prefix, lease_ttl=0.6, tick=0.1, name="sender")
+    worker = Cluster(url, prefix=prefix, lease_ttl=0.6, tick=0.1, name="sender")
+    worker.bind(cast(Rooms, SimpleNamespace(rooms={})))
+    return worker
 
 
 async def received(pubsub: Any, n: int, timeout: float = 5.0) -> list[bytes]:

@@ -72,7 +72,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from spieltisch.engine import RulesError, get_game
-from spieltisch.server.rooms import bot_levels
+from spieltisch.server.bot_seats import bot_levels
 
 GAMES = ("scout", "schmaus")
 

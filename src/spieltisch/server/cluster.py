@@ -77,16 +77,13 @@ from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from spieltisch.engine import IllegalActionError, RulesError
+from spieltisch.server.codes import normalize_code
+from spieltisch.server.command_path import Rooms, execute
+from spieltisch.server.commands import Command, Move, decode, encode, result_from_json, unavailable
+from spieltisch.server.connection import Connection
+from spieltisch.server.errors import CommandError, RoomError
 from spieltisch.server.limits import Addresses, CountUnavailable, Limits
-from spieltisch.server.rooms import (
-    CommandError,
-    Connection,
-    Room,
-    RoomError,
-    Tables,
-    normalize_code,
-    seat_command,
-)
+from spieltisch.server.room import Room
 from spieltisch.server.store import RoomRow
 
 log = logging.getLogger("spieltisch.server.cluster")
@@ -392,12 +389,15 @@ class _Renewer:
 
 
 class Cluster:
-    """This worker's part of the cluster: its leases, its subscriptions, its forwarded commands."""
+    """This worker's part of the cluster: its leases, its subscriptions, its forwarded commands.
+    The owner (:class:`~spieltisch.server.owner.Owner`) of the rooms of its directory (:meth:`bind`)."""
+
+    directory: Rooms
+    """The rooms of this worker (:meth:`bind`)."""
 
     def __init__(
         self,
         url: str,
-        tables: Tables,
         prefix: str = "",
         lease_ttl: float = LEASE_TTL,
         tick: float = TICK,
@@ -406,7 +406,6 @@ class Cluster:
         if lease_ttl <= MARGIN + tick:
             raise ValueError(f"lease_ttl must be over {MARGIN + tick:g} s (the margin and one tick)")
         self.url = url
-        self.tables = tables
         self.id = f"{name}-{uuid.uuid4().hex[:8]}" if name else uuid.uuid4().hex[:12]
         """This worker's name in Redis (``name``, made unique: a new one at every start)."""
         self.ns = f"{prefix}spieltisch:"
@@ -559,15 +558,15 @@ class Cluster:
                     await anyio.to_thread.run_sync(renewer.stop, abandon_on_cancel=True)
         leases, self.leases = self.leases, {}
         for code in leases:
-            room = self.tables.rooms.get(code)
+            room = self.directory.rooms.get(code)
             if room is not None:
-                await _stop_owning(room)
+                await room.stop_owning()
         with contextlib.suppress(RedisError, OSError, TimeoutError):
             async with asyncio.timeout(2):
                 pipe = self.redis.pipeline(transaction=False)
                 for code, lease in leases.items():
                     await self._release_script(keys=[self._lease_key(code)], args=[lease.value], client=pipe)
-                for code in self.tables.rooms:
+                for code in self.directory.rooms:
                     pipe.hdel(self._presence_key(code), self.id)
                 pipe.zrem(self._workers_key, self.id)
                 pipe.zrem(self._recent_key, self.id)
@@ -601,7 +600,7 @@ class Cluster:
                 await self.redis.zrem(self._workers_key, self.id)
 
     async def _give_up(self, code: str) -> None:
-        room = self.tables.rooms.get(code)
+        room = self.directory.rooms.get(code)
         lease = self.leases.get(code)
         if lease is None:
             return
@@ -619,7 +618,7 @@ class Cluster:
             async with asyncio.timeout(1):
                 await self._release_script(keys=[self._lease_key(code)], args=[lease.value])
         if room is not None:
-            await _stop_owning(room)
+            await room.stop_owning()
 
     async def _connect(self) -> None:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
@@ -649,14 +648,16 @@ class Cluster:
         self.live = live
         self._watch.update(self.leases)  # people on a worker that went, or came
         for code in list(self._presence):
-            room = self.tables.rooms.get(code)
+            room = self.directory.rooms.get(code)
             if room is not None:
                 self._update_elsewhere(room)
 
-    # -- the hooks of Tables --------------------------------------------------------
+    # -- the owner of the directory's rooms -------------------------------------------
+    def bind(self, directory: Rooms) -> None:
+        self.directory = directory
+
     async def loaded(self, room: Room) -> None:
         """A room was loaded here: follow its changes (its owner, if any, goes on)."""
-        room.hooks = self
         try:
             pipe = self.redis.pipeline(transaction=False)
             if room.status != "over":
@@ -675,7 +676,6 @@ class Cluster:
 
     async def created(self, room: Room) -> None:
         """A room was created here: this worker owns it from the start."""
-        room.hooks = self
         lease = None
         try:
             # The lease first: a room in the set without one is another worker's to take.
@@ -685,7 +685,7 @@ class Cluster:
             log.warning("room %s: Redis unreachable at creation: %s", room.code, exc)
         if lease is not None:
             lease.ready = True
-            _start_owning(room)
+            room.start_owning()
             self._watch.add(room.code)
         try:
             pipe = self.redis.pipeline(transaction=False)
@@ -717,7 +717,7 @@ class Cluster:
         with contextlib.suppress(RedisError, OSError):
             await self.redis.srem(self._held_key(self.id), code)
 
-    async def sweep_turn(self, period: float) -> set[str] | None:
+    async def in_use(self, period: float) -> set[str] | None:
         """May this worker expire old rooms now? ``None``: no - another worker swept
         within ``period`` s (the lease ``sweep``: one sweep at a time in the cluster), or
         Redis cannot tell which rooms are in use (then nothing expires: a room another
@@ -765,9 +765,10 @@ class Cluster:
         if status == "over":
             self._later(lambda: self._finished(room.code))
 
-    def conflict(self, room: Room) -> None:
+    def conflict(self, room: Room) -> bool:
         log.warning("room %s: another worker stored the next move; reloading", room.code)
         self._resync_soon(room)
+        return True
 
     async def refresh(self, room: Room) -> None:
         await self._resync(room)
@@ -796,104 +797,48 @@ class Cluster:
         self._publish(self._room_channel(code), {"t": "presence", "from": self.id, "seats": seats})
 
     # -- commands -----------------------------------------------------------------
-    async def act(
-        self,
-        room: Room,
-        seat: int | None,
-        version: int,
-        action: str | Mapping[str, Any] | None,
-        action_id: int | None,
-        conn: Connection | None,
-        ref: str | None,
-    ) -> None:
-        """:meth:`Room.act` on the room's owner; the answer (ack or error) as if it ran here."""
-        if seat is None:  # refused before anything else, wherever it runs
-            await room.act(seat, version, action, action_id, conn, ref)
-            return
-        args = {"seat": seat, "version": version, "action": action, "id": action_id}
+    async def run(self, command: Command, conn: Connection | None = None, ref: str | None = None) -> Any:
+        """Run ``command`` on the owner of its room - here, or forwarded to the worker that
+        owns it - and answer as if it ran here (a move's ack or error, on ``conn``)."""
+        if isinstance(command, Move) and command.seat is None:  # refused before anything else
+            return await execute(self.directory, command, conn, ref)
+        try:
+            return await self._route(command, conn, ref)
+        except RoomError as exc:  # (no room to run it in) a socket's command is refused on it
+            if command.over_http:
+                raise
+            raise CommandError("unavailable", exc.detail) from exc
+
+    async def _route(self, command: Command, conn: Connection | None, ref: str | None) -> Any:
+        code = normalize_code(command.room)
         deadline = time.monotonic() + ROUTE_FOR
         at_once = True
         entry: tuple[Connection | None, str | None] | None = None
-        while True:
-            try:
-                owner = await self._owner(room.code)
-                reply = None
-                if owner == self.id:
-                    try:
-                        await room.act(seat, version, action, action_id, conn, ref)
-                        return
-                    except Moved:  # handed over (or lost) meanwhile: nothing done, find its owner
-                        pass
-                elif owner is not None:
-                    req = next(self._seq)
-                    self._acks[req] = (conn, ref)
-                    try:
-                        reply = await self._forward(owner, room.code, "act", args, req)
-                    finally:
-                        entry = self._acks.pop(req, None)
-            except (RedisError, OSError) as exc:
-                log.warning("room %s: Redis unreachable: %s", room.code, exc)
-                raise CommandError("unavailable", NO_REDIS) from exc
-            except TimeoutError as exc:
-                self._owners.pop(room.code, None)
-                raise CommandError(
-                    "unavailable", f"the worker that owns room {room.code} did not answer; try again"
-                ) from exc
-            if reply is not None and not reply.get("moved"):
-                break
-            self._owners.pop(room.code, None)
-            if at_once:  # the owner believed may be out of date: read the lease again now
-                at_once = False
-                continue
-            if time.monotonic() > deadline:
-                raise CommandError("unavailable", f"no worker could take room {room.code} over; try again")
-            await asyncio.sleep(self.tick)
-        error = reply.get("error")
-        if error is not None:
-            if error["code"] == "stale":
-                await self._resync(room)
-            because = None
-            if error.get("ruling") is not None:
-                because = IllegalActionError(
-                    error["ruling"], error["reason"], error["template"], error["params"]
-                )
-            raise CommandError(error["code"], error["message"], because)
-        if entry is not None:  # the owner's append has not reached the replica yet
-            if room.version < reply["version"]:
-                await self._resync(room)
-            if conn is not None:
-                room.send_state(conn, ref)
-
-    async def seat_command(self, room: Room, op: str, seat: int) -> None:
-        """``take_back``, ``leave`` or ``end`` on the room's owner (then every worker reloads it)."""
-        try:
-            await self.call(room.code, op, [seat])
-        except RoomError as exc:
-            raise CommandError("unavailable", exc.detail) from exc
-        if room.code not in self.leases:
-            await self._resync(room)
-
-    async def call(self, code: str, op: str, args: list[Any]) -> Any:
-        """A change of a room other than a move (``join``, ``rematch``, ``claim``), on its owner."""
-        code = normalize_code(code)
-        deadline = time.monotonic() + ROUTE_FOR
-        at_once = True
         while True:
             try:
                 owner = await self._owner(code)
                 reply = None
                 if owner == self.id:
                     try:
-                        return await self._local(code, op, args)
+                        return await self._local(code, command, conn, ref)
                     except Moved:  # handed over (or lost) meanwhile: nothing done, find its owner
                         pass
                 elif owner is not None:
-                    reply = await self._forward(owner, code, op, args, next(self._seq))
+                    req = next(self._seq)
+                    if isinstance(command, Move):  # the ack travels with the owner's append
+                        self._acks[req] = (conn, ref)
+                    try:
+                        reply = await self._forward(owner, code, command, req)
+                    finally:
+                        entry = self._acks.pop(req, None)
             except (RedisError, OSError) as exc:
-                raise RoomError(503, NO_REDIS) from exc
+                log.warning("room %s: Redis unreachable: %s", code, exc)
+                raise unavailable(command, NO_REDIS) from exc
             except TimeoutError as exc:
                 self._owners.pop(code, None)
-                raise RoomError(503, f"the worker that owns room {code} did not answer; try again") from exc
+                raise unavailable(
+                    command, f"the worker that owns room {code} did not answer; try again"
+                ) from exc
             if reply is not None and not reply.get("moved"):
                 break
             self._owners.pop(code, None)
@@ -901,37 +846,61 @@ class Cluster:
                 at_once = False
                 continue
             if time.monotonic() > deadline:
-                raise RoomError(503, f"no worker could take room {code} over; try again")
+                raise unavailable(command, f"no worker could take room {code} over; try again")
             await asyncio.sleep(self.tick)
+        return await self._answer(code, command, reply, entry, conn, ref)
+
+    async def _answer(
+        self,
+        code: str,
+        command: Command,
+        reply: dict[str, Any],
+        entry: tuple[Connection | None, str | None] | None,
+        conn: Connection | None,
+        ref: str | None,
+    ) -> Any:
+        """The owner's reply to a forwarded command, as if the command had run here."""
         if "room_error" in reply:
             status, detail = reply["room_error"]
             raise RoomError(int(status), str(detail))
-        if "error" in reply:
-            error = reply["error"]
-            if op in ("take_back", "leave", "end"):  # refused as on the owner
-                raise CommandError(str(error["code"]), str(error["message"]))
-            raise RoomError(503, str(error["message"]))
-        return reply["result"]
+        error = reply.get("error")
+        if error is not None:
+            if command.over_http:
+                raise RoomError(503, str(error["message"]))
+            if error["code"] == "stale":
+                await self._resync(await self.directory.room(code))
+            because = None
+            if error.get("ruling") is not None:
+                because = IllegalActionError(
+                    error["ruling"], error["reason"], error["template"], error["params"]
+                )
+            raise CommandError(str(error["code"]), str(error["message"]), because)
+        if isinstance(command, Move):
+            if entry is not None:  # the owner's append has not reached the replica yet
+                room = await self.directory.room(code)
+                if room.version < reply["version"]:
+                    await self._resync(room)
+                if conn is not None:
+                    room.send_state(conn, ref)
+            return None
+        if not command.over_http:  # taken back, left or ended there: the copy here reloads
+            await self._resync(await self.directory.room(code))
+        return result_from_json(command, reply.get("result"))
 
-    async def _local(self, code: str, op: str, args: list[Any]) -> Any:
-        """Run ``op`` on this owner's room (:class:`Moved` if it is not, or no longer, the
-        owner); a handoff waits until it has ended and its ``reload`` is on its way."""
+    async def _local(
+        self, code: str, command: Command, conn: Connection | None = None, ref: str | None = None
+    ) -> Any:
+        """Run ``command`` on this owner's room (:class:`Moved` if it is not, or no longer, the
+        owner). A move tells the others with its append; any other change makes them reload
+        the room, and a handoff waits until it has ended and its ``reload`` is on its way."""
         lease = self.leases.get(code)
         if lease is None or not lease.ready:
             raise Moved(code)
+        if isinstance(command, Move):
+            return await execute(self.directory, command, conn, ref)
         self._busy[code] = self._busy.get(code, 0) + 1
         try:
-            if op == "join":
-                result: Any = list(await self.tables.join_here(code, *args))
-            elif op == "rematch":
-                result = await self.tables.rematch_here(code, *args)
-            elif op == "claim":
-                result = await self.tables.claim_here(code, *args)
-            elif op in ("take_back", "leave", "end"):
-                await seat_command(await self.tables.room(code), op, int(args[0]))
-                result = None
-            else:
-                raise RoomError(400, f"unknown operation {op!r}")
+            result = await execute(self.directory, command)
             self._publish(self._room_channel(code), {"t": "reload", "from": self.id})
         finally:
             left = self._busy.pop(code, 1) - 1
@@ -960,13 +929,13 @@ class Cluster:
         await self._gained(code, lease, keep_over=True)
         return self.id if code in self.leases else None
 
-    async def _forward(self, owner: str, code: str, op: str, args: Any, req: int) -> dict[str, Any] | None:
+    async def _forward(self, owner: str, code: str, command: Command, req: int) -> dict[str, Any] | None:
         """Send a command to its owner; its reply, or ``None`` if that worker is gone."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[req] = future
         try:
-            msg = {"t": "req", "from": self.id, "req": req, "room": code, "op": op, "args": args}
-            if op == "act":  # answered by the room's add when the move is stored, by a reply if not
+            msg = {"t": "req", "from": self.id, "req": req, "room": code, "command": encode(command)}
+            if isinstance(command, Move):  # answered by the room's add when stored, by a reply if not
                 msg["by_add"] = True
             if not await self._publish_counted(self._worker_channel(owner), msg):
                 return None  # nobody listens: the owner died, its lease will expire
@@ -976,7 +945,7 @@ class Cluster:
 
     async def _serve_request(self, msg: dict[str, Any]) -> None:
         """Run a command another worker forwarded here, and answer it."""
-        code, op = str(msg["room"]), str(msg["op"])
+        code = str(msg["room"])
         reply: dict[str, Any] = {"t": "reply", "req": msg["req"]}
         lease = self.leases.get(code)
         if lease is None or not lease.ready:
@@ -984,15 +953,14 @@ class Cluster:
         else:
             token = _origin.set([msg["from"], msg["req"]])
             try:
-                if op == "act":
-                    args = msg["args"]
-                    room = await self.tables.room(code)
-                    await room.act(args["seat"], args["version"], args.get("action"), args.get("id"))
+                command = decode(msg["command"])
+                result = await self._local(code, command)
+                if isinstance(command, Move):
                     if msg.get("by_add"):  # the room's add names the request: that is the answer
                         return
-                    reply["version"] = room.version
+                    reply["version"] = (await self.directory.room(code)).version
                 else:
-                    reply["result"] = await self._local(code, op, list(msg["args"]))
+                    reply["result"] = result
             except Moved:  # being handed over: the sender asks the new owner
                 reply["moved"] = True
             except CommandError as exc:
@@ -1004,7 +972,7 @@ class Cluster:
             except RoomError as exc:
                 reply["room_error"] = [exc.status, exc.detail]
             except Exception as exc:  # answered, so that the sender is not left waiting
-                log.exception("room %s: a forwarded %s failed", code, op)
+                log.exception("room %s: a forwarded %s failed", code, msg["command"].get("kind"))
                 reply["error"] = {"code": "internal", "message": f"the owner failed: {exc}"}
             finally:
                 _origin.reset(token)
@@ -1034,8 +1002,8 @@ class Cluster:
     async def _gained(self, code: str, lease: Lease, keep_over: bool = False) -> None:
         """This worker took the lease of ``code``: bring the room up to date and start its bots."""
         try:
-            room = self.tables.rooms.get(code) or await self.tables.room(code)
-            row = await anyio.to_thread.run_sync(self.tables.store.load, code)
+            room = self.directory.rooms.get(code) or await self.directory.room(code)
+            row = await anyio.to_thread.run_sync(self.directory.store.load, code)
             if row is None:
                 raise RoomError(404, f"no room {code}")
             async with room.lock:
@@ -1050,7 +1018,7 @@ class Cluster:
             await self._let_go(code, lease, forget=True)
             return
         log.info("room %s: owned by worker %s (token %d)", code, self.id, lease.token)
-        _start_owning(room)
+        room.start_owning()
         self.stand_ins(room)  # as derived from the log: what the workers show from now on
         self._watch.add(code)
 
@@ -1073,9 +1041,9 @@ class Cluster:
         if lease is None:
             return
         log.warning("room %s: worker %s lost its lease", code, self.id)
-        room = self.tables.rooms.get(code)
+        room = self.directory.rooms.get(code)
         if room is not None:
-            self._spawn(_stop_owning(room))
+            self._spawn(room.stop_owning())
             self._resync_soon(room)
             if room.status != "over":  # it still needs an owner (Redis may have lost the set)
                 self._later(lambda: self.redis.sadd(self._rooms_key, code))
@@ -1174,7 +1142,7 @@ class Cluster:
         self._watch = set()
         for code in codes:
             lease = self.leases.get(code)
-            room = self.tables.rooms.get(code)
+            room = self.directory.rooms.get(code)
             target = None
             if lease is not None and lease.ready and room is not None and room.status != "over":
                 target = self._handoff_target(code, room)
@@ -1258,7 +1226,7 @@ class Cluster:
                 self._spawn(self._forget_copy(code, room))
             elif token == 0:
                 log.warning("room %s: worker %s lost its lease before handing it over", code, self.id)
-            await _stop_owning(room)
+            await room.stop_owning()
         finally:
             if lease.giving and self.leases.get(code) is lease:  # cancelled on the way: not ours now either
                 self._lost(code)
@@ -1270,11 +1238,8 @@ class Cluster:
     async def _forget_copy(self, code: str, room: Room) -> None:
         """A room handed over, with nobody connected here: no replica of it here (its
         appends are dropped unread from now on); a connection for it loads it again."""
-        async with self.tables._load_lock:  # nobody loads a room while it is let go
-            if self.tables.rooms.get(code) is not room or room.connections or code in self.leases:
-                return
-            del self.tables.rooms[code]
-        await self.forgotten(room)
+        if await self.directory.let_go(room, unless=lambda: bool(room.connections) or code in self.leases):
+            await self.forgotten(room)
 
     def _take_handoff(self, msg: dict[str, Any]) -> None:
         """Another worker handed a room over to this one (its lease is this worker's now)."""
@@ -1311,10 +1276,10 @@ class Cluster:
                 return
             lease.renewed = max(lease.renewed, started)
         try:
-            room = self.tables.rooms.get(code) or await self.tables.room(code)
+            room = self.directory.rooms.get(code) or await self.directory.room(code)
             row = None
             if room.version != version or code in self._resyncing:
-                row = await anyio.to_thread.run_sync(self.tables.store.load, code)
+                row = await anyio.to_thread.run_sync(self.directory.store.load, code)
                 if row is None:
                     raise RoomError(404, f"no room {code}")
             async with room.lock:
@@ -1332,7 +1297,7 @@ class Cluster:
             return
         self.handed_in += 1
         log.info("room %s: handed over to worker %s (token %d)", code, self.id, lease.token)
-        _start_owning(room)
+        room.start_owning()
         self.stand_ins(room)
         self._publish(self._room_channel(code), {"t": "owner", "from": self.id})
         self._watch.add(code)
@@ -1418,10 +1383,10 @@ class Cluster:
                 if self._pubsub is None:
                     await self._connect()
                     log.warning("worker %s: subscribed again; reloading its rooms", self.id)
-                    unfinished = [c for c, r in self.tables.rooms.items() if r.status != "over"]
+                    unfinished = [c for c, r in self.directory.rooms.items() if r.status != "over"]
                     if unfinished:  # a restarted Redis has lost them
                         await self.redis.sadd(self._rooms_key, *unfinished)
-                    for room in list(self.tables.rooms.values()):
+                    for room in list(self.directory.rooms.values()):
                         self._resync_soon(room)
                 msg = await self._pubsub.get_message(timeout=1.0)
             except (RedisError, OSError) as exc:
@@ -1435,7 +1400,7 @@ class Cluster:
             if msg is None or msg.get("type") not in ("message", "pmessage"):
                 continue
             channel = str(msg["channel"])
-            if msg["type"] == "pmessage" and channel.rsplit(":", 1)[1] not in self.tables.rooms:
+            if msg["type"] == "pmessage" and channel.rsplit(":", 1)[1] not in self.directory.rooms:
                 continue  # a room this worker does not follow
             try:
                 await self._dispatch(channel, orjson.loads(msg["data"]))
@@ -1455,7 +1420,7 @@ class Cluster:
                 self._take_handoff(msg)
             return
         code = channel.rsplit(":", 1)[1]
-        room = self.tables.rooms.get(code)
+        room = self.directory.rooms.get(code)
         if room is None or msg.get("from") == self.id:
             return
         if kind == "add":
@@ -1533,7 +1498,7 @@ class Cluster:
     async def _resync(self, room: Room) -> None:
         """Reload ``room`` from the database if it changed there."""
         try:
-            row = await anyio.to_thread.run_sync(self.tables.store.load, room.code)
+            row = await anyio.to_thread.run_sync(self.directory.store.load, room.code)
         except Exception as exc:
             log.warning("room %s: could not reload it: %s", room.code, exc)
             return
@@ -1566,20 +1531,6 @@ class Cluster:
             room.clock_wake.set()
             if broadcast:
                 room.broadcast()
-
-
-def _start_owning(room: Room) -> None:
-    """This worker has become the room's owner: what runs on the owner starts here
-    (its bots and its clock; the room is up to date with the database, and the clocks
-    were derived from it)."""
-    room.start_bots()
-    room.start_clocks()
-
-
-async def _stop_owning(room: Room) -> None:
-    """This worker is no longer the room's owner: what runs on the owner stops."""
-    await room.stop_bots()
-    await room.stop_clocks()
 
 
 def _winner(code: str, workers: list[str]) -> str:
