@@ -15,7 +15,7 @@ import pytest
 import redis
 from conftest import ClusterEnv
 
-from spieltisch.server.cluster import _ACQUIRE, CLAIM_BATCH, MARGIN, RENEW_CHUNK, Cluster
+from spieltisch.server.cluster import ACQUIRE, CLAIM_BATCH, MARGIN, RENEW_CHUNK, Cluster
 from spieltisch.server.command_path import Rooms
 from spieltisch.server.errors import CommandError, RoomError
 from spieltisch.server.room import Room
@@ -46,7 +46,7 @@ class Rival(threading.Thread):
         super().__init__(daemon=True)
         self.client = redis.Redis.from_url(env.redis, decode_responses=True)
         self.keys = [f"{env.prefix}spieltisch:lease:{code}", f"{env.prefix}spieltisch:fence:{code}"]
-        self.script = self.client.register_script(_ACQUIRE)
+        self.script = self.client.register_script(ACQUIRE)
         self.tries = 0
         self.took: Any = None
         self.done = threading.Event()
