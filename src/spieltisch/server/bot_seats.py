@@ -15,7 +15,7 @@ import contextlib
 import functools
 import logging
 import random
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine
 from typing import Any, Protocol
 
 import anyio.to_thread
@@ -23,7 +23,6 @@ import anyio.to_thread
 from spieltisch.engine import Game, RulesError, State
 from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.clocks import ClockSettings, stand_in_by
-from spieltisch.server.connection import Connection
 from spieltisch.server.errors import CommandError
 from spieltisch.server.store import RoomRow, Store
 
@@ -95,16 +94,7 @@ class BotRoom(Protocol):
     def legal_ids(self, seat: int) -> list[int]: ...
 
     async def act(
-        self,
-        seat: int | None,
-        version: int,
-        action: str | Mapping[str, Any] | None = None,
-        action_id: int | None = None,
-        conn: Connection | None = None,
-        ref: str | None = None,
-        by: str | None = None,
-        time_out: bool = False,
-        memory: bytes | None = None,
+        self, seat: int | None, version: int, *, action_id: int | None, by: str | None, memory: bytes | None
     ) -> None: ...
 
 

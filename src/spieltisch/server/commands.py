@@ -29,30 +29,30 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
-class TakeBack:
+class SeatCommand:
+    """A command of a seat's player about the seat itself (from the player's socket)."""
+
+    room: str
+    seat: int
+    over_http: ClassVar[bool] = False
+
+
+class TakeBack(SeatCommand):
     """The seat's player takes the seat back from its stand-in bot."""
 
-    room: str
-    seat: int
-    over_http: ClassVar[bool] = False
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Leave:
+class Leave(SeatCommand):
     """The seat's player resigns and leaves; a bot plays on for the seat."""
 
-    room: str
-    seat: int
-    over_http: ClassVar[bool] = False
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class End:
+class End(SeatCommand):
     """After a player left, one of the others ends the game."""
 
-    room: str
-    seat: int
-    over_http: ClassVar[bool] = False
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)
