@@ -18,7 +18,6 @@ import gc
 import json
 import logging
 import os
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -33,7 +32,8 @@ from spieltisch.server.botpool import BotPool
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.errors import RoomError
 from spieltisch.server.game_socket import game_socket
-from spieltisch.server.limits import DAY, Addresses, BodyLimit, Limits
+from spieltisch.server.housekeeping import Sweeper
+from spieltisch.server.limits import Addresses, BodyLimit, Limits
 from spieltisch.server.owner import LocalOwner, Owner
 from spieltisch.server.pages import STATIC_DIR, mount_files, pages
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
@@ -41,9 +41,6 @@ from spieltisch.server.shutdown import Shutdown
 from spieltisch.server.store import Store
 
 log = logging.getLogger(__name__)
-
-EXPIRE_EVERY = 3600.0
-"""Seconds between two sweeps of expired rooms from the store (more often if a keep time is short)."""
 
 
 def create_app(
@@ -105,34 +102,7 @@ def create_app(
     shutdown = Shutdown(owner)
     redact.install()
 
-    keeps = [d * DAY for d in (limits.keep_finished_days, limits.keep_abandoned_days) if d]
-    expire_every = min([EXPIRE_EVERY, *(k / 4 for k in keeps)])
-
-    async def expire() -> list[str]:
-        now = time.time()
-        finished = now - limits.keep_finished_days * DAY if limits.keep_finished_days else 0.0
-        abandoned = now - limits.keep_abandoned_days * DAY if limits.keep_abandoned_days else 0.0
-        if not finished and not abandoned:
-            return []
-        return await directory.expire(finished, abandoned, expire_every)
-
-    async def sweep() -> None:
-        last_expiry = -EXPIRE_EVERY
-        period = min(60.0, room_idle / 4)
-        while True:
-            await asyncio.sleep(period)
-            try:
-                addresses.sweep()
-                gone = await directory.forget_idle(room_idle)
-                if gone:
-                    log.info("let %d idle room(s) go: %s", len(gone), ", ".join(gone))
-                if time.monotonic() - last_expiry >= expire_every:
-                    last_expiry = time.monotonic()
-                    expired = await expire()
-                    if expired:
-                        log.info("expired %d room(s) from the store: %s", len(expired), ", ".join(expired))
-            except Exception:  # pragma: no cover - a sweep must never stop the server
-                log.exception("sweeping rooms failed")
+    sweeper = Sweeper(directory, addresses, room_idle)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -140,16 +110,16 @@ def create_app(
         await directory.start()
         if tune_gc:
             _tune_gc()
-        sweeper = asyncio.create_task(sweep(), name="sweep-rooms")
+        sweeping = asyncio.create_task(sweeper.run(), name="sweep-rooms")
         shutdown.install()  # SIGTERM: close the sockets with 1001 and give the rooms up at once
         try:
             yield
         finally:
             await shutdown.wait()
             shutdown.uninstall()
-            sweeper.cancel()
+            sweeping.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+                await sweeping
             with contextlib.suppress(Exception):
                 await starting
             await directory.stop()
@@ -177,7 +147,7 @@ def create_app(
     app.state.limits = limits
     app.state.addresses = addresses
     app.state.shutdown = shutdown
-    app.state.expire = expire
+    app.state.expire = sweeper.expire
     app.add_exception_handler(RoomError, _room_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses))

@@ -41,6 +41,7 @@ from spieltisch.server.clocks import (
 from spieltisch.server.codes import secret_matches
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import CommandError, RoomError, unreachable
+from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
@@ -77,41 +78,6 @@ class RoomHooks(Protocol):
 
 
 """Notation per game and action id (the numbering is fixed, so the text is too)."""
-
-
-_ACTION_TEXTS: dict[str, dict[int, str]] = {}
-"""Notation per game and action id (the numbering is fixed, so the text is too)."""
-
-
-def _action_text(game: str, state: State, action_id: int) -> str:
-    """The notation of an action id (cached per game: the numbering is fixed, so the text is too)."""
-    texts = _ACTION_TEXTS.setdefault(game, {})
-    text = texts.get(action_id)
-    if text is None:
-        text = texts[action_id] = state.action_from_id(action_id).to_text()
-    return text
-
-
-_NO_LEGAL = orjson.Fragment(b"[]")
-_ACTION_JSON: dict[str, dict[int, bytes]] = {}
-"""``[id, notation]`` as JSON per game and action id (cached like :data:`_ACTION_TEXTS`)."""
-
-
-def _legal_json(game: str, state: State, ids: list[int]) -> orjson.Fragment:
-    """The ``legal`` field of a state message, ``[[id, notation], ...]``, from the per-game
-    cache of each action's JSON: the same bytes as serialising the list, without building it."""
-    known = _ACTION_JSON.setdefault(game, {})
-    parts: list[bytes] = []
-    for a in ids:
-        part = known.get(a)
-        if part is None:
-            part = known[a] = orjson.dumps([a, _action_text(game, state, a)])
-        parts.append(part)
-    return orjson.Fragment(b"[" + b",".join(parts) + b"]")
-
-
-def _verb(text: str) -> str:
-    return text.split(" ", 1)[0]
 
 
 @dataclass
@@ -315,7 +281,7 @@ class Room:
                 if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
                     hidden, text = True, "decided"
                 elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
-                    hidden, text = True, f"{_verb(text)} ?"
+                    hidden, text = True, f"{verb(text)} ?"
             by = self.by[n - 1] if n <= len(self.by) else None
             out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
         return out
@@ -339,9 +305,7 @@ class Room:
         key = (seat, start)
         text = cache.texts.get(key)
         if text is None:
-            legal = (
-                _NO_LEGAL if seat is None else _legal_json(self.game.name, self.state, self.legal_ids(seat))
-            )
+            legal = NO_LEGAL if seat is None else legal_json(self.game.name, self.state, self.legal_ids(seat))
             view = self.state.view(seat, log=False)
             view.pop("log", None)  # the message's own log replaces the engine's
             msg = {
@@ -561,7 +525,7 @@ class Room:
             except RulesError as exc:
                 because = exc if isinstance(exc, IllegalActionError) else None
                 raise CommandError("illegal", str(exc), because) from exc
-            added = [(s, _action_text(self.game.name, new, a)) for s, a in new.history[len(state.history) :]]
+            added = [(s, action_text(self.game.name, new, a)) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
             try:  # durable before it is applied, acknowledged or broadcast
