@@ -17,24 +17,29 @@ from spieltisch.server.errors import CommandError, RoomError
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
-    """An action of a seat (``POST``-less: the WebSocket's ``act``), by notation or id."""
+class RoomCommand:
+    """A command for the room ``room``; refused over the socket (``over_http`` false:
+    a protocol error code) or over HTTP (a status)."""
 
     room: str
-    seat: int | None
-    version: int
-    action: str | Mapping[str, Any] | None = None
-    action_id: int | None = None
     over_http: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
-class SeatCommand:
+class Move(RoomCommand):
+    """An action of a seat (the WebSocket's ``act``), by notation or by id."""
+
+    seat: int | None
+    version: int
+    action: str | Mapping[str, Any] | None = None
+    action_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCommand(RoomCommand):
     """A command of a seat's player about the seat itself (from the player's socket)."""
 
-    room: str
     seat: int
-    over_http: ClassVar[bool] = False
 
 
 class TakeBack(SeatCommand):
@@ -56,35 +61,32 @@ class End(SeatCommand):
 
 
 @dataclass(frozen=True, slots=True)
-class Join:
+class Join(RoomCommand):
     """A person takes a free seat (``seat`` ``None``: the first free one); answers
     ``(seat, secret)``."""
 
-    room: str
+    over_http: ClassVar[bool] = True
     name: str | None
     seat: int | None
-    over_http: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
-class Rematch:
+class Rematch(RoomCommand):
     """A seat of a finished game asks for the next one; answers the new room's code."""
 
-    room: str
+    over_http: ClassVar[bool] = True
     seat: int
     secret: str
-    over_http: ClassVar[bool] = True
 
 
 @dataclass(frozen=True, slots=True)
-class Claim:
+class Claim(RoomCommand):
     """A seat's secret in the rematch ``room`` from its secret in the ``old`` one; answers it."""
 
-    room: str
+    over_http: ClassVar[bool] = True
     old: str
     seat: int
     secret: str
-    over_http: ClassVar[bool] = True
 
 
 Command = Move | TakeBack | Leave | End | Join | Rematch | Claim

@@ -200,18 +200,9 @@ class RoomDirectory:
         rows[first].secret_hash = hash_secret(secret)
         status = "playing" if len(humans) == 1 else "waiting"
         delay = self.bot_delay if bot_delay is None else bot_delay
-        template = RoomRow(
-            code="",
-            game=g.name,
-            players=players,
-            options=dict(options or {}),
-            seed=seed,
-            bot_delay=delay,
-            status=status,
-            seats=rows,
-            clock=settings.to_json() if settings is not None else None,
-            hints=allow_hints,
-        )
+        clock_json = settings.to_json() if settings is not None else None
+        template = RoomRow("", g.name, players, dict(options or {}), seed, delay, status, rows)
+        template.clock, template.hints = clock_json, allow_hints
         return await self.insert(template), first, secret
 
     async def insert(self, template: RoomRow) -> Room:
