@@ -11,11 +11,9 @@ move, so the bots of a room that changes owner go on where they were.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import random
-from collections.abc import Coroutine
 from typing import Any, Protocol
 
 import anyio.to_thread
@@ -25,6 +23,7 @@ from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.clocks import ClockSettings, stand_in_by
 from spieltisch.server.errors import CommandError
 from spieltisch.server.store import RoomRow, Store
+from spieltisch.server.tasks import background, cancel
 
 log = logging.getLogger("spieltisch.server")
 
@@ -46,26 +45,6 @@ def bot_levels(game: str) -> list[str]:
 
 def bot_level_list(game: str) -> list[str]:
     return list(bot_levels(game))
-
-
-def background(work: Coroutine[Any, Any, None], what: str, code: str) -> asyncio.Task[None]:
-    """A task of a room's owner (its bots, its clocks) that logs why it stopped."""
-    task = asyncio.create_task(work, name=f"{what}-{code}")
-
-    def ended(task: asyncio.Task[None]) -> None:
-        if not task.cancelled() and task.exception() is not None:
-            log.error("room %s: the %s stopped", code, what, exc_info=task.exception())
-
-    task.add_done_callback(ended)
-    return task
-
-
-async def cancel(task: asyncio.Task[None] | None) -> None:
-    """Cancel a room's background task and wait until it has stopped."""
-    if task is not None:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 class BotRoom(Protocol):

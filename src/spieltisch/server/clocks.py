@@ -19,17 +19,24 @@ use monotonic time (:meth:`Clocks.deadline`); wall time is only what is stored.
 A seat's decision starts when it becomes one of the seats to move; sealed
 decisions (Waschbär-Schmaus' simultaneous lays, W-4) therefore run the clock
 of everyone still to decide, and each seat's clock stops when it has decided.
+On the room's owner, its :class:`ClockTimer` sleeps until the next deadline and
+then sends the time-out through the room's one command path.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from spieltisch.engine import State
+from spieltisch.server.errors import CommandError
+from spieltisch.server.store import RoomRow
+from spieltisch.server.tasks import background, cancel
 
 MAX_MOVE = 86400.0
 """At most a day per decision."""
@@ -222,3 +229,59 @@ class Clocks:
             last = at if at is not None else last
             clocks.moved([seat], before, state.to_move() if not state.is_over() else [], to_mono(last))
         return clocks, state
+
+
+class ClockRoom(Protocol):
+    """What a room's clock timer uses of it (:class:`~spieltisch.server.room.Room`)."""
+
+    code: str
+    row: RoomRow
+    archived: str | None
+    clock_settings: ClockSettings | None
+    turn_version: list[int]
+
+    def deadline(self, seat: int) -> float | None: ...
+
+    async def act(self, seat: int | None, version: int, *, time_out: bool) -> None: ...
+
+
+class ClockTimer:
+    """A room's clock timer on its owner: it sleeps until the next deadline (woken when one
+    may have changed: :attr:`wake`); then the time-out goes through the room's ``act``."""
+
+    def __init__(self, room: ClockRoom) -> None:
+        self.room = room
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the timer (a task; next to the room's bots)."""
+        room = self.room
+        active = room.row.status != "over" and room.archived is None
+        if room.clock_settings is not None and self.task is None and active:
+            self.task = background(self._loop(), "clocks", room.code)
+            self.wake.set()
+
+    async def stop(self) -> None:
+        task, self.task = self.task, None
+        await cancel(task)
+
+    async def _loop(self) -> None:
+        """Sleep until the next deadline; then the time-out goes through the room's ``act``."""
+        room = self.room
+        while room.row.status != "over":
+            self.wake.clear()
+            deadlines = [(d, s) for s in range(room.row.players) if (d := room.deadline(s)) is not None]
+            if not deadlines:
+                await self.wake.wait()
+                continue
+            due, seat = min(deadlines)
+            wait = due - time.monotonic()
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), wait)
+                continue
+            try:
+                await room.act(seat, room.turn_version[seat], time_out=True)
+            except CommandError as exc:  # a move came first (stale), or the store failed
+                await asyncio.sleep(1.0 if exc.code == "internal" else 0.01)

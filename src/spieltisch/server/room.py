@@ -16,7 +16,6 @@ business: it tells its :class:`RoomHooks` what changed, and they tell the others
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import json
 import logging
@@ -29,13 +28,14 @@ import orjson
 from sqlalchemy.exc import IntegrityError
 
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.server.bot_seats import SeatBots, background, bot_levels, cancel
+from spieltisch.server.bot_seats import SeatBots, bot_levels
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.clocks import (
     DEFAULT_STAND_IN,
     ClockError,
     Clocks,
     ClockSettings,
+    ClockTimer,
     stand_in_level,
 )
 from spieltisch.server.codes import secret_matches
@@ -117,8 +117,6 @@ class Room:
         loaded = time.monotonic()
         self.away: dict[int, float] = {s.seat: loaded for s in row.seats if s.kind != "bot" and s.taken}
         """Since when (monotonic) each person's seat has had no connection."""
-        self.clock_wake = asyncio.Event()
-        self.clock_task: asyncio.Task[None] | None = None
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
         self._moving: tuple[State, tuple[int, ...]] | None = None
@@ -128,6 +126,8 @@ class Room:
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
         self.seat_bots = SeatBots(self)
+        self.clock_timer = ClockTimer(self)
+        """The timer of the seats' deadlines (it runs on the room's owner)."""
         """The bots of the bot seats and the stand-ins (they run on the room's owner)."""
         self.rev = 0
         self._log_mark = len(self.actions)
@@ -347,7 +347,7 @@ class Room:
         for conn in list(self.connections):
             self.send_state(conn, ack if conn is acting else None, full=conn is new, clocks=clocks)
         self._log_mark = len(self.actions)
-        self.clock_wake.set()  # a deadline may have changed
+        self.clock_timer.wake.set()  # a deadline may have changed
 
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
@@ -595,12 +595,12 @@ class Room:
         """This process has become the room's owner (the room is up to date with the database,
         and the clocks were derived from it): its bots and its clock start here."""
         self.seat_bots.start()
-        self.start_clocks()
+        self.clock_timer.start()
 
     async def stop_owning(self) -> None:
         """This process is no longer the room's owner: what runs on the owner stops."""
         await self.seat_bots.stop()
-        await self.stop_clocks()
+        await self.clock_timer.stop()
 
     # -- clocks (spieltisch.server.clocks) ------------------------------------------
     def deadline(self, seat: int) -> float | None:
@@ -624,39 +624,9 @@ class Room:
             due = gone if due is None else min(due, gone)
         return due
 
-    def start_clocks(self) -> None:
-        """Start the room's clock timer (a task; next to the bots, :meth:`start_owning`)."""
-        active = self.row.status != "over" and self.archived is None
-        if self.clock_settings is not None and self.clock_task is None and active:
-            self.clock_task = background(self._clock_loop(), "clocks", self.code)
-            self.clock_wake.set()
-
-    async def stop_clocks(self) -> None:
-        task, self.clock_task = self.clock_task, None
-        await cancel(task)
-
     def clock_pending(self) -> bool:
         """Whether a deadline is running (the room must stay in memory for it)."""
         return any(self.deadline(s) is not None for s in range(self.row.players))
-
-    async def _clock_loop(self) -> None:
-        """Sleep until the next deadline; then the time-out goes through :meth:`act`."""
-        while self.row.status != "over":
-            self.clock_wake.clear()
-            deadlines = [(d, s) for s in range(self.row.players) if (d := self.deadline(s)) is not None]
-            if not deadlines:
-                await self.clock_wake.wait()
-                continue
-            due, seat = min(deadlines)
-            wait = due - time.monotonic()
-            if wait > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.clock_wake.wait(), wait)
-                continue
-            try:
-                await self.act(seat, self.turn_version[seat], time_out=True)
-            except CommandError as exc:  # a move came first (stale), or the store failed
-                await asyncio.sleep(1.0 if exc.code == "internal" else 0.01)
 
     # -- leaving, ending, taking a seat back --------------------------------------------
     async def take_back(self, seat: int) -> None:

@@ -746,7 +746,7 @@ class Cluster:
                 if not any(c.seat == seat for c in room.connections):
                     room.away.setdefault(seat, now)
             room.elsewhere = seats
-            room.clock_wake.set()
+            room.clock_timer.wake.set()
             if broadcast:
                 room.broadcast()
 
