@@ -23,7 +23,7 @@ from spieltisch.server.botpool import BotCrashed, BotPool, ThinkRequest
 from spieltisch.server.clocks import ClockSettings, stand_in_by
 from spieltisch.server.errors import CommandError
 from spieltisch.server.store import RoomRow, Store
-from spieltisch.server.tasks import background, cancel
+from spieltisch.server.tasks import OwnerTask
 
 log = logging.getLogger("spieltisch.server")
 
@@ -77,10 +77,11 @@ class BotRoom(Protocol):
     ) -> None: ...
 
 
-class SeatBots:
+class SeatBots(OwnerTask):
     """The bots of one room: their task on the room's owner and their memories."""
 
     def __init__(self, room: BotRoom) -> None:
+        super().__init__("bots", room.code)
         self.room = room
         self.memory: dict[int, bytes | None] = dict.fromkeys([*room.bots, *room.stand_in])
         """Each bot as it was after its last decision (pickled), sent with the next one. The
@@ -88,8 +89,6 @@ class SeatBots:
         self.restored: set[int] = set()
         """The bot seats whose memory came from the store and has not served a decision yet."""
         self.fallback = random.Random(f"server/{room.row.code}/{room.row.seed}/fallback")
-        self.wake = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
 
     def reset(self) -> None:
         """The room's bot seats changed (a reload): every bot starts afresh."""
@@ -102,14 +101,8 @@ class SeatBots:
     def start(self) -> None:
         room = self.room
         stand_ins = room.clock_settings is not None or bool(room.stand_in)
-        active = room.row.status != "over" and room.archived is None
-        if (room.bots or stand_ins) and self.task is None and active:
-            self.task = background(self._loop(), "bots", room.code)
-            self.wake.set()
-
-    async def stop(self) -> None:
-        task, self.task = self.task, None
-        await cancel(task)
+        if (room.bots or stand_ins) and room.row.status != "over" and room.archived is None:
+            self.launch(self._loop)
 
     async def _restore(self) -> None:
         """Each bot's memory as the store has it (this worker has just become the room's owner:

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from spieltisch.engine import State
 from spieltisch.server.errors import CommandError
 from spieltisch.server.store import RoomRow
-from spieltisch.server.tasks import background, cancel
+from spieltisch.server.tasks import OwnerTask
 
 MAX_MOVE = 86400.0
 """At most a day per decision."""
@@ -245,26 +245,19 @@ class ClockRoom(Protocol):
     async def act(self, seat: int | None, version: int, *, time_out: bool) -> None: ...
 
 
-class ClockTimer:
+class ClockTimer(OwnerTask):
     """A room's clock timer on its owner: it sleeps until the next deadline (woken when one
     may have changed: :attr:`wake`); then the time-out goes through the room's ``act``."""
 
     def __init__(self, room: ClockRoom) -> None:
+        super().__init__("clocks", room.code)
         self.room = room
-        self.wake = asyncio.Event()
-        self.task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         """Start the timer (a task; next to the room's bots)."""
         room = self.room
-        active = room.row.status != "over" and room.archived is None
-        if room.clock_settings is not None and self.task is None and active:
-            self.task = background(self._loop(), "clocks", room.code)
-            self.wake.set()
-
-    async def stop(self) -> None:
-        task, self.task = self.task, None
-        await cancel(task)
+        if room.clock_settings is not None and room.row.status != "over" and room.archived is None:
+            self.launch(self._loop)
 
     async def _loop(self) -> None:
         """Sleep until the next deadline; then the time-out goes through the room's ``act``."""

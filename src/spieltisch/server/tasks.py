@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 log = logging.getLogger("spieltisch.server")
@@ -29,3 +29,24 @@ async def cancel(task: asyncio.Task[None] | None) -> None:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+class OwnerTask:
+    """One background task of a room's owner (its bots, its clock timer): started at most
+    once (:meth:`launch`), woken by :attr:`wake`, cancelled by :meth:`stop`."""
+
+    def __init__(self, what: str, code: str) -> None:
+        self.what = what
+        self.code = code
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    def launch(self, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work()`` as the task, unless it runs already; wake it."""
+        if self.task is None:
+            self.task = background(work(), self.what, self.code)
+            self.wake.set()
+
+    async def stop(self) -> None:
+        task, self.task = self.task, None
+        await cancel(task)
