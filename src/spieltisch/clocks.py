@@ -19,6 +19,10 @@ use monotonic time (:meth:`Clocks.deadline`); wall time is only what is stored.
 A seat's decision starts when it becomes one of the seats to move; sealed
 decisions (Waschbär-Schmaus' simultaneous lays, W-4) therefore run the clock
 of everyone still to decide, and each seat's clock stops when it has decided.
+At the web table, the room's owner runs a
+:class:`~spieltisch.server.clock_timer.ClockTimer` that sleeps until the next deadline
+and then sends the time-out through the room's one command path; terminal play uses
+the same clocks.
 """
 
 from __future__ import annotations

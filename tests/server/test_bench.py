@@ -11,19 +11,19 @@ import sqlalchemy
 from conftest import ClusterEnv
 from rich.console import Console
 
-from spieltisch.benchmarks.server import plan_tables, run
+from spieltisch.benchmarks.server import plan_seating, run
 
 
 def test_tables_seat_the_bots_then_people_and_the_other_clients_watch() -> None:
-    plan = plan_tables("scout", 4, ("medium", "hard"))
+    plan = plan_seating("scout", 4, ("medium", "hard"))
     assert (plan.people, plan.bots, plan.spectators, plan.players) == (3, ("medium", "hard"), 1, 5)
-    assert plan_tables("schmaus", 4, ("random",)).spectators == 0
+    assert plan_seating("schmaus", 4, ("random",)).spectators == 0
     with pytest.raises(ValueError, match="bot levels"):
-        plan_tables("scout", 4, ("grandmaster",))
+        plan_seating("scout", 4, ("grandmaster",))
     with pytest.raises(ValueError, match="at most 5 players"):
-        plan_tables("scout", 4, ("easy",) * 5)
+        plan_seating("scout", 4, ("easy",) * 5)
     with pytest.raises(ValueError, match="at least 2 players"):
-        plan_tables("scout", 1, ())
+        plan_seating("scout", 1, ())
 
 
 def test_a_short_run_with_medium_and_hard_bots_measures_everything() -> None:
@@ -77,7 +77,7 @@ def test_a_client_process_that_cannot_reach_the_server_fails_the_run() -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         base = f"http://127.0.0.1:{s.getsockname()[1]}"
-    plans = [plan_tables("scout", 4, ("random",))]
+    plans = [plan_seating("scout", 4, ("random",))]
     console = Console(record=True, width=200)
     stats = _drive([base], plans, 2, 1.0, console, 0.05, [], 2, 0, warm_up=1.0)
     assert not stats.ok

@@ -15,10 +15,14 @@ from fastapi.testclient import TestClient
 from server_harness import run_async
 from starlette.websockets import WebSocketState
 
-from spieltisch.server.app import GC_THRESHOLD, _serve, create_app
+from spieltisch.server.app import GC_THRESHOLD, create_app
 from spieltisch.server.botpool import BotPool
+from spieltisch.server.commands import Join
+from spieltisch.server.connection import Connection
+from spieltisch.server.directory import RoomDirectory
+from spieltisch.server.game_socket import serve
 from spieltisch.server.limits import Addresses, Limits
-from spieltisch.server.rooms import Connection, Tables
+from spieltisch.server.owner import LocalOwner
 from spieltisch.server.store import Store
 
 
@@ -50,10 +54,10 @@ def test_every_seat_gets_its_legal_ids_with_their_notation_and_nobody_else_any(
     async def main() -> int:
         store = Store(f"sqlite:///{tmp_path / 'legal.db'}")
         pool = BotPool(1)  # no bot seat: no worker starts
-        tables = Tables(store, pool, bot_delay=0.0)
-        room, _seat, _secret = await tables.create(game, 3, None, None, "A", 0.0, 11)
+        directory = RoomDirectory(store, pool, LocalOwner(), bot_delay=0.0)
+        room, _seat, _secret = await directory.create(game, 3, None, None, "A", 0.0, 11)
         for seat in (1, 2):
-            await tables.join(room.code, None, seat)
+            await directory.run(Join(room.code, None, seat))
         rng = random.Random(5)
         checked = 0
         for _ in range(40):
@@ -70,7 +74,7 @@ def test_every_seat_gets_its_legal_ids_with_their_notation_and_nobody_else_any(
                 checked += 1
             mover = state.to_move()[0]
             await room.act(mover, room.version, action_id=rng.choice(state.legal_action_ids(mover)))
-        await tables.stop()
+        await directory.stop()
         pool.close()
         store.close()
         return checked
@@ -85,11 +89,11 @@ def test_a_sender_delivers_everything_queued_while_it_slept_in_order(tmp_path: P
     async def main() -> list[str]:
         store = Store(f"sqlite:///{tmp_path / 'order.db'}")
         pool = BotPool(1)
-        tables = Tables(store, pool)
-        room, _seat, _secret = await tables.create("scout", 2, None, None, "A", 0.0, 1)
+        directory = RoomDirectory(store, pool, LocalOwner())
+        room, _seat, _secret = await directory.create("scout", 2, None, None, "A", 0.0, 1)
         socket_ = _RecordingSocket()
         serving = asyncio.create_task(
-            _serve(socket_, tables, room, None, "10.1.1.1", Addresses(Limits()))  # type: ignore[arg-type]
+            serve(socket_, directory, room, None, "10.1.1.1", Addresses(Limits()))  # type: ignore[arg-type]
         )
         await asyncio.sleep(0.05)
         (conn,) = room.connections
@@ -102,7 +106,7 @@ def test_a_sender_delivers_everything_queued_while_it_slept_in_order(tmp_path: P
         serving.cancel()
         with pytest.raises(asyncio.CancelledError):
             await serving
-        await tables.stop()
+        await directory.stop()
         pool.close()
         store.close()
         return socket_.sent[1:]

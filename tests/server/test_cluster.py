@@ -32,7 +32,7 @@ from server_harness import (
 )
 
 from spieltisch.engine import GameRecord
-from spieltisch.server.rooms import hash_secret, new_secret
+from spieltisch.server.codes import hash_secret, new_secret
 from spieltisch.server.store import SeatRow, Store
 
 HUMAN = {"kind": "human"}

@@ -15,8 +15,10 @@ import pytest
 import redis
 from conftest import ClusterEnv
 
-from spieltisch.server.cluster import _ACQUIRE, CLAIM_BATCH, MARGIN, RENEW_CHUNK, Cluster
-from spieltisch.server.rooms import CommandError, Room, RoomError, Tables
+from spieltisch.server.cluster import ACQUIRE, CLAIM_BATCH, MARGIN, RENEW_CHUNK, Cluster
+from spieltisch.server.command_path import Rooms
+from spieltisch.server.errors import CommandError, RoomError
+from spieltisch.server.room import Room
 
 TTL = 0.6
 TICK = 0.1
@@ -27,8 +29,9 @@ async def no_room(code: str) -> Room:
 
 
 def make_cluster(env: ClusterEnv, name: str) -> Cluster:
-    tables = cast(Tables, SimpleNamespace(rooms={}, room=no_room))
-    return Cluster(env.redis, tables, prefix=env.prefix, lease_ttl=TTL, tick=TICK, name=name)
+    worker = Cluster(env.redis, prefix=env.prefix, lease_ttl=TTL, tick=TICK, name=name)
+    worker.bind(cast(Rooms, SimpleNamespace(rooms={}, room=no_room)))
+    return worker
 
 
 def room(code: str) -> Room:
@@ -43,7 +46,7 @@ class Rival(threading.Thread):
         super().__init__(daemon=True)
         self.client = redis.Redis.from_url(env.redis, decode_responses=True)
         self.keys = [f"{env.prefix}spieltisch:lease:{code}", f"{env.prefix}spieltisch:fence:{code}"]
-        self.script = self.client.register_script(_ACQUIRE)
+        self.script = self.client.register_script(ACQUIRE)
         self.tries = 0
         self.took: Any = None
         self.done = threading.Event()
@@ -219,11 +222,9 @@ def test_a_worker_takes_unowned_rooms_a_few_at_a_time(cluster_env: ClusterEnv) -
             await loading.wait()
             raise RoomError(404, f"no room {code}")
 
-        tables = cast(Tables, SimpleNamespace(rooms={}, room=slow_room))
         # Not started: only the looks of this test take rooms (no claim loop of its own).
-        worker = Cluster(
-            cluster_env.redis, tables, prefix=cluster_env.prefix, lease_ttl=TTL, tick=TICK, name="c"
-        )
+        worker = Cluster(cluster_env.redis, prefix=cluster_env.prefix, lease_ttl=TTL, tick=TICK, name="c")
+        worker.bind(cast(Rooms, SimpleNamespace(rooms={}, room=slow_room)))
         taken: list[int] = []
         try:
             with redis.Redis.from_url(cluster_env.redis, decode_responses=True) as r:

@@ -16,12 +16,13 @@ from conftest import ClusterEnv
 from redis.exceptions import RedisError
 
 from spieltisch.server.cluster import Cluster
-from spieltisch.server.rooms import Tables
+from spieltisch.server.command_path import Rooms
 
 
 def make_cluster(url: str, prefix: str) -> Cluster:
-    tables = cast(Tables, SimpleNamespace(rooms={}))
-    return Cluster(url, tables, prefix=prefix, lease_ttl=0.6, tick=0.1, name="sender")
+    worker = Cluster(url, prefix=prefix, lease_ttl=0.6, tick=0.1, name="sender")
+    worker.bind(cast(Rooms, SimpleNamespace(rooms={})))
+    return worker
 
 
 async def received(pubsub: Any, n: int, timeout: float = 5.0) -> list[bytes]:
@@ -41,16 +42,16 @@ def test_messages_go_out_in_order_and_a_counted_one_says_who_received_it(cluster
         pubsub = listener.pubsub()
         channel = f"{cluster_env.prefix}spieltisch:room:ORDER"
         await pubsub.subscribe(channel)
-        sender = asyncio.create_task(worker._publish_loop())
+        sender = asyncio.create_task(worker.sender.run())
         try:
             counted = []
             for i in range(300):  # more than one pipeline's worth (MAX_BATCH)
                 if i % 50 == 7:
-                    counted.append(worker._publish_counted(channel, {"i": i}))
+                    counted.append(worker.sender.publish_counted(channel, {"i": i}))
                 else:
-                    worker._publish(channel, {"i": i})
+                    worker.sender.publish(channel, {"i": i})
             nobody = f"{cluster_env.prefix}spieltisch:worker:nobody"
-            counted.append(worker._publish_counted(nobody, {"i": -1}))
+            counted.append(worker.sender.publish_counted(nobody, {"i": -1}))
             results = await asyncio.wait_for(asyncio.gather(*counted), 10)
             got = await received(pubsub, 300)
         finally:
@@ -68,14 +69,14 @@ def test_messages_go_out_in_order_and_a_counted_one_says_who_received_it(cluster
 def test_a_counted_message_fails_when_redis_is_unreachable(cluster_env: ClusterEnv) -> None:
     async def main() -> None:
         worker = make_cluster("redis://127.0.0.1:1/0", cluster_env.prefix)  # nothing listens there
-        sender = asyncio.create_task(worker._publish_loop())
+        sender = asyncio.create_task(worker.sender.run())
         try:
-            future = worker._publish_counted("anywhere", {"t": "req"})
+            future = worker.sender.publish_counted("anywhere", {"t": "req"})
             with pytest.raises((RedisError, OSError)):
                 await asyncio.wait_for(future, 10)
             # The sender goes on: the next message fails the same way, it does not hang.
             with pytest.raises((RedisError, OSError)):
-                await asyncio.wait_for(worker._publish_counted("anywhere", {"t": "req"}), 10)
+                await asyncio.wait_for(worker.sender.publish_counted("anywhere", {"t": "req"}), 10)
         finally:
             sender.cancel()
             await worker.stop()

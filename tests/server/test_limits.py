@@ -23,10 +23,11 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
-from spieltisch.server.app import _serve
 from spieltisch.server.botpool import BotPool
+from spieltisch.server.directory import RoomDirectory
+from spieltisch.server.game_socket import serve
 from spieltisch.server.limits import Addresses, Limits
-from spieltisch.server.rooms import Tables
+from spieltisch.server.owner import LocalOwner
 from spieltisch.server.store import Store
 
 HUMAN = {"kind": "human"}
@@ -416,16 +417,16 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
     async def main() -> tuple[int, str] | None:
         store = Store(f"sqlite:///{tmp_path / 'stuck.db'}")
         pool = BotPool(1)  # no bot at this table: no worker ever starts
-        tables = Tables(store, pool)
-        room, _seat, _secret = await tables.create("scout", 2, None, None, "A", 0.0, 1)
+        directory = RoomDirectory(store, pool, LocalOwner())
+        room, _seat, _secret = await directory.create("scout", 2, None, None, "A", 0.0, 1)
         socket_ = _StuckSocket()
-        serving = asyncio.create_task(_serve(socket_, tables, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
+        serving = asyncio.create_task(serve(socket_, directory, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
         await asyncio.sleep(0.05)
         for _ in range(600):  # e.g. 600 moves of the others: the spectator's outbox overflows
             room.broadcast()
         await asyncio.wait_for(serving, 2)
         assert not room.connections
-        await tables.stop()
+        await directory.stop()
         pool.close()
         store.close()
         return socket_.closed

@@ -96,7 +96,7 @@ def test_a_review_is_stored_and_served_again_without_computing(db_url: str) -> N
         assert [r["created"] for r in again["reviews"]] == [r["created"] for r in reviews]
         assert again["reviews"] == reviews
         assert srv.app.state.reviewer.rated == rated
-        record = srv.app.state.tables.rooms[code].state.record()
+        record = srv.app.state.directory.rooms[code].state.record()
     finally:
         srv.stop()
     # Stored with the game: a new server on the same database serves them too.
@@ -192,7 +192,7 @@ def test_the_server_hands_the_hint_only_the_asking_seats_view(db_url: str) -> No
             code, secrets = open_room(client, "scout", [{"kind": "human"}] * 3, 8, hints=True)
         answer = hint_answer(srv, code, 2, secrets[2])
         assert answer["type"] == "hint"
-        state = srv.app.state.tables.rooms[code].state
+        state = srv.app.state.directory.rooms[code].state
         ((game, view, legal, _seed),) = pool.calls
         assert (game, legal) == ("scout", state.legal_action_ids(2))
         assert json.dumps(view, sort_keys=True) == json.dumps(state.view(2), sort_keys=True)

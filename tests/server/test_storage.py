@@ -87,7 +87,7 @@ def test_idle_rooms_leave_memory_and_come_back_from_the_store(db_url: str) -> No
     back unchanged (replay included) when somebody asks for it. A room with
     somebody connected stays."""
     srv = ServerThread(db_url, room_idle=0.4)
-    in_memory = srv.app.state.tables.rooms
+    in_memory = srv.app.state.directory.rooms
     try:
         with srv.client() as client:
             done, done_secrets = open_room(client, "schmaus", [HUMAN, BOT], 8, options={"rounds": 2})

@@ -72,7 +72,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from spieltisch.engine import RulesError, get_game
-from spieltisch.server.rooms import bot_levels
+from spieltisch.server.bot_seats import bot_levels
 
 GAMES = ("scout", "schmaus")
 
@@ -375,8 +375,8 @@ def _reason(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True)
-class Tables:
-    """Who sits at each table: people, bots and spectators per game."""
+class SeatingPlan:
+    """Who sits at each game of a benchmark: people, bots and spectators."""
 
     game: str
     people: int
@@ -388,7 +388,7 @@ class Tables:
         return self.people + len(self.bots)
 
 
-def plan_tables(game: str, clients_per_game: int, bots: tuple[str, ...]) -> Tables:
+def plan_seating(game: str, clients_per_game: int, bots: tuple[str, ...]) -> SeatingPlan:
     """Seat the bots, then people up to the game's largest table; the other clients watch."""
     g = get_game(game)
     levels = bot_levels(g.name)
@@ -403,13 +403,13 @@ def plan_tables(game: str, clients_per_game: int, bots: tuple[str, ...]) -> Tabl
         raise ValueError(
             f"{g.title} needs at least {g.min_players} players: {people} client(s) and {len(bots)} bot(s)"
         )
-    return Tables(g.name, people, bots, clients_per_game - people)
+    return SeatingPlan(g.name, people, bots, clients_per_game - people)
 
 
 async def _game_loop(
     http: httpx.AsyncClient,
     bases: list[str],
-    plan: Tables,
+    plan: SeatingPlan,
     index: int,
     stats: Stats,
     window: Window,
@@ -526,7 +526,7 @@ async def _lag_meter(stats: Stats, window: Window) -> None:
 
 async def _drive_part(
     bases: list[str],
-    plans: list[Tables],
+    plans: list[SeatingPlan],
     indices: list[int],
     seconds: float,
     think: float,
@@ -576,7 +576,7 @@ async def _drive_part(
 def _client_process(
     part: int,
     bases: list[str],
-    plans: list[Tables],
+    plans: list[SeatingPlan],
     indices: list[int],
     seconds: float,
     think: float,
@@ -608,7 +608,7 @@ def _client_process(
 
 def _drive(
     bases: list[str],
-    plans: list[Tables],
+    plans: list[SeatingPlan],
     games: int,
     seconds: float,
     console: Console,
@@ -689,7 +689,7 @@ def _drive(
 def _drive_processes(
     stats: Stats,
     bases: list[str],
-    plans: list[Tables],
+    plans: list[SeatingPlan],
     parts: list[list[int]],
     seconds: float,
     think: float,
@@ -774,7 +774,7 @@ def run(
     if games < 1 or clients < games:
         raise SystemExit("need at least one game and at least one client per game")
     try:
-        plans = [plan_tables(g, clients // games, bots) for g in (GAMES if game == "mixed" else (game,))]
+        plans = [plan_seating(g, clients // games, bots) for g in (GAMES if game == "mixed" else (game,))]
     except (ValueError, RulesError) as exc:
         raise SystemExit(str(exc)) from None
     if cluster is not None and cluster.workers < 1:
@@ -854,7 +854,7 @@ def _clean(cluster: ClusterSpec) -> None:
 def _report(
     console: Console,
     stats: Stats,
-    plans: list[Tables],
+    plans: list[SeatingPlan],
     games: int,
     think: float,
     cluster: ClusterSpec | None = None,

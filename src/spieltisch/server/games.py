@@ -7,7 +7,7 @@ from typing import Any
 from spieltisch.engine import GAMES, get_game
 from spieltisch.engine.schmaus import cards as schmaus_cards
 from spieltisch.engine.schmaus import options as schmaus_options
-from spieltisch.server.rooms import bot_level_list
+from spieltisch.server.bot_seats import bot_level_list
 
 _LABELS: dict[str, dict[str, str]] = {
     "rounds": {"en": "Rounds", "de": "Runden"},

@@ -33,7 +33,7 @@ import anyio.to_thread
 from spieltisch.analysis.review import Decision, ReviewBudget, Task, assemble, collect, rate
 from spieltisch.engine import GameRecord, State
 from spieltisch.server.botpool import NICENESS, BotPool
-from spieltisch.server.rooms import RoomError
+from spieltisch.server.errors import RoomError
 from spieltisch.server.store import ReviewRow, Store
 
 log = logging.getLogger("spieltisch.server.reviews")

@@ -31,7 +31,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
-from spieltisch.server.rooms import Tables
+from spieltisch.server.owner import Owner
 
 log = logging.getLogger("spieltisch.server")
 
@@ -45,8 +45,8 @@ SIGNALS = (signal.SIGTERM, signal.SIGINT)
 class Shutdown:
     """The open WebSockets of an app, and its stop on a signal (see the module)."""
 
-    def __init__(self, tables: Tables) -> None:
-        self.tables = tables
+    def __init__(self, owner: Owner) -> None:
+        self.owner = owner
         self.sockets: set[WebSocket] = set()
         self.stopping = False
         self._previous: dict[int, Any] = {}
@@ -90,12 +90,10 @@ class Shutdown:
 
     async def _stop(self, sig: int) -> None:
         log.info("stopping (signal %d): closing %d socket(s), giving the rooms up", sig, len(self.sockets))
-        cluster = self.tables.cluster
-        draining = asyncio.ensure_future(cluster.drain()) if cluster is not None else None
+        draining = asyncio.ensure_future(self.owner.drain())  # (a worker of several: its rooms)
         await self.close_all()
         self._hand_on(sig, None)
-        if draining is not None:
-            await draining
+        await draining
 
     async def close_all(self) -> None:
         """Close every open WebSocket with 1001 "going away" (waiting at most :data:`CLOSE_WAIT` s)."""

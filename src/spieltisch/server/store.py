@@ -29,15 +29,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import functools
 import json
 import logging
 import queue
 import threading
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 from sqlalchemy import (
     BigInteger,
@@ -137,6 +138,31 @@ class ReviewRow:
     result: dict[str, Any]
     """The review of this seat as :meth:`spieltisch.analysis.review.Review.to_json` gives it."""
     created: float = field(default_factory=time.time)
+
+
+P = ParamSpec("P")
+
+
+def _blocking(build: Callable[Concatenate[Store, P], Write]) -> Callable[Concatenate[Store, P], None]:
+    """The blocking form of a write (tools and tests; never on the event loop)."""
+
+    @functools.wraps(build)
+    def write(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        store.writer.submit(build(store, *args, **kwargs)).result()
+
+    return write
+
+
+def _durable_write(
+    build: Callable[Concatenate[Store, P], Write],
+) -> Callable[Concatenate[Store, P], Coroutine[Any, Any, None]]:
+    """The form of a write for the event loop: returns once the write is durable."""
+
+    @functools.wraps(build)
+    async def write(store: Store, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        await _durable(store.writer.submit(build(store, *args, **kwargs)))
+
+    return write
 
 
 class Store:
@@ -254,36 +280,29 @@ class Store:
         """The lock a write outside the group writer must hold (SQLite has one writer)."""
         return self._write_lock if self._write_lock is not None else _NoLock()
 
-    def create_room(self, room: RoomRow, rematch_of: str | None = None) -> None:
+    def _create_room(self, room: RoomRow, rematch_of: str | None = None) -> Write:
         """Insert a room with its seats (and, for a rematch, link the old room).
         Raises :class:`CodeTaken` when the code is in use."""
-        self.writer.submit(self._create_room(room, rematch_of)).result()
+        return self._room_insert(room, rematch_of)
 
-    async def create_room_async(self, room: RoomRow, rematch_of: str | None = None) -> None:
-        await _durable(self.writer.submit(self._create_room(room, rematch_of)))
+    create_room = _blocking(_create_room)
+    create_room_async = _durable_write(_create_room)
 
-    def update_seat(
+    def _update_seat(
         self,
         code: str,
         seat: SeatRow,
         status: str | None = None,
         room: Mapping[str, Any] | None = None,
         forget_memory: bool = False,
-    ) -> None:
+    ) -> Write:
         """Store a seat (and the room's new status, when it changed, and the room
         columns in ``room``: ``started``, ``ended``). Counts as the room's activity.
         ``forget_memory``: delete the seat's stored bot memory too (a stand-in starts afresh)."""
-        self.writer.submit(self._update_seat(code, seat, status, room, forget_memory)).result()
+        return self._seat_write(code, seat, status, room, forget_memory)
 
-    async def update_seat_async(
-        self,
-        code: str,
-        seat: SeatRow,
-        status: str | None = None,
-        room: Mapping[str, Any] | None = None,
-        forget_memory: bool = False,
-    ) -> None:
-        await _durable(self.writer.submit(self._update_seat(code, seat, status, room, forget_memory)))
+    update_seat = _blocking(_update_seat)
+    update_seat_async = _durable_write(_update_seat)
 
     async def forget_memory_async(self, code: str, seat: int) -> None:
         """Delete the stored bot memory of a seat (its next bot starts afresh)."""
@@ -306,7 +325,7 @@ class Store:
 
         await _durable(self.writer.submit(write))
 
-    def append_actions(
+    def _append_actions(
         self,
         code: str,
         start: int,
@@ -315,7 +334,7 @@ class Store:
         at: float | None = None,
         by: str | None = None,
         memory: tuple[int, bytes] | None = None,
-    ) -> None:
+    ) -> Write:
         """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
         status, atomically.
 
@@ -327,29 +346,13 @@ class Store:
         seat's memory, with the index of the seat's last action among them (it replaces
         the seat's previous one).
         """
-        self.writer.submit(_Append(self, code, start, actions, status, at, by, memory)).result()
+        return _Append(self, code, start, actions, status, at, by, memory)
 
-    async def append_actions_async(
-        self,
-        code: str,
-        start: int,
-        actions: Sequence[tuple[int, str]],
-        status: str | None = None,
-        at: float | None = None,
-        by: str | None = None,
-        memory: tuple[int, bytes] | None = None,
-    ) -> None:
-        """:meth:`append_actions` for the event loop: returns once the actions are durable."""
-        await _durable(self.writer.submit(_Append(self, code, start, actions, status, at, by, memory)))
-
-    def save_review(self, row: ReviewRow) -> None:
-        """Store a review (a second one of the same room, seat and budget is refused)."""
-        self.writer.submit(self._save_review(row)).result()
-
-    async def save_review_async(self, row: ReviewRow) -> None:
-        await _durable(self.writer.submit(self._save_review(row)))
+    append_actions = _blocking(_append_actions)
+    append_actions_async = _durable_write(_append_actions)
 
     def _save_review(self, row: ReviewRow) -> Write:
+        """Store a review (a second one of the same room, seat and budget is refused)."""
         values = {
             "room": row.room,
             "seat": row.seat,
@@ -363,7 +366,10 @@ class Store:
 
         return write
 
-    def _create_room(self, room: RoomRow, rematch_of: str | None) -> Write:
+    save_review = _blocking(_save_review)
+    save_review_async = _durable_write(_save_review)
+
+    def _room_insert(self, room: RoomRow, rematch_of: str | None) -> Write:
         def write(conn: Connection) -> None:
             try:
                 conn.execute(
@@ -395,7 +401,7 @@ class Store:
 
         return write
 
-    def _update_seat(
+    def _seat_write(
         self,
         code: str,
         seat: SeatRow,

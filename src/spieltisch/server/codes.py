@@ -1,0 +1,62 @@
+"""Room codes, seat secrets and player names."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+from spieltisch.server.errors import RoomError
+
+ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+"""Room code letters: no I, O, 0 or 1 to misread."""
+CODE_LENGTH = 6
+MAX_NAME = 32
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(code: str) -> str:
+    return code.strip().upper()
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def secret_matches(secret: str | None, stored_hash: str | None) -> bool:
+    """Constant-time comparison of a presented secret with a stored hash."""
+    if secret is None or stored_hash is None:
+        return False
+    return hmac.compare_digest(hash_secret(secret), stored_hash)
+
+
+def rematch_secret(old_secret: str, new_room: str, seat: int) -> str:
+    """The new room's secret for a seat, derived from the old one (so a claim is idempotent)."""
+    digest = hmac.new(old_secret.encode(), f"rematch/{new_room}/{seat}".encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest[:18]).decode().rstrip("=")
+
+
+def clean_name(name: str | None, seat: int) -> str:
+    if name is None:
+        return f"Player {seat + 1}"
+    text = " ".join(name.split())
+    if not text:
+        return f"Player {seat + 1}"
+    if len(text) > MAX_NAME:
+        raise RoomError(422, f"name: at most {MAX_NAME} characters, got {len(text)}")
+    if any(not ch.isprintable() for ch in text):
+        raise RoomError(422, "name: control characters are not allowed")
+    return text
+
+
+def plausible(code: str) -> bool:
+    """Could ``code`` be a room code at all (no lookup for anything else)?"""
+    return len(code) == CODE_LENGTH and all(ch in ALPHABET for ch in code)
