@@ -42,7 +42,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_tree_keeps_every_contract(tree: Path) -> None:
     out = lint(tree)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "BROKEN" not in out.stdout and re.search(r"Contracts: \d+ kept, 0 broken\.", out.stdout), out.stdout
+    assert re.search(r"Contracts: \d+ kept, 0 broken\.", out.stdout), out.stdout
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,17 @@ def test_rooms_created_per_minute_per_address(make_server: Any) -> None:
         assert other.status_code == 200
 
 
+def test_refused_rooms_do_not_use_up_the_room_budget(make_server: Any) -> None:
+    """Issue #34: ten rooms refused for a bad option (422) leave the address's budget whole."""
+    srv = make_server(rooms_per_minute=2)
+    with srv.client() as client:
+        for _ in range(10):
+            bad = client.post("/api/rooms", json={"game": "schmaus", "players": 3, "options": {"rounds": 0}})
+            assert bad.status_code == 422 and "rounds" in bad.text
+        good = [client.post("/api/rooms", json={"game": "scout", "players": 2}).status_code for _ in range(3)]
+        assert good == [200, 200, 429]
+
+
 def test_a_spoofed_forwarded_for_changes_nothing_without_a_trusted_proxy(make_server: Any) -> None:
     """Issue #34: a client that writes ``X-Forwarded-For`` itself stays itself: with no
     trusted proxy (``spieltisch serve``'s default) the header names nobody, so neither the

@@ -82,6 +82,21 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
     async def create_room(body: CreateIn, request: Request) -> dict[str, Any]:
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
+        seats: list[SeatSpec] | None = None
+        tokens: dict[int, str] = {}
+        if body.seats is not None:
+            seats = []
+            for i, s in enumerate(body.seats):
+                if s.kind == "remote":
+                    tokens[i] = new_secret()
+                seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
+        clock = body.clock.model_dump() if body.clock is not None else None
+        # A refused room (a bad option, 422) is refused before it is counted: only rooms
+        # that would be opened use up the address's budget (issue #34).
+        plan = directory.plan(
+            body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
+            clock, allow_hints=body.hints,
+        )  # fmt: skip
         address = client_address(request.client)
         try:
             wait = await addresses.take_room_async(address)
@@ -94,30 +109,11 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
                 f"address; try again in {wait:.0f} s",
                 headers={"Retry-After": str(max(1, round(wait)))},
             )
-        seats: list[SeatSpec] | None = None
-        tokens: dict[int, str] = {}
-        if body.seats is not None:
-            seats = []
-            for i, s in enumerate(body.seats):
-                if s.kind == "remote":
-                    tokens[i] = new_secret()
-                seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
-        clock = body.clock.model_dump() if body.clock is not None else None
-        room, seat, secret = await directory.create(
-            body.game,
-            body.players,
-            body.options,
-            seats,
-            body.name,
-            body.bot_delay,
-            body.seed,
-            clock,
-            allow_hints=body.hints,
-        )
+        room = await directory.insert(plan.template)
         return {
             "room": room.code,
-            "seat": seat,
-            "secret": secret,
+            "seat": plan.seat,
+            "secret": plan.secret,
             "invite": f"/r/{room.code}",
             "remote": [{"seat": s, "token": t} for s, t in tokens.items()],
         }

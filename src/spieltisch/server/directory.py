@@ -45,6 +45,17 @@ class SeatSpec:
     """For a remote seat: its bot token (stored only as a hash)."""
 
 
+@dataclass(frozen=True)
+class RoomPlan:
+    """A room checked and ready to store (:meth:`RoomDirectory.plan`)."""
+
+    template: RoomRow
+    seat: int
+    """The first human seat: the creator's."""
+    secret: str
+    """That seat's secret."""
+
+
 class RoomDirectory:
     """All rooms of a server: creation, loading from storage, letting idle ones go; their
     commands go to their ``owner``."""
@@ -154,7 +165,26 @@ class RoomDirectory:
         clock: Mapping[str, Any] | None = None,
         allow_hints: bool = False,
     ) -> tuple[Room, int, str]:
-        """``clock``: the room's clock settings (:class:`~spieltisch.clocks.ClockSettings`)."""
+        """Open a room (:meth:`plan`, then :meth:`insert`): the room, its first human seat and
+        that seat's secret."""
+        plan = self.plan(game, players, options, seats, name, bot_delay, seed, clock, allow_hints)
+        return await self.insert(plan.template), plan.seat, plan.secret
+
+    def plan(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, Any] | None,
+        seats: list[SeatSpec] | None,
+        name: str | None,
+        bot_delay: float | None,
+        seed: int | None,
+        clock: Mapping[str, Any] | None = None,
+        allow_hints: bool = False,
+    ) -> RoomPlan:
+        """A new room checked but not yet stored; raises :class:`RoomError` (422) saying what is
+        wrong, before anything is counted or stored. ``clock``: the room's clock settings
+        (:class:`~spieltisch.clocks.ClockSettings`)."""
         try:
             g = get_game(game)
         except RulesError as exc:
@@ -203,7 +233,7 @@ class RoomDirectory:
         clock_json = settings.to_json() if settings is not None else None
         template = RoomRow("", g.name, players, dict(options or {}), seed, delay, status, rows)
         template.clock, template.hints = clock_json, allow_hints
-        return await self.insert(template), first, secret
+        return RoomPlan(template, first, secret)
 
     async def insert(self, template: RoomRow) -> Room:
         """Store a new room like ``template`` under a new code (with today's rules version,
