@@ -219,18 +219,22 @@ def _flood(server: ServerThread, room: str, secrets: dict[int, str]) -> None:
             ws_url(server, room, 1, secrets[1]), additional_headers={"X-Forwarded-For": "10.0.0.2"}
         ) as other,
     ):
-        for _ in range(50):
+        for i in range(50):
             flood.send(json.dumps({"type": "ping"}))
-            flood2.send(json.dumps({"type": "ping"}))
+            flood2.send(json.dumps({"type": "sync", "ref": f"s{i}"}))
         codes = []
+        refs = []  # of the refusals on the second socket: each echoes the ref it refuses (issue #34)
         for ws in (flood, flood2):
             n = 0
             while n < 50:
                 msg = recv(ws)
-                if msg["type"] in ("pong", "error"):
+                if msg["type"] in ("pong", "error") or (msg["type"] == "state" and ws is flood2):
                     codes.append(msg.get("code", "pong"))
                     n += 1
+                    if ws is flood2 and msg["type"] == "error":
+                        refs.append(msg.get("ref"))
         limited = [c for c in codes if c == "rate_limited"]
+        assert refs and all(isinstance(r, str) and r.startswith("s") for r in refs), refs
         # 40 at once (the burst, two hellos included) plus what trickled in meanwhile.
         assert limited and 38 <= codes.count("pong") <= 60, codes
         state = latest_state(other)

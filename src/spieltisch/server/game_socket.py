@@ -22,7 +22,7 @@ from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.errors import CommandError, RoomError
 from spieltisch.server.hinting import hint
 from spieltisch.server.limits import Addresses, CountUnavailable
-from spieltisch.server.messages import Act, EndGame, Hello, HintIn, MessageError, Sync, parse_client
+from spieltisch.server.messages import Act, EndGame, Hello, HintIn, MessageError, Sync, parse_client, ref_of
 from spieltisch.server.messages import Leave as LeaveIn
 from spieltisch.server.messages import TakeBack as TakeBackIn
 from spieltisch.server.room import Room
@@ -229,6 +229,7 @@ async def serve(
                     f"messages_per_second: more than {limits.messages_per_second:g} messages per second "
                     f"(burst {limits.message_burst}) from your address, all its sockets together: "
                     "this one was ignored",
+                    ref_of(raw),
                 )
                 continue
             # Bytes in UTF-8; an ASCII text (every message of the protocol's own clients) is
@@ -238,6 +239,7 @@ async def serve(
                 conn.error(
                     "too_large",
                     f"max_message: messages are limited to {limits.max_message} bytes, got {size}",
+                    ref_of(raw),
                 )
                 continue
             await _handle(directory, room, conn, raw, received)

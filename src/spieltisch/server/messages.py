@@ -174,6 +174,18 @@ def _field_text(kind: str, field: str, msg: dict[str, Any]) -> str:
     return f"{field or kind}: invalid"
 
 
+def ref_of(raw: str | bytes) -> str | None:
+    """The ``ref`` of a message that is refused before it is read (``rate_limited``,
+    ``too_large``), so that the client can match the refusal to what it sent; ``None`` when
+    the message is no JSON object or its ``ref`` is not a valid one."""
+    try:
+        msg = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    ref = msg.get("ref") if isinstance(msg, dict) else None
+    return ref if isinstance(ref, str) and len(ref) <= MAX_REF else None
+
+
 def parse_client(raw: str | bytes) -> AnyClientMessage:
     """Read one client message; raises :class:`MessageError` saying what was wrong.
 
