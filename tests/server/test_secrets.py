@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 from server_harness import Player, ServerThread, connect_seat, open_room, play, seat_headers, ws_url
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 HUMAN = {"kind": "human"}
@@ -28,7 +29,8 @@ class Capture(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.name.startswith(CLIENT_LOGGERS):
             return  # the test's own clients log what they send
-        self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}")
+        traceback = " [Traceback]" if record.exc_info else ""
+        self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}{traceback}")
 
 
 @pytest.fixture
@@ -139,3 +141,26 @@ def test_no_secret_at_debug_or_trace_level(tmp_path: Path, level: str) -> None:
     assert "spieltisch-secret: [redacted]" in text.lower()
     if level == "trace":
         assert "ASGI" in text and "token=[redacted]" in text
+
+
+def test_a_frame_that_is_not_utf8_is_one_info_line_without_a_traceback(tmp_path: Path) -> None:
+    """Issue #34: uvicorn closes such a socket with 1007 (right) and logged ERROR with a
+    traceback each time (a flood one client could cause): now one INFO line a connection."""
+    capture = Capture()
+    srv = ServerThread(f"sqlite:///{tmp_path / 'utf8.db'}", log_level="info")
+    logging.getLogger("uvicorn.error").addHandler(capture)
+    try:
+        with srv.client() as client:
+            room, _secrets = open_room(client, "scout", [HUMAN, HUMAN], 1)
+        for _ in range(3):
+            with connect(f"{srv.ws}/ws/{room}") as ws:
+                ws.send(b'{"type": "hello"\xff}', text=True)
+                with pytest.raises(ConnectionClosed) as closed:
+                    ws.recv(timeout=5)
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1007
+    finally:
+        srv.stop()
+        logging.getLogger("uvicorn.error").removeHandler(capture)
+    bad = [line for line in capture.lines if "UTF-8" in line]
+    assert len(bad) == 3 and all(" INFO " in line for line in bad), capture.lines
+    assert not [line for line in capture.lines if "Traceback" in line or " ERROR " in line], capture.lines

@@ -26,7 +26,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from spieltisch.server import redact
+from spieltisch.server import logs
 from spieltisch.server.api import rooms_api
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.directory import RoomDirectory
@@ -100,7 +100,7 @@ def create_app(
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
     shutdown = Shutdown(owner)
-    redact.install()
+    logs.install()
 
     sweeper = Sweeper(directory, addresses, room_idle)
 
