@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import sqlite3
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from server_harness import Player, ServerThread, open_room, play, run_async, seat_socket, ws_url
+import sqlalchemy.exc
+from server_harness import Player, ServerThread, connect_seat, open_room, play, run_async, seat_socket, ws_url
 
 from spieltisch.engine import GameRecord
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store
@@ -207,3 +211,42 @@ def test_whole_game_on_postgres() -> None:
         row = store.load(room)
         store.drop()
     assert row is not None and len(row.actions) == info["version"] and row.status == "over"
+
+
+@pytest.mark.parametrize(
+    ("error", "told"),
+    [
+        ("database or disk is full", "the server's disk is full"),
+        ("attempt to write a readonly database", "the server's database is read-only"),
+        ("unable to open database file", "the server cannot reach its database"),
+    ],
+)
+def test_a_storage_fault_is_named_and_pauses_the_whole_table(tmp_path: Path, error: str, told: str) -> None:
+    """Issue #34: a full disk or a read-only database is named as such (not "cannot reach"),
+    the mover's move is refused with nothing changed, and everyone else at the table is
+    told that it is paused - not only the one who moved."""
+    srv = ServerThread(f"sqlite:///{tmp_path / 'fault.db'}")
+    store = srv.app.state.store
+
+    async def failing(*_args: object, **_kwargs: object) -> None:
+        raise sqlalchemy.exc.OperationalError("INSERT INTO actions ...", {}, sqlite3.OperationalError(error))
+
+    try:
+        with srv.client() as client:
+            room, secrets = open_room(client, "scout", [HUMAN, HUMAN], 3)
+        seat0, spectator = ws_url(srv, room, 0, secrets[0]), ws_url(srv, room)
+        with connect_seat(seat0) as mover, connect_seat(spectator) as watcher:
+            state = json.loads(mover.recv(timeout=5))
+            json.loads(watcher.recv(timeout=5))
+            store.append_actions_async = failing
+            act = {"type": "act", "version": state["version"], "id": state["legal"][0][0], "ref": "m1"}
+            mover.send(json.dumps(act))
+            answers = [json.loads(mover.recv(timeout=5)) for _ in range(2)]
+            refused = next(a for a in answers if a.get("ref") == "m1")
+            assert refused["code"] == "unavailable" and refused["message"].startswith(told), refused
+            notice = json.loads(watcher.recv(timeout=5))
+            assert notice["type"] == "error" and notice["code"] == "unavailable" and "ref" not in notice
+            assert notice["message"].startswith(f"{told}: the table is paused"), notice
+        assert store.count_actions(room) == 0  # nothing changed
+    finally:
+        srv.stop()

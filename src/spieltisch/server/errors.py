@@ -29,7 +29,35 @@ class RoomError(Exception):
 
 
 def unreachable(exc: BaseException) -> bool:
-    """Did a database operation fail because the database cannot be reached (not a refusal)?"""
-    if isinstance(exc, OperationalError | InterfaceError):
-        return True
-    return isinstance(exc, DBAPIError) and exc.connection_invalidated
+    """Did a database operation fail because of the server (its database unreachable, its
+    disk full or read-only), not because the database refused the statement?"""
+    return storage_fault(exc) is not None
+
+
+FAULTS = {
+    "disk_full": "the server's disk is full",
+    "read_only": "the server's database is read-only",
+    "unreachable": "the server cannot reach its database",
+}
+"""What players and the log are told of each storage fault (:func:`storage_fault`)."""
+
+_DISK_FULL = ("database or disk is full", "no space left on device", "could not extend file", "disk full")
+_READ_ONLY = ("readonly database", "read-only file system", "read only", "read-only transaction")
+
+
+def storage_fault(exc: BaseException) -> str | None:
+    """The server's fault behind a failed database operation, as a key of :data:`FAULTS`:
+    its disk full (SQLite's SQLITE_FULL, PostgreSQL's 53100, ENOSPC), its database or file
+    system read-only (SQLite's SQLITE_READONLY, PostgreSQL's 25006, EROFS), or the database
+    unreachable; ``None`` when the database refused the statement itself."""
+    if not isinstance(exc, DBAPIError):
+        return None
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    text = str(exc.orig).lower()
+    if code == "53100" or any(t in text for t in _DISK_FULL):
+        return "disk_full"
+    if code == "25006" or any(t in text for t in _READ_ONLY):
+        return "read_only"
+    if isinstance(exc, OperationalError | InterfaceError) or exc.connection_invalidated:
+        return "unreachable"
+    return None

@@ -34,11 +34,13 @@ from spieltisch.server.botpool import BotPool
 from spieltisch.server.clock_timer import ClockTimer
 from spieltisch.server.codes import secret_matches
 from spieltisch.server.connection import Connection
-from spieltisch.server.errors import CommandError, RoomError, unreachable
+from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
+PAUSED_EVERY = 5.0
+"""Seconds between two notices to a table that a server fault pauses it."""
 
 
 class RoomHooks(Protocol):
@@ -117,6 +119,7 @@ class Room:
         """The seats to move in ``_moving[0]`` (:meth:`to_move`)."""
         self.lock = asyncio.Lock()
         self.connections: set[Connection] = set()
+        self._paused_at = -PAUSED_EVERY  # when the table was last told of a server fault
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
         self.seat_bots = SeatBots(self)
@@ -343,6 +346,17 @@ class Room:
         self._log_mark = len(self.actions)
         self.clock_timer.wake.set()  # a deadline may have changed
 
+    def paused(self, why: str) -> None:
+        """Tell everyone at the table that a server fault pauses it (issue #34), not only the
+        one whose move it refused: an ``unavailable`` error without a ``ref``, at most once
+        every few seconds while the fault lasts."""
+        now = time.monotonic()
+        if now - self._paused_at < PAUSED_EVERY:
+            return
+        self._paused_at = now
+        for conn in list(self.connections):
+            conn.error("unavailable", why)
+
     def attach(self, conn: Connection) -> None:
         self.connections.add(conn)
         if conn.seat is None:
@@ -533,19 +547,21 @@ class Room:
                     memory=(seat, memory) if memory is not None else None,
                 )
             except Exception as exc:  # nothing was applied: the sender may retry
-                if unreachable(exc):
-                    log.warning("room %s: the database is unreachable: %s", self.code, exc)
+                fault = storage_fault(exc)
+                if fault is not None:  # (never the moves' text in a log line: a lay may be sealed)
+                    cause = type(getattr(exc, "orig", exc)).__name__
+                    log.warning("room %s: %s (%s)", self.code, FAULTS[fault], cause)
+                    self.paused(f"{FAULTS[fault]}: the table is paused and nothing changed; try again")
                     raise CommandError(
-                        "unavailable",
-                        "the server cannot reach its database right now; nothing changed, try again",
+                        "unavailable", f"{FAULTS[fault]} right now; nothing changed, try again"
                     ) from exc
                 if isinstance(exc, IntegrityError) and self.hooks.conflict(self):
                     raise CommandError(
                         "unavailable", "another worker has taken this room over; nothing changed, try again"
                     ) from exc
-                log.exception("room %s: storing %s failed", self.code, added)
+                log.exception("room %s: storing %d action(s) failed", self.code, len(added))
                 raise CommandError(
-                    "internal", f"the move could not be stored, nothing changed: {exc}"
+                    "internal", f"the move could not be stored, nothing changed ({type(exc).__name__})"
                 ) from exc
             if by is None:
                 self._take_back(seat)  # a move of the player's own: the seat is theirs again
