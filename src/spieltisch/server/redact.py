@@ -10,7 +10,8 @@ puts :func:`redact` into the process's log-record factory, so every record of
 every logger (uvicorn's own, the WebSocket library's, SQLAlchemy's, ours) is
 redacted when it is made, before any filter or handler sees it: the value of a
 ``secret``/``token`` query parameter, of a ``"secret"``/``"token"`` JSON field
-(a hello) and of a secret, token, authorization or cookie header.
+(a hello) and of a secret, token, authorization or cookie header; a WebSocket
+frame shows only its kind and size (its text may be a seat's hand or a sealed lay).
 """
 
 from __future__ import annotations
@@ -62,9 +63,13 @@ def redact_record(record: logging.LogRecord) -> logging.LogRecord:
 
 
 def _clean(arg: object) -> object:
-    """``arg`` or, when its text shows a secret (a scope, a frame, a path), that text redacted."""
+    """``arg`` or, when its text shows a secret (a scope, a path), that text redacted. A
+    WebSocket frame (logged at ``debug``) shows only its kind and size: its text may hold a
+    secret, a seat's hand or a sealed lay."""
     if arg is None or isinstance(arg, int | float):
         return arg
+    if type(arg).__name__ == "Frame" and hasattr(arg, "opcode") and hasattr(arg, "data"):
+        return f"{getattr(arg.opcode, 'name', arg.opcode)} [{len(arg.data)} bytes]"
     text = str(arg)
     clean = redact(text)
     return arg if clean == text else clean
