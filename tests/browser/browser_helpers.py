@@ -22,7 +22,7 @@ from spieltisch.server.limits import Limits
 
 ROOM = "[data-testid=room]"
 
-BROWSER_LIMITS = Limits(rooms_per_minute=0)
+BROWSER_LIMITS = Limits(rooms_per_minute=0, misses_per_hour=0)
 """The test session opens rooms faster than the default 10 per minute per address
 allows (every test comes from 127.0.0.1); the limit itself is tested in tests/server."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import random
 import socket
 import time
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from spieltisch.cli import app as cli_app
 from spieltisch.server.botpool import BotPool
+from spieltisch.server.codes import ALPHABET, CODE_LENGTH
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.game_socket import serve
 from spieltisch.server.limits import Addresses, Limits
@@ -162,6 +164,38 @@ def test_rooms_created_per_minute_per_address(make_server: Any) -> None:
         assert len(srv.app.state.store.unfinished()) == stored  # nothing stored
         other = client.post("/api/rooms", json=body, headers={"X-Forwarded-For": "10.2.2.2"})
         assert other.status_code == 200
+
+
+def test_guessing_room_codes_is_refused_after_misses_per_hour(make_server: Any) -> None:
+    """Issue #34: an address that asks for rooms that do not exist (or shows wrong secrets)
+    is refused every room once it has used up ``misses_per_hour``, with ``Retry-After``,
+    over HTTP and on a socket; another address is served. It reports the share of a
+    guesser's 200 lookups that is refused."""
+    srv = make_server(misses_per_hour=5)
+    rng = random.Random(34)
+    with srv.client() as client:
+        room, _secrets = open_room(client, "scout", [HUMAN, HUMAN], 1)
+        answers = [
+            client.get(f"/api/rooms/{''.join(rng.choices(ALPHABET, k=CODE_LENGTH))}").status_code
+            for _ in range(200)
+        ]
+        assert answers[:5] == [404] * 5 and set(answers[5:]) == {429}
+        print(f"guessing: {answers.count(429) / len(answers):.1%} of 200 lookups refused (5 misses per hour)")
+        locked = client.get(f"/api/rooms/{room}")  # even a room that exists: the address is locked out
+        assert locked.status_code == 429
+        assert locked.json()["detail"].startswith("misses_per_hour: more than 5")
+        assert 3500 <= int(locked.headers["Retry-After"]) <= 3600
+        assert client.get(f"/api/rooms/{room}", headers={"X-Forwarded-For": "10.3.3.3"}).status_code == 200
+    with connect(ws_url(srv, room)) as ws:
+        err = recv(ws)
+        assert err["code"] == "rate_limited" and err["message"].startswith("misses_per_hour")
+    # Wrong secrets count too.
+    other = from_address("10.4.4.4")
+    for _ in range(5):
+        with connect_seat(ws_url(srv, room, 1, "wrong"), **other) as ws:
+            assert recv(ws)["code"] == "forbidden"
+    with connect(ws_url(srv, room), **other) as ws:
+        assert recv(ws)["code"] == "rate_limited"
 
 
 def test_refused_rooms_do_not_use_up_the_room_budget(make_server: Any) -> None:

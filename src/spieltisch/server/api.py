@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Header, HTTPException, Request
+from fastapi import APIRouter, Depends, Header, HTTPException, Request
 
 from spieltisch.server.codes import new_secret
 from spieltisch.server.commands import Claim, Join, Rematch
@@ -70,8 +70,18 @@ def client_address(client: Any) -> str:
 
 
 def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses) -> APIRouter:
-    """The routes of ``/api``: games, rooms and their reviews."""
-    router = APIRouter()
+    """The routes of ``/api``: games, rooms and their reviews. An address that has used up
+    ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
+    :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
+
+    def not_guessing(request: Request) -> None:
+        if "code" in request.path_params:
+            wait = addresses.locked_out(client_address(request.client))
+            if wait is not None:
+                retry = {"Retry-After": str(max(1, round(wait)))}
+                raise HTTPException(429, addresses.locked_text(wait), headers=retry)
+
+    router = APIRouter(dependencies=[Depends(not_guessing)])
     limits = addresses.limits
 
     @router.get("/api/games", response_model=GamesOut)

@@ -27,7 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from spieltisch.server import logs
-from spieltisch.server.api import rooms_api
+from spieltisch.server.api import client_address, rooms_api
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.errors import RoomError
@@ -148,17 +148,19 @@ def create_app(
     app.state.addresses = addresses
     app.state.shutdown = shutdown
     app.state.expire = sweeper.expire
-    app.add_exception_handler(RoomError, _room_error)  # type: ignore[arg-type]
+
+    async def room_error(request: Request, exc: RoomError) -> JSONResponse:
+        if exc.status in (403, 404):  # a room that does not exist, a wrong secret: a miss
+            addresses.miss(client_address(request.client))
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+
+    app.add_exception_handler(RoomError, room_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses))
     app.include_router(game_socket(directory, addresses, shutdown, timings))
     app.include_router(pages(static_dir or STATIC_DIR))
     mount_files(app, static_dir or STATIC_DIR)
     return app
-
-
-async def _room_error(_request: Request, exc: RoomError) -> JSONResponse:
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
 
 async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

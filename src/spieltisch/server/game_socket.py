@@ -49,6 +49,10 @@ def game_socket(
             await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
             return
         address = client_address(websocket.client)
+        wait = addresses.locked_out(address)
+        if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
+            await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
+            return
         try:
             admitted = await addresses.open_socket_async(address)
         except CountUnavailable as exc:  # not let through uncounted: try another worker
@@ -70,6 +74,7 @@ def game_socket(
                 if exc.status == 409:  # a stored record this engine cannot open at all
                     await _refuse(websocket, "archived", exc.detail, 4409)
                 else:
+                    addresses.miss(address)
                     await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
             shutdown.sockets.add(websocket)
@@ -164,6 +169,7 @@ async def _greet(
     if not room.check_seat(seat, secret):
         await room.hooks.refresh(room)  # the seat may have been taken through another worker just now
     if not room.check_seat(seat, secret):
+        addresses.miss(address)
         await _refuse(
             websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403, ref
         )

@@ -48,11 +48,17 @@ class _Address:
     tokens: float = 0.0
     at: float = 0.0
     rooms: deque[float] = field(default_factory=deque)
+    misses: deque[float] = field(default_factory=deque)
+
+
+MISS_WINDOW = 3600.0
+"""The window of ``misses_per_hour`` (seconds)."""
 
 
 class Addresses:
     """Per client address: open sockets, a message token bucket shared by all of
-    its sockets, and the times of its recent room creations."""
+    its sockets, and the times of its recent room creations and misses (a room that
+    does not exist, a wrong secret)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -69,9 +75,11 @@ class Addresses:
         (so closing and reopening a socket does not refill it faster)."""
         while entry.rooms and now - entry.rooms[0] >= 60.0:
             entry.rooms.popleft()
+        while entry.misses and now - entry.misses[0] >= MISS_WINDOW:
+            entry.misses.popleft()
         rate = self.limits.messages_per_second
         full = not rate or entry.tokens + (now - entry.at) * rate >= self.limits.message_burst
-        return entry.sockets == 0 and not entry.rooms and full
+        return entry.sockets == 0 and not entry.rooms and not entry.misses and full
 
     def _tidy(self, address: str) -> None:
         entry = self._by.get(address)
@@ -128,6 +136,35 @@ class Addresses:
             return 60.0 - (now - entry.rooms[0])
         entry.rooms.append(now)
         return None
+
+    def miss(self, address: str) -> None:
+        """Count a miss of ``address``: a room that does not exist, or a wrong secret."""
+        if self.limits.misses_per_hour:
+            entry = self._get(address)
+            entry.misses.append(time.monotonic())
+            while len(entry.misses) > self.limits.misses_per_hour:
+                entry.misses.popleft()
+
+    def locked_out(self, address: str) -> float | None:
+        """``None`` while ``address`` may look rooms up, else the seconds until it may again
+        (it has used up ``misses_per_hour``)."""
+        limit = self.limits.misses_per_hour
+        entry = self._by.get(address)
+        if not limit or entry is None:
+            return None
+        now = time.monotonic()
+        while entry.misses and now - entry.misses[0] >= MISS_WINDOW:
+            entry.misses.popleft()
+        if len(entry.misses) < limit:
+            return None
+        return MISS_WINDOW - (now - entry.misses[0])
+
+    def locked_text(self, wait: float) -> str:
+        """What a locked-out address is told."""
+        return (
+            f"misses_per_hour: more than {self.limits.misses_per_hour} requests for rooms that do not "
+            f"exist or with a wrong secret from your address in an hour; try again in {wait:.0f} s"
+        )
 
     def sockets(self, address: str) -> int:
         entry = self._by.get(address)
