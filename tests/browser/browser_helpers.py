@@ -313,10 +313,23 @@ def assert_translated(page: Page) -> None:
     assert not bad, "untranslated texts:\n" + "\n".join(bad)
 
 
+PICTURES_SETTLED = """() => {
+  const images = [...document.images];
+  return images.every((i) => i.complete) && images.filter((i) => !i.naturalWidth).map((i) => i.src);
+}"""
+"""Once no picture is loading any more, the ones that failed (complete but no size); else false.
+One evaluation, so the answer is about one state of the page."""
+
+
 def assert_pictures_shown(page: Page, screen: str) -> None:
-    """Every picture (the card art shipped with the app) has loaded."""
-    page.wait_for_function("[...document.images].every((i) => i.complete)")
-    broken = page.evaluate("[...document.images].filter((i) => !i.naturalWidth).map((i) => i.src)")
+    """Every picture (the card art shipped with the app) has loaded.
+
+    Waiting for "all complete" and then asking "which have no size" in a second
+    round trip was flaky: a table that goes on by itself (bots, stand-ins, clocks)
+    can draw a card between the two, and its picture, fetched the first time that
+    card is shown, is still loading (complete false, naturalWidth 0) when the
+    second question comes. Both questions are therefore asked in one evaluation."""
+    broken = page.wait_for_function(PICTURES_SETTLED).json_value()
     assert not broken, f"pictures that did not load on {screen}: {broken}"
 
 
