@@ -13,9 +13,15 @@ running) until its printed address answers; ``scripts/test`` is
 what CI runs around this very test (running it here would recurse), so it is
 only checked to exist.
 
+The commands that only use what is installed (``spieltisch …`` and the python
+blocks) run side by side between those that change it (``scripts/setup``,
+``source``, …), which run alone and in their place: each command still finds
+exactly what the README's order gives it, and the test takes the time of its
+longest command per stretch instead of their sum (``newcomer_script``).
+
 The copy starts without ``.venv``: ``scripts/start`` installs the web
 extras from the package index and ``scripts/setup lab`` the lab's, as on a
-new machine (about 2–3 minutes in all, most of it pip). Without an index, set
+new machine. Without an index, set
 ``NEWCOMER_REUSE=1``: the copy's ``.venv`` then sees this environment's
 packages (a ``.pth`` file) and pip installs only the project itself.
 """
@@ -81,6 +87,28 @@ def test_quick_look_settings_replace_or_add_options() -> None:
     assert with_quick_look("spieltisch bench engine    # one core") == "spieltisch bench engine"
 
 
+def test_commands_run_side_by_side_only_between_the_ones_that_change_the_setup() -> None:
+    readme = (
+        "```bash\nscripts/start\nsource .venv/bin/activate\nspieltisch a --html x.html\n"
+        "spieltisch b --html y.html  # quick look: --seconds 1\nspieltisch c x.html\n```\n"
+        "```python\nimport spieltisch\n```\n```bash\nscripts/setup lab\nspieltisch d\n```\n"
+    )
+    lines = newcomer_script(readme_blocks(readme)).splitlines()
+    said = [line[5:].strip("'") if line.startswith("echo ") else line for line in lines]
+    order = [line for line in said if line.startswith(">>> ") or line == "join"]
+    assert order == [
+        "join", ">>> scripts/start", "join", ">>> source .venv/bin/activate",
+        ">>> spieltisch a --html x.html", ">>> spieltisch b --html y.html --seconds 1",
+        "join", ">>> spieltisch c x.html",  # x.html: it may read what a wrote
+        ">>> README python block",
+        "join", ">>> scripts/setup lab", ">>> spieltisch d",
+        "join", ">>> all README commands passed",
+    ]  # fmt: skip
+    script = "\n".join(lines)
+    assert "(\ntimeout 600 spieltisch b --html y.html --seconds 1\n) > step-3.log 2>&1 &" in script
+    assert "\ntimeout 600 scripts/setup lab\n" in script  # alone, in the foreground
+
+
 START = """\
 # scripts/start serves for ever: wait for its address, fetch the page, stop it
 scripts/start --port 0 > start.log 2>&1 &
@@ -97,33 +125,97 @@ kill $start_pid; wait $start_pid || true
 """
 
 
-def newcomer_script(blocks: list[Block]) -> str:
-    """One bash script: every README command, each announced and timed."""
-    out = ["set -euo pipefail", "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+@dataclass(frozen=True)
+class Step:
+    """One README command (or python block) as the script runs it."""
+
+    said: str
+    """What the README says (with the quick look applied): announced as ``>>> said``."""
+    shell: str
+    """The bash that runs it."""
+    alone: bool
+    """It changes the environment of the commands after it (``scripts/…``, ``source``,
+    anything that is not a ``spieltisch`` command or a python block): it runs once the
+    commands before it have ended, and the ones after it start when it has ended."""
+
+
+def _files(command: str) -> set[str]:
+    """The arguments of ``command`` that look like files (a dot or a slash in them)."""
+    return {word for word in shlex.split(command)[1:] if "." in word or "/" in word}
+
+
+def readme_steps(blocks: list[Block]) -> list[Step]:
+    """Every README command, in order, with how the script runs it."""
+    steps: list[Step] = []
     for block in blocks:
         if block.lang == "python":
-            out.append("echo '>>> README python block'")
-            out.append(f".venv/bin/python - <<'PYTHON'\n{block.text}PYTHON")
+            shell = f".venv/bin/python - <<'PYTHON'\n{block.text}PYTHON"
+            steps.append(Step("README python block", shell, alone=False))
             continue
         for raw in block.text.splitlines():
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
             command = with_quick_look(line)
-            out.append(f"echo {shlex.quote('>>> ' + command)}")
             if command == "scripts/start":
-                out.append(START)
+                steps.append(Step(command, START, alone=True))
             elif command == "scripts/test":
-                out.append("test -x scripts/test  # CI runs it around this test")
+                steps.append(Step(command, "test -x scripts/test  # CI runs it around this test", alone=True))
             elif command.startswith("source "):
-                out.append(command)
+                steps.append(Step(command, command, alone=True))
             elif command.startswith("spieltisch play "):  # answer "1" (a menu item) at every prompt
-                out.append("printf '1\\n%.0s' $(seq 1 5000) > answers.txt")
-                out.append(
-                    f"timeout 240 {command} < answers.txt > play.log || {{ tail -20 play.log; exit 1; }}"
+                n = len(steps)
+                shell = (
+                    f"printf '1\\n%.0s' $(seq 1 5000) > answers-{n}.txt\n"
+                    f"timeout 240 {command} < answers-{n}.txt > play-{n}.log"
+                    f" || {{ tail -20 play-{n}.log; exit 1; }}"
                 )
+                steps.append(Step(command, shell, alone=False))
             else:
-                out.append(f"timeout 300 {command}")
+                alone = not command.startswith("spieltisch ")
+                steps.append(Step(command, f"timeout 600 {command}", alone=alone))
+    return steps
+
+
+JOIN = """\
+join() {  # wait for the README commands running side by side; show their output in order
+  local failed=0 entry pid n rc
+  for entry in "${running[@]}"; do
+    pid=${entry%%:*}; n=${entry#*:}; rc=0
+    wait "$pid" || rc=$?
+    cat "step-$n.log"
+    if [ "$rc" != 0 ]; then echo "!!! README command failed (exit $rc): ${said[$n]}"; failed=1; fi
+  done
+  running=()
+  [ "$failed" = 0 ] || exit 1
+}
+"""
+
+
+def newcomer_script(blocks: list[Block]) -> str:
+    """One bash script: every README command, each announced. The commands between two
+    that change the environment (``Step.alone``) run side by side (their output is shown
+    when they have all ended); one that names a file an earlier one of them names starts
+    a new stretch, so it waits for a file that an earlier one may write. Each command
+    still sees exactly what the README's order gives it: what was installed and sourced
+    before it."""
+    out = ["set -euo pipefail", "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+    out += ["running=()", "declare -A said", JOIN]
+    together: set[str] = set()  # the files the commands running side by side name
+    for n, step in enumerate(readme_steps(blocks)):
+        files = set() if step.alone else _files(step.said)
+        if step.alone or files & together:
+            out.append("join")
+            together = set()
+        out.append(f"echo {shlex.quote('>>> ' + step.said)}")
+        if step.alone:
+            out.append(step.shell)
+        else:
+            together |= files
+            out.append(f"said[{n}]={shlex.quote(step.said)}")
+            out.append(f"(\n{step.shell}\n) > step-{n}.log 2>&1 &")
+            out.append(f'running+=("$!:{n}")')
+    out.append("join")
     out.append("echo '>>> all README commands passed'")
     return "\n".join(out) + "\n"
 
@@ -180,8 +272,9 @@ def test_every_readme_command_works_in_a_fresh_copy(tmp_path: Path) -> None:
         check=False,
     )
     steps = [line for line in done.stdout.splitlines() if line.startswith(">>> ")]
+    failed = [line for line in done.stdout.splitlines() if line.startswith("!!! ")] or steps[-1:]
     report = textwrap.indent(done.stdout[-3000:] + "\n--- stderr ---\n" + done.stderr[-3000:], "  ")
-    assert done.returncode == 0, f"README command failed after {steps[-1:]}:\n{report}"
+    assert done.returncode == 0, f"README command failed: {failed}:\n{report}"
     assert steps[-1] == ">>> all README commands passed"
     assert any("source .venv/bin/activate" in s for s in steps)
     assert len(steps) >= 12, steps  # every command ran

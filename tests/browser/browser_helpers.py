@@ -109,18 +109,34 @@ def open_seeded_room(page: Page, base: str, game: str, bots: list[str], name: st
     return str(data["room"])
 
 
+ROOM_STATE = f"""() => {{
+  const rooms = document.querySelectorAll("{ROOM}");
+  return rooms.length === 1 ? ["version", "mine", "status"].map((k) => rooms[0].dataset[k] ?? null) : null;
+}}"""
+"""The table's version, whether it waits for this page and its status, in one round trip
+(the helpers below poll them many times a move); null without exactly one table."""
+
+
+def _room_state(page: Page) -> list[str | None] | None:
+    state: list[str | None] | None = page.evaluate(ROOM_STATE)
+    return state
+
+
 def version(page: Page) -> int:
-    return int(page.locator(ROOM).get_attribute("data-version") or "-1")
+    state = _room_state(page)
+    if state is None:  # no table (yet): wait for it, as a locator does
+        return int(page.locator(ROOM).get_attribute("data-version") or "-1")
+    return int(state[0] or "-1")
 
 
 def is_mine(page: Page) -> bool:
-    room = page.locator(ROOM)
-    return room.count() == 1 and room.get_attribute("data-mine") == "true"
+    state = _room_state(page)
+    return state is not None and state[1] == "true"
 
 
 def is_over(page: Page) -> bool:
-    room = page.locator(ROOM)
-    return room.count() == 1 and room.get_attribute("data-status") == "over"
+    state = _room_state(page)
+    return state is not None and state[2] == "over"
 
 
 def legal_moves(page: Page) -> list[str]:
@@ -136,11 +152,14 @@ def legal_moves(page: Page) -> list[str]:
 def wait_for_change(page: Page, before: int, timeout: float = 15.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if version(page) != before:
+        now, notice = page.evaluate(
+            """() => [document.querySelector("[data-testid=room]")?.dataset.version ?? null,
+                      document.querySelector("[data-testid=notice]")?.textContent ?? ""]"""
+        )
+        if now is not None and int(now) != before:
             return
-        notice = page.get_by_test_id("notice")
-        if notice.count() and "Table:" in (notice.text_content() or ""):
-            raise AssertionError(f"the table refused a move: {notice.text_content()}")
+        if "Table:" in notice:
+            raise AssertionError(f"the table refused a move: {notice}")
         page.wait_for_timeout(30)
     raise AssertionError(f"the table did not move on from version {before}")
 
@@ -246,12 +265,16 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
     move = scout_move if game == "scout" else schmaus_move
     made: list[str] = []
     deadline = time.monotonic() + limit
-    while not all(is_over(p) for p in pages):
+    while True:
+        states = [_room_state(p) for p in pages]
+        if all(state is not None and state[2] == "over" for state in states):
+            break
         if time.monotonic() > deadline:
             raise AssertionError(f"the game did not end within {limit} s ({len(made)} moves made)")
         acted = False
-        for page in pages:
-            if is_mine(page) and not is_over(page):
+        for i, page in enumerate(pages):
+            state = states[i] if i == 0 or not acted else _room_state(page)  # fresh after a move
+            if state is not None and state[1] == "true" and state[2] != "over":
                 made.append(move(page, rng))
                 acted = True
         if not acted:
@@ -313,10 +336,23 @@ def assert_translated(page: Page) -> None:
     assert not bad, "untranslated texts:\n" + "\n".join(bad)
 
 
+PICTURES_SETTLED = """() => {
+  const images = [...document.images];
+  return images.every((i) => i.complete) && images.filter((i) => !i.naturalWidth).map((i) => i.src);
+}"""
+"""Once no picture is loading any more, the ones that failed (complete but no size); else false.
+One evaluation, so the answer is about one state of the page."""
+
+
 def assert_pictures_shown(page: Page, screen: str) -> None:
-    """Every picture (the card art shipped with the app) has loaded."""
-    page.wait_for_function("[...document.images].every((i) => i.complete)")
-    broken = page.evaluate("[...document.images].filter((i) => !i.naturalWidth).map((i) => i.src)")
+    """Every picture (the card art shipped with the app) has loaded.
+
+    Waiting for "all complete" and then asking "which have no size" in a second
+    round trip was flaky: a table that goes on by itself (bots, stand-ins, clocks)
+    can draw a card between the two, and its picture, fetched the first time that
+    card is shown, is still loading (complete false, naturalWidth 0) when the
+    second question comes. Both questions are therefore asked in one evaluation."""
+    broken = page.wait_for_function(PICTURES_SETTLED).json_value()
     assert not broken, f"pictures that did not load on {screen}: {broken}"
 
 
