@@ -55,7 +55,7 @@ def test_every_seat_gets_its_legal_ids_with_their_notation_and_nobody_else_any(
         store = Store(f"sqlite:///{tmp_path / 'legal.db'}")
         pool = BotPool(1)  # no bot seat: no worker starts
         directory = RoomDirectory(store, pool, LocalOwner(), bot_delay=0.0)
-        room, _seat, _secret = await directory.create(game, 3, None, None, "A", 0.0, 11)
+        room = await directory.insert(directory.plan(game, 3, None, None, "A", 0.0, 11).template)
         for seat in (1, 2):
             await directory.run(Join(room.code, None, seat))
         rng = random.Random(5)
@@ -90,7 +90,7 @@ def test_a_sender_delivers_everything_queued_while_it_slept_in_order(tmp_path: P
         store = Store(f"sqlite:///{tmp_path / 'order.db'}")
         pool = BotPool(1)
         directory = RoomDirectory(store, pool, LocalOwner())
-        room, _seat, _secret = await directory.create("scout", 2, None, None, "A", 0.0, 1)
+        room = await directory.insert(directory.plan("scout", 2, None, None, "A", 0.0, 1).template)
         socket_ = _RecordingSocket()
         serving = asyncio.create_task(
             serve(socket_, directory, room, None, "10.1.1.1", Addresses(Limits()))  # type: ignore[arg-type]

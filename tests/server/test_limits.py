@@ -463,7 +463,7 @@ def test_a_silent_client_that_falls_behind_is_closed_at_once(tmp_path: Path) -> 
         store = Store(f"sqlite:///{tmp_path / 'stuck.db'}")
         pool = BotPool(1)  # no bot at this table: no worker ever starts
         directory = RoomDirectory(store, pool, LocalOwner())
-        room, _seat, _secret = await directory.create("scout", 2, None, None, "A", 0.0, 1)
+        room = await directory.insert(directory.plan("scout", 2, None, None, "A", 0.0, 1).template)
         socket_ = _StuckSocket()
         serving = asyncio.create_task(serve(socket_, directory, room, None, "10.9.9.9", Addresses(Limits())))  # type: ignore[arg-type]
         await asyncio.sleep(0.05)

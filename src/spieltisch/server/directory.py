@@ -153,23 +153,6 @@ class RoomDirectory:
             keep = set(self.rooms) | in_use
             return await asyncio.to_thread(self.store.expire, finished, abandoned, keep)
 
-    async def create(
-        self,
-        game: str,
-        players: int,
-        options: Mapping[str, Any] | None,
-        seats: list[SeatSpec] | None,
-        name: str | None,
-        bot_delay: float | None,
-        seed: int | None,
-        clock: Mapping[str, Any] | None = None,
-        allow_hints: bool = False,
-    ) -> tuple[Room, int, str]:
-        """Open a room (:meth:`plan`, then :meth:`insert`): the room, its first human seat and
-        that seat's secret."""
-        plan = self.plan(game, players, options, seats, name, bot_delay, seed, clock, allow_hints)
-        return await self.insert(plan.template), plan.seat, plan.secret
-
     def plan(
         self,
         game: str,
