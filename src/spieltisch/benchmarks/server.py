@@ -1,5 +1,9 @@
 """``spieltisch bench server``: many games over real WebSockets against a uvicorn subprocess.
 
+(Over 800 lines: one benchmark whose parts - the server processes, the client
+processes and their game loops, the meters and the report - share its ``Stats``
+and settings; they are not used elsewhere.)
+
 The server runs in its own process (SQLite in a temporary folder, with the
 same durability as ever: WAL, ``synchronous=FULL``; bots with no delay,
 thinking in the server's bot worker processes). Each game seats the bots

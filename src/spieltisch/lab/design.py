@@ -1,6 +1,10 @@
 """``spieltisch lab design``: state what the rules should achieve; the lab
 searches the rule options for settings that achieve it.
 
+(Over 800 lines: the goal file's grammar with its error messages, the search and
+its confirmation are one command's pipeline; the goal file's part, ``DesignSpec``
+and ``parse_spec``, is the candidate for a module of its own.)
+
 A goal file (TOML, see ``examples/goals*.toml``) names the goals (a measure
 with a ``min`` and/or ``max``: skill gap, seat advantage, rounds, how often a
 ruling fires...), the options that may vary and over which ranges, and the

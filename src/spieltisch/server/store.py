@@ -171,8 +171,7 @@ class Store:
     def __init__(self, url: str, prefix: str = "") -> None:
         self.url = url
         self.sqlite = url.startswith("sqlite")
-        # A failed statement's parameters never reach an error or a log line: they hold
-        # moves (a sealed Waschbaer-Schmaus lay before its reveal) and secrets' hashes.
+        # A failed statement's parameters (moves: a sealed lay) never reach an error or a log.
         kwargs: dict[str, Any] = {"hide_parameters": True}
         if self.sqlite:
             kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}

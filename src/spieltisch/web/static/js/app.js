@@ -1,5 +1,7 @@
 // Spieltisch web client: start page, joining, the live table, results,
 // rematch and replay. Plain ES modules, no build step.
+// (Over 800 lines: the screens and the one state object they share; the games'
+// tables, cards, clocks, results, review and the connection are modules of their own.)
 
 import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, saveSeat, seatHeaders } from "./api.js";
 import { art, schmausName } from "./cards.js";
