@@ -34,19 +34,21 @@ class Capture(logging.Handler):
         self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}{traceback}")
 
 
-@pytest.fixture
-def logged_server(tmp_path: Path) -> Iterator[tuple[ServerThread, Capture]]:
+@pytest.fixture(params=["debug", "trace"])
+def logged_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Capture]]:
+    """A server logging at ``debug`` and at ``trace`` (uvicorn's ASGI messages too)."""
     capture = Capture()
-    levels = {name: logging.getLogger(name).level for name in LOGGERS}
-    srv = ServerThread(f"sqlite:///{tmp_path / 'secrets.db'}", log_level="debug", access_log=True)
-    for name in LOGGERS:  # after uvicorn configured its loggers: every line of every logger counts
+    capture.setLevel(1)
+    levels = {name: logging.getLogger(name).level for name in (*LOGGERS, "uvicorn.asgi")}
+    srv = ServerThread(f"sqlite:///{tmp_path / 'secrets.db'}", log_level=request.param, access_log=True)
+    for name in levels:  # after uvicorn configured its loggers: every line of every logger counts
         logging.getLogger(name).addHandler(capture)
-        logging.getLogger(name).setLevel(logging.DEBUG)
+        logging.getLogger(name).setLevel(1)
     try:
         yield srv, capture
     finally:
         srv.stop()
-        for name in LOGGERS:
+        for name in levels:
             logging.getLogger(name).removeHandler(capture)
             logging.getLogger(name).setLevel(levels[name])
 
