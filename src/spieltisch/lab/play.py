@@ -8,7 +8,7 @@ the bot seeds are derived from ``(study seed, game index)`` only.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,24 @@ class GameTask:
     def deal_seed(self) -> int:
         block = self.index // self.players if self.duplicate else self.index
         return derive_seed("lab", self.seed, "deal", block)
+
+
+def game_tasks(
+    game: str,
+    lineup: tuple[Entrant, ...],
+    options: Mapping[str, Any],
+    seed: int,
+    indices: Iterable[int],
+    duplicate: bool = True,
+    budget: Budget | None = None,
+    timeout: float = 10.0,
+    detail: bool = False,
+    group: str = "",
+) -> list[GameTask]:
+    """The games ``indices`` of one line-up under one set of options and settings."""
+    return [
+        GameTask(game, lineup, options, seed, i, duplicate, budget, timeout, detail, group) for i in indices
+    ]
 
 
 @dataclass

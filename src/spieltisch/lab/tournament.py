@@ -20,7 +20,7 @@ from rich.table import Table
 from spieltisch.bots import Budget
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, validate_options
-from spieltisch.lab.play import Entrant, GameResult, GameTask
+from spieltisch.lab.play import Entrant, GameResult, GameTask, game_tasks
 from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import entrant_name, summarize
 
@@ -84,21 +84,10 @@ class Tournament:
         return len(self.lineup)
 
     def tasks(self, group: str = "", detail: bool = False) -> list[GameTask]:
-        return [
-            GameTask(
-                game=self.game,
-                lineup=self.lineup,
-                options=self.options,
-                seed=self.seed,
-                index=i,
-                duplicate=self.duplicate,
-                budget=self.budget,
-                timeout=self.timeout,
-                detail=detail,
-                group=group,
-            )
-            for i in range(self.games)
-        ]
+        return game_tasks(
+            self.game, self.lineup, self.options, self.seed, range(self.games),
+            self.duplicate, self.budget, self.timeout, detail, group,
+        )  # fmt: skip
 
     def config_json(self) -> dict[str, Any]:
         return {
