@@ -200,6 +200,11 @@ def ci_text(ci: Sequence[float]) -> str:
     return f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}%"
 
 
+def win_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A summary row's wins, win rate and the rate's 95 % interval, as the tables show them."""
+    return str(row["wins"]), pct(row["rate"]), ci_text(row["ci95"])
+
+
 def summary_table(summary: Mapping[str, Any], title: str) -> Table:
     table = Table(title=title)
     for col in (
@@ -238,13 +243,7 @@ def print_summary(console: Console, summary: Mapping[str, Any], title: str) -> N
     for col in ("seat", "wins", "win rate", "95% CI", "score mean"):
         seats.add_column(col, justify="right")
     for seat in summary["seats"]:
-        seats.add_row(
-            str(seat["seat"]),
-            str(seat["wins"]),
-            pct(seat["rate"]),
-            ci_text(seat["ci95"]),
-            f"{seat['score']['mean']:.1f}",
-        )
+        seats.add_row(str(seat["seat"]), *win_cells(seat), f"{seat['score']['mean']:.1f}")
     console.print(seats)
     length = summary["length"]
     console.print(
