@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from spieltisch.bots import Bot, Budget
@@ -97,20 +97,8 @@ class GameResult:
         return self.seating.index(entry)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "group": self.group,
-            "index": self.index,
-            "deal_seed": self.deal_seed,
-            "seating": self.seating,
-            "scores": self.scores,
-            "winners": self.winners,
-            "decisions": self.decisions,
-            "faults": self.faults,
-            "rounds": self.rounds,
-            "fault_messages": self.fault_messages,
-            "bot_stats": self.bot_stats,
-            "detail": self.detail,
-        }
+        """Every field by its name, in field order (the values as they are: plain already)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
