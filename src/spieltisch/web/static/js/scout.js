@@ -3,7 +3,7 @@
 // from the server's legal list; this module maps clicks to its notation.
 
 import { h } from "./dom.js";
-import { scoutCard, scoutLabel, turnedScout } from "./cards.js";
+import { handCardButton, scoutCard, scoutLabel, turnedScout } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 // -- notation -----------------------------------------------------------------
@@ -214,19 +214,10 @@ function handRow(ctx, cards, opts = {}) {
       return;
     }
     const selected = sel.cards.has(i);
+    const fresh = i === opts.fresh;
+    const label = `${scoutLabel(c)}${fresh ? `, ${t("scout.newCard")}` : ""}`;
     row.append(
-      scoutCard(c, {
-        tag: "button",
-        extraClass: `${selected ? "selected" : ""}${i === opts.fresh ? " fresh" : ""}`,
-        attrs: {
-          type: "button",
-          "aria-pressed": selected ? "true" : "false",
-          "aria-label": `${scoutLabel(c)}${i === opts.fresh ? `, ${t("scout.newCard")}` : ""}`,
-          "data-testid": `hand-card-${i}`,
-          "data-focus": `hand-${i}`,
-          onclick: () => toggleCard(ctx, i),
-        },
-      }),
+      scoutCard(c, handCardButton(i, selected, () => toggleCard(ctx, i), fresh ? " fresh" : "", { "aria-label": label })),
     );
   });
   if (opts.gaps) row.append(gap(cards.length));
