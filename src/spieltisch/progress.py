@@ -15,7 +15,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.text import Text
 
 Tick = Callable[[float], None]
@@ -33,6 +42,23 @@ class EtaColumn(ProgressColumn):
             return Text("ETA –:––:––", style="progress.remaining")
         left = int((task.total - task.completed) * elapsed / task.completed + 0.5)
         return Text(f"ETA {left // 3600}:{left % 3600 // 60:02d}:{left % 60:02d}", style="progress.remaining")
+
+
+def count_columns(
+    description: str, rate: ProgressColumn, eta: ProgressColumn, percent: bool = False
+) -> tuple[ProgressColumn, ...]:
+    """The columns of a bar that counts things done (games, decisions):
+    ``description`` in bold, the bar, ``done/total``, the percentage if
+    ``percent``, then ``rate``, the time elapsed and ``eta``."""
+    return (
+        TextColumn(f"[bold]{description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        *((TaskProgressColumn(),) if percent else ()),
+        rate,
+        TimeElapsedColumn(),
+        eta,
+    )
 
 
 class Meter:

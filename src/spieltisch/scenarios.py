@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -279,6 +279,34 @@ def _project_keys(problems: list[str], state: State, expect: Mapping[str, Any]) 
         _compare(problems, "winners", expect["winners"], None if outcome is None else list(outcome.winners))
 
 
+GameKeys = Callable[[list[str], Mapping[str, Any], Mapping[str, Any] | None], None]
+"""A game's own expectation keys: ``(problems, the state's JSON after the steps,
+the round result the steps finished or None)``."""
+
+
+def _expect(
+    state: ScoutState | SchmausState,
+    steps: Sequence[Any],
+    expect: Mapping[str, Any],
+    mover: int | None,
+    keys: GameKeys,
+    after: Callable[[list[str]], None] | None = None,
+) -> list[str]:
+    """Play ``steps``, then check ``expect``: the game's own ``keys``, the legal
+    moves, the keys both games share, and ``after`` (more of the game's own)."""
+    done = len(state.results)
+    problems = _play_steps(state, steps, bool(expect.get("illegal")))
+    if problems or expect.get("illegal"):
+        return problems
+    keys(problems, state.to_json(), state.results[-1] if len(state.results) > done else None)
+    if "legal_includes" in expect or "legal_excludes" in expect:
+        _check_legal(problems, state, expect, _mover(state, mover))
+    _project_keys(problems, state, expect)
+    if after is not None:
+        after(problems)
+    return problems
+
+
 def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
     n = _players(setup)
     ScoutState.game.normalize_options(setup.get("options"))  # Scout has none: refuse any
@@ -330,37 +358,32 @@ def _expect_scout(
     state: ScoutState, steps: Sequence[Any], expect: Mapping[str, Any], mover: int | None
 ) -> list[str]:
     n = state.players
-    done = len(state.results)
-    problems = _play_steps(state, steps, bool(expect.get("illegal")))
-    if problems or expect.get("illegal"):
-        return problems
-    data = state.to_json()
-    last = state.results[-1] if len(state.results) > done else None
-    if "hands" in expect:
-        _compare(problems, "hands", expect["hands"], data["hands"])
-    if "table" in expect:
-        table_now = {"owner": data["owner"], "cards": data["table"]} if data["table"] else None
-        _compare(problems, "table", expect["table"], table_now)
-    if "to_move" in expect:
-        movers = state.to_move()
-        _compare(problems, "to_move", expect["to_move"], movers[0] if len(movers) == 1 else list(movers))
-    if "chips" in expect:
-        chips_now: list[Any] = list(state.chips) if n == 2 else [bool(c) for c in state.chips]
-        _compare(problems, "chips", expect["chips"], chips_now)
-    for key in ("collected", "tokens"):
-        if key in expect:
-            _compare(problems, key, expect[key], data[key])
-    if "round_over" in expect:
-        _compare(problems, "round_over", expect["round_over"], last is not None)
-    if "ended_by" in expect:
-        _compare(problems, "ended_by", expect["ended_by"], last and last["ended_by"])
-    if "round_points" in expect:
-        _compare(problems, "round_points", expect["round_points"], last and last["points"])
-    if "legal_includes" in expect or "legal_excludes" in expect:
-        _check_legal(problems, state, expect, _mover(state, mover))
-    _project_keys(problems, state, expect)
-    _scout_project_keys(problems, state, expect)
-    return problems
+
+    def keys(problems: list[str], data: Mapping[str, Any], last: Mapping[str, Any] | None) -> None:
+        if "hands" in expect:
+            _compare(problems, "hands", expect["hands"], data["hands"])
+        if "table" in expect:
+            table_now = {"owner": data["owner"], "cards": data["table"]} if data["table"] else None
+            _compare(problems, "table", expect["table"], table_now)
+        if "to_move" in expect:
+            movers = state.to_move()
+            _compare(problems, "to_move", expect["to_move"], movers[0] if len(movers) == 1 else list(movers))
+        if "chips" in expect:
+            chips_now: list[Any] = list(state.chips) if n == 2 else [bool(c) for c in state.chips]
+            _compare(problems, "chips", expect["chips"], chips_now)
+        for key in ("collected", "tokens"):
+            if key in expect:
+                _compare(problems, key, expect[key], data[key])
+        if "round_over" in expect:
+            _compare(problems, "round_over", expect["round_over"], last is not None)
+        if "ended_by" in expect:
+            _compare(problems, "ended_by", expect["ended_by"], last and last["ended_by"])
+        if "round_points" in expect:
+            _compare(problems, "round_points", expect["round_points"], last and last["points"])
+
+    return _expect(
+        state, steps, expect, mover, keys, lambda problems: _scout_project_keys(problems, state, expect)
+    )
 
 
 def _scout_project_keys(problems: list[str], state: ScoutState, expect: Mapping[str, Any]) -> None:
@@ -448,31 +471,26 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
 
 def _expect_schmaus(state: SchmausState, steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
     n = state.players
-    done = len(state.results)
-    problems = _play_steps(state, steps, bool(expect.get("illegal")))
-    if problems or expect.get("illegal"):
-        return problems
-    data = state.to_json()
-    if "hands" in expect:
-        want = [sorted(_schmaus_cards(h, "expected hand")) for h in _list(expect["hands"], "hands", n)]
-        got = [sorted(sc.parse_card(c) for c in h) for h in data["hands"]]
-        if want != got:
-            problems.append(
-                f"hands: expected {[sc.texts(h) for h in want]}, got {[sc.texts(h) for h in got]}"
-            )
-    if "scores" in expect:
-        _compare(problems, "scores", expect["scores"], data["scores"])
-    if "draw_pile_size" in expect:
-        _compare(problems, "draw_pile_size", expect["draw_pile_size"], len(data["draw_pile"]))
-    if "discard_size" in expect:
-        _compare(problems, "discard_size", expect["discard_size"], len(data["discard"]))
-    if "phase" in expect:
-        _compare(problems, "phase", expect["phase"], data["phase"])
-    _round_keys(problems, expect, state.results[-1] if len(state.results) > done else None)
-    if "legal_includes" in expect or "legal_excludes" in expect:
-        _check_legal(problems, state, expect, _mover(state, None))
-    _project_keys(problems, state, expect)
-    return problems
+
+    def keys(problems: list[str], data: Mapping[str, Any], last: Mapping[str, Any] | None) -> None:
+        if "hands" in expect:
+            want = [sorted(_schmaus_cards(h, "expected hand")) for h in _list(expect["hands"], "hands", n)]
+            got = [sorted(sc.parse_card(c) for c in h) for h in data["hands"]]
+            if want != got:
+                problems.append(
+                    f"hands: expected {[sc.texts(h) for h in want]}, got {[sc.texts(h) for h in got]}"
+                )
+        if "scores" in expect:
+            _compare(problems, "scores", expect["scores"], data["scores"])
+        if "draw_pile_size" in expect:
+            _compare(problems, "draw_pile_size", expect["draw_pile_size"], len(data["draw_pile"]))
+        if "discard_size" in expect:
+            _compare(problems, "discard_size", expect["discard_size"], len(data["discard"]))
+        if "phase" in expect:
+            _compare(problems, "phase", expect["phase"], data["phase"])
+        _round_keys(problems, expect, last)
+
+    return _expect(state, steps, expect, None, keys)
 
 
 def _run_schmaus_short(

@@ -146,7 +146,7 @@ def run(
 ) -> list[Speed]:
     """Print the speed table and the strength table; return the speeds."""
     from spieltisch.lab.runner import default_workers
-    from spieltisch.lab.tournament import Tournament, ci_text, pct
+    from spieltisch.lab.tournament import Tournament, pct, win_cells
 
     console = console or Console()
     speeds: list[Speed] = []
@@ -205,13 +205,9 @@ def run(
         for col in ("bot", "games", "wins", "win rate", "95% CI", "TrueSkill μ±σ"):
             st.add_column(col, justify="left" if col == "bot" else "right")
         for bot in s["bots"]:
+            rating = bot["rating"]
             st.add_row(
-                bot["bot"],
-                str(bot["games"]),
-                str(bot["wins"]),
-                pct(bot["rate"]),
-                ci_text(bot["ci95"]),
-                f"{bot['rating']['mu']:.1f}±{bot['rating']['sigma']:.1f}",
+                bot["bot"], str(bot["games"]), *win_cells(bot), f"{rating['mu']:.1f}±{rating['sigma']:.1f}"
             )
         console.print(st)
     return speeds

@@ -8,8 +8,8 @@ the bot seeds are derived from ``(study seed, game index)`` only.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from spieltisch.bots import Bot, Budget
@@ -55,6 +55,24 @@ class GameTask:
         return derive_seed("lab", self.seed, "deal", block)
 
 
+def game_tasks(
+    game: str,
+    lineup: tuple[Entrant, ...],
+    options: Mapping[str, Any],
+    seed: int,
+    indices: Iterable[int],
+    duplicate: bool = True,
+    budget: Budget | None = None,
+    timeout: float = 10.0,
+    detail: bool = False,
+    group: str = "",
+) -> list[GameTask]:
+    """The games ``indices`` of one line-up under one set of options and settings."""
+    return [
+        GameTask(game, lineup, options, seed, i, duplicate, budget, timeout, detail, group) for i in indices
+    ]
+
+
 @dataclass
 class GameResult:
     """A finished game, per seat (seat order) unless said otherwise. Plain values
@@ -79,20 +97,8 @@ class GameResult:
         return self.seating.index(entry)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "group": self.group,
-            "index": self.index,
-            "deal_seed": self.deal_seed,
-            "seating": self.seating,
-            "scores": self.scores,
-            "winners": self.winners,
-            "decisions": self.decisions,
-            "faults": self.faults,
-            "rounds": self.rounds,
-            "fault_messages": self.fault_messages,
-            "bot_stats": self.bot_stats,
-            "detail": self.detail,
-        }
+        """Every field by its name, in field order (the values as they are: plain already)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,23 @@ def legend_above(fig: Figure, ax: Axes, count: int) -> None:
                    fontsize="small")  # fmt: skip
 
 
+def rows_down(ax: Axes, rows: Sequence[str], xlabel: str, title: str) -> None:
+    """Name the rows down the side, the first on top; label the value axis; title the chart."""
+    ax.set_yticks(range(len(rows)), rows)
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+
+
+def columns_across(
+    ax: Axes, positions: Sequence[int], labels: Sequence[str], ylabel: str, title: str
+) -> None:
+    """Name the columns at ``positions`` along the bottom; label the value axis; title the chart."""
+    ax.set_xticks(positions, labels)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+
+
 def vbars(
     groups: Sequence[str],
     series: Mapping[str, Sequence[float]],
@@ -87,9 +104,7 @@ def vbars(
                color=COLORS[i % len(COLORS)])  # fmt: skip
     if ref is not None:
         ax.axhline(ref, ls="--", color="#444", lw=1, label=ref_label)
-    ax.set_xticks(range(len(groups)), groups)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    columns_across(ax, range(len(groups)), groups, ylabel, title)
     if percent:
         percent_axis(ax)
     ax.set_ylim(bottom=0)
@@ -116,10 +131,7 @@ def hbars(
                        color=COLORS[i % len(COLORS)])  # fmt: skip
         ax.bar_label(bars, [f"{v:.1f}%" if percent else f"{v:+.1f}" for v in values], padding=2,
                      fontsize="x-small")  # fmt: skip
-    ax.set_yticks(range(len(categories)), categories)
-    ax.invert_yaxis()
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    rows_down(ax, categories, xlabel, title)
     if percent:
         percent_axis(ax, "x")
         ax.set_xlim(0, max(5.0, top * 1.15))
@@ -153,10 +165,7 @@ def forest(
                         mfc=color if settled else "white", capsize=3, ms=5,
                         label=name if r == 0 else None)  # fmt: skip
     ax.axvline(0, color="#000", lw=0.8)
-    ax.set_yticks(range(len(rows)), rows)
-    ax.invert_yaxis()
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    rows_down(ax, rows, xlabel, title)
     ax.margins(x=0.1)
     legend_above(fig, ax, n)
     return png(fig)
@@ -165,9 +174,7 @@ def forest(
 def boxes(labels: Sequence[str], data: Sequence[Sequence[float]], ylabel: str, title: str) -> str:
     fig, (ax,) = figure(3.2)
     ax.boxplot([list(d) or [0.0] for d in data])
-    ax.set_xticks(range(1, len(labels) + 1), labels)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    columns_across(ax, range(1, len(labels) + 1), labels, ylabel, title)
     return png(fig)
 
 
@@ -233,10 +240,7 @@ def dots(labels: Sequence[str], values: Sequence[Interval], xlabel: str, title: 
                     fontsize="x-small")  # fmt: skip
     if ref is not None:
         ax.axvline(ref, ls="--", color="#888", lw=1)
-    ax.set_yticks(range(len(labels)), labels)
-    ax.invert_yaxis()
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    rows_down(ax, labels, xlabel, title)
     ax.margins(x=0.08, y=0.25)
     return png(fig)
 

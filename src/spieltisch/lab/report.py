@@ -17,12 +17,11 @@ from spieltisch.engine import get_game
 from spieltisch.lab import plots
 from spieltisch.lab.play import RULINGS
 from spieltisch.lab.stats import entrant_name
+from spieltisch.langs import LANGS
 
 if TYPE_CHECKING:
     from spieltisch.lab.tournament import TournamentResult
     from spieltisch.lab.variants import VariantsResult
-
-LANGS = ("en", "de")
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {

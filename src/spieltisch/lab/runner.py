@@ -23,19 +23,15 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
     Progress,
     ProgressColumn,
     Task,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
 )
 from rich.text import Text
 
 from spieltisch.lab.config import LabError
 from spieltisch.lab.play import GameResult, GameTask, play_game
+from spieltisch.progress import count_columns
 
 Advance = Callable[[int], None]
 
@@ -143,13 +139,7 @@ def progress_bar(
         yield ProgressBar(None)
         return
     progress = _Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        RateColumn(),
-        TimeElapsedColumn(),
-        EtaColumn(),
+        *count_columns("{task.description}", RateColumn(), EtaColumn(), percent=True),
         console=Console(stderr=True),
         transient=False,
         refresh_per_second=4,

@@ -20,7 +20,7 @@ from rich.table import Table
 from spieltisch.bots import Budget
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, validate_options
-from spieltisch.lab.play import Entrant, GameResult, GameTask
+from spieltisch.lab.play import Entrant, GameResult, GameTask, game_tasks
 from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import entrant_name, summarize
 
@@ -84,21 +84,10 @@ class Tournament:
         return len(self.lineup)
 
     def tasks(self, group: str = "", detail: bool = False) -> list[GameTask]:
-        return [
-            GameTask(
-                game=self.game,
-                lineup=self.lineup,
-                options=self.options,
-                seed=self.seed,
-                index=i,
-                duplicate=self.duplicate,
-                budget=self.budget,
-                timeout=self.timeout,
-                detail=detail,
-                group=group,
-            )
-            for i in range(self.games)
-        ]
+        return game_tasks(
+            self.game, self.lineup, self.options, self.seed, range(self.games),
+            self.duplicate, self.budget, self.timeout, detail, group,
+        )  # fmt: skip
 
     def config_json(self) -> dict[str, Any]:
         return {
@@ -211,6 +200,11 @@ def ci_text(ci: Sequence[float]) -> str:
     return f"{100 * ci[0]:.1f}–{100 * ci[1]:.1f}%"
 
 
+def win_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    """A summary row's wins, win rate and the rate's 95 % interval, as the tables show them."""
+    return str(row["wins"]), pct(row["rate"]), ci_text(row["ci95"])
+
+
 def summary_table(summary: Mapping[str, Any], title: str) -> Table:
     table = Table(title=title)
     for col in (
@@ -249,13 +243,7 @@ def print_summary(console: Console, summary: Mapping[str, Any], title: str) -> N
     for col in ("seat", "wins", "win rate", "95% CI", "score mean"):
         seats.add_column(col, justify="right")
     for seat in summary["seats"]:
-        seats.add_row(
-            str(seat["seat"]),
-            str(seat["wins"]),
-            pct(seat["rate"]),
-            ci_text(seat["ci95"]),
-            f"{seat['score']['mean']:.1f}",
-        )
+        seats.add_row(str(seat["seat"]), *win_cells(seat), f"{seat['score']['mean']:.1f}")
     console.print(seats)
     length = summary["length"]
     console.print(

@@ -34,7 +34,7 @@ from spieltisch.lab.config import (
     validate_options,
 )
 from spieltisch.lab.paired import CONFIDENCE, Estimate, Measure, measures, paired_difference
-from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding
+from spieltisch.lab.play import RULINGS, Entrant, GameResult, GameTask, avoiding, game_tasks
 from spieltisch.lab.runner import Runner, progress_bar
 from spieltisch.lab.stats import entrant_name, rate, spread, summarize
 from spieltisch.lab.tournament import pct, summary_table, write_csv, write_text
@@ -187,21 +187,10 @@ class VariantStudy:
     def _tasks(
         self, variant: Variant, lineup: tuple[Entrant, ...], games: int, group: str, start: int = 0
     ) -> list[GameTask]:
-        return [
-            GameTask(
-                game=GAME,
-                lineup=lineup,
-                options=variant.options,
-                seed=self.seed,
-                index=i,
-                duplicate=self.duplicate,
-                budget=self.budget,
-                timeout=self.timeout,
-                detail=True,
-                group=group,
-            )
-            for i in range(start, games)
-        ]
+        return game_tasks(
+            GAME, lineup, variant.options, self.seed, range(start, games),
+            self.duplicate, self.budget, self.timeout, True, group,
+        )  # fmt: skip
 
     def tasks(self, start: int = 0, stop: int | None = None, impact: int | None = None) -> list[GameTask]:
         """Games ``start`` to ``stop`` of every variant, then the first ``impact``

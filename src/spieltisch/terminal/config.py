@@ -96,7 +96,8 @@ def make_config(
 ) -> PlayConfig:
     """Check every option and build the configuration; raises :class:`PlayError`."""
     from spieltisch.engine import RulesError
-    from spieltisch.terminal.i18n import LANGS, detect_lang
+    from spieltisch.langs import LANGS
+    from spieltisch.terminal.i18n import detect_lang
 
     try:
         descriptor = get_game(game)

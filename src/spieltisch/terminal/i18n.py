@@ -13,7 +13,7 @@ from functools import cache
 from importlib.resources import files
 from typing import ClassVar
 
-LANGS = ("en", "de")
+from spieltisch.langs import LANGS
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {

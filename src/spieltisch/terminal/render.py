@@ -82,12 +82,17 @@ def scout_cards(
             lines[3].append("╰──╯ ", style=colour)
             if indices:
                 lines[4].append(f"{i:^4} ", style="dim")
-        for line in lines:
-            line.rstrip()
-            out.append_text(line)
-            out.append("\n")
+        _append_lines(out, lines)
     out.rstrip()
     return out
+
+
+def _append_lines(out: Text, lines: Sequence[Text]) -> None:
+    """Append ``lines`` to ``out``, each without its trailing blanks and ending a line."""
+    for line in lines:
+        line.rstrip()
+        out.append_text(line)
+        out.append("\n")
 
 
 def _compact_cards(cards: Sequence[str | None], width: int, indices: bool) -> Text:
@@ -105,10 +110,7 @@ def _compact_cards(cards: Sequence[str | None], width: int, indices: bool) -> Te
             lines[1].append(f"{numbers[1]:>3} " if numbers else "    ", style="dim")
             if indices:
                 lines[2].append(f"{'@' + str(i):>3} ", style="dim")
-        for line in lines:
-            line.rstrip()
-            out.append_text(line)
-            out.append("\n")
+        _append_lines(out, lines)
     out.rstrip()
     return out
 

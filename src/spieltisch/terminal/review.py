@@ -10,12 +10,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
     Progress,
     ProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
 )
 from rich.progress import Task as ProgressTask
 from rich.table import Table
@@ -23,7 +19,7 @@ from rich.text import Text
 
 from spieltisch.analysis.review import Review, ReviewBudget, ReviewError, load_record, review
 from spieltisch.engine import get_game
-from spieltisch.progress import EtaColumn
+from spieltisch.progress import EtaColumn, count_columns
 
 
 def run_review(
@@ -41,12 +37,7 @@ def run_review(
     start, actions, seed = load_record(path)
     if progress:
         bar = Progress(
-            TextColumn("[bold]review"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            RateColumn(),
-            TimeElapsedColumn(),
-            EtaColumn(),
+            *count_columns("review", RateColumn(), EtaColumn()),
             console=Console(stderr=True),
             transient=True,
         )

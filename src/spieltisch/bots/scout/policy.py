@@ -135,6 +135,10 @@ def _exposure(n: int, key: int, scale: float) -> float:
     return scale * n * p
 
 
+MEDIUM: Final = Weights()
+"""Medium's weights (the module's constants): the incremental policy's default."""
+
+
 def show_score(rest: Sequence[int], n: int, key: int, captured: int) -> float:
     if not rest:
         return captured + EMPTY_BONUS  # S-10 (a): the round ends at once
@@ -436,13 +440,11 @@ def wants_flip(hand: Sequence[int], w: Weights | None = None) -> bool:
 
 
 def _prefix(
-    vals: list[int], f: list[float] | None = None, start: int = 0, w: Weights | None = None
+    vals: list[int], f: list[float] | None = None, start: int = 0, w: Weights = MEDIUM
 ) -> list[float]:
     """``f[i]``: the best value of the first ``i`` cards (as in :func:`_hand_value`;
     under the weights ``w``, medium's by default); ``f[: start + 1]`` may be
     given (it depends on those cards only)."""
-    if w is None:
-        w = MEDIUM
     single, slope, low, seg_match, seg_run = w.single, w.slope, w.low, w.seg_match, w.seg_run
     h = len(vals)
     f = [0.0] * (h + 1) if f is None else f[: start + 1] + [0.0] * (h - start)
@@ -471,13 +473,11 @@ def _prefix(
 
 
 def _suffix(
-    vals: Sequence[int], g: list[float] | None = None, stop: int | None = None, w: Weights | None = None
+    vals: Sequence[int], g: list[float] | None = None, stop: int | None = None, w: Weights = MEDIUM
 ) -> list[float]:
     """``g[i]``: the best value of the cards from ``i`` on (under the weights
     ``w``, medium's by default); ``g[stop:]`` may be given (it depends on those
     cards only)."""
-    if w is None:
-        w = MEDIUM
     single, slope, low, seg_match, seg_run = w.single, w.slope, w.low, w.seg_match, w.seg_run
     h = len(vals)
     if g is None or stop is None:
@@ -510,13 +510,11 @@ def _suffix(
 
 
 def value_with(
-    vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: int, v: int, w: Weights | None = None
+    vals: Sequence[int], f: Sequence[float], g: Sequence[float], at: int, v: int, w: Weights = MEDIUM
 ) -> float:
     """:func:`hand_value` of ``vals`` with the number ``v`` inserted at ``at``
     (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals`` under the
     weights ``w``, medium's by default)."""
-    if w is None:
-        w = MEDIUM
     h = len(vals)
     best = f[at] + g[at] + w.single + w.slope * v
     left = vals[at - 1] if at else None
@@ -552,13 +550,11 @@ def value_with(
 
 
 def value_without(
-    vals: Sequence[int], f: Sequence[float], g: Sequence[float], s: int, n: int, w: Weights | None = None
+    vals: Sequence[int], f: Sequence[float], g: Sequence[float], s: int, n: int, w: Weights = MEDIUM
 ) -> float:
     """:func:`hand_value` of ``vals`` without the ``n`` cards from ``s`` on
     (``f``, ``g``: :func:`_prefix` and :func:`_suffix` of ``vals`` under the
     weights ``w``, medium's by default)."""
-    if w is None:
-        w = MEDIUM
     h = len(vals)
     e = s + n
     best = f[s] + g[e]
@@ -586,18 +582,14 @@ def value_without(
 
 EXPOSURE: Final = [exposure(max(1, k // 64), k) for k in range(64 * (H + 2))]
 """:func:`exposure` by set key alone (a key holds the set's size, S-7)."""
-MEDIUM: Final = Weights()
-"""Medium's weights (the module's constants): :func:`fast_best_action`'s default."""
 
 
 def fast_best_action(
-    hand: Sequence[int], table: Sequence[int], players: int, chips: int, w: Weights | None = None
+    hand: Sequence[int], table: Sequence[int], players: int, chips: int, w: Weights = MEDIUM
 ) -> int:
     """The best action of :func:`score_actions` with ``full=False`` (first on
     ties, up to rounding), scored incrementally (the review's playout
     policy). ``w``: other weights than medium's."""
-    if w is None:
-        w = MEDIUM
     memo = w.memo
     key = (tuple(hand), tuple(table), players, chips)
     found = memo.get(key)

@@ -113,6 +113,18 @@ function copyField(value, testid, label, copyLabel) {
 
 // -- start page ---------------------------------------------------------------------
 
+// The name typed in st.name, saved for next time; null after showing in st[errorField] that it is missing.
+function enteredName(st, errorField, render) {
+  const name = st.name.trim();
+  if (!name) {
+    st[errorField] = t("start.needName");
+    render();
+    return null;
+  }
+  saveName(name);
+  return name;
+}
+
 function startPage() {
   const st = {
     games: null,
@@ -271,13 +283,8 @@ function startPage() {
 
   async function create() {
     const g = gameInfo();
-    const name = st.name.trim();
-    if (!name) {
-      st.error = t("start.needName");
-      render();
-      return;
-    }
-    saveName(name);
+    const name = enteredName(st, "error", render);
+    if (!name) return;
     st.busy = true;
     st.error = null;
     render();
@@ -660,13 +667,8 @@ function roomPage(code) {
   }
 
   async function join(seatNo) {
-    const nameValue = st.name.trim();
-    if (!nameValue) {
-      st.joinError = t("start.needName");
-      render();
-      return;
-    }
-    saveName(nameValue);
+    const nameValue = enteredName(st, "joinError", render);
+    if (!nameValue) return;
     try {
       const res = await api("POST", `/api/rooms/${code}/join`, seatNo === undefined ? { name: nameValue } : { name: nameValue, seat: seatNo });
       saveSeat(code, res.seat, res.secret);

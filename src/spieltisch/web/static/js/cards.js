@@ -23,6 +23,23 @@ export function scoutLabel(text) {
   return t("card.scout", { top, bottom });
 }
 
+/** The card options (for scoutCard, schmausCard) that make the hand card at `i` a toggle button,
+ * pressed when `selected`; `moreClass`, `moreAttrs`: what the game adds. */
+export function handCardButton(i, selected, onclick, moreClass = "", moreAttrs = {}) {
+  return {
+    tag: "button",
+    extraClass: `${selected ? "selected" : ""}${moreClass}`,
+    attrs: {
+      type: "button",
+      "aria-pressed": selected ? "true" : "false",
+      "data-testid": `hand-card-${i}`,
+      "data-focus": `hand-${i}`,
+      ...moreAttrs,
+      onclick,
+    },
+  };
+}
+
 /** A Scout card element. `opts`: {tag, attrs, extraClass, small}. */
 export function scoutCard(text, opts = {}) {
   const tag = opts.tag || "div";

@@ -3,7 +3,7 @@
 // hand-limit discards (W-16). Legality comes only from the server's list.
 
 import { h } from "./dom.js";
-import { SCHMAUS_ORDER, isFood, schmausCard, schmausName } from "./cards.js";
+import { SCHMAUS_ORDER, handCardButton, isFood, schmausCard, schmausName } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 function sortCards(ids) {
@@ -120,25 +120,13 @@ function handArea(ctx, opts) {
       return;
     }
     const selected = sel.cards.has(i);
-    row.append(
-      schmausCard(c, {
-        tag: "button",
-        extraClass: selected ? "selected" : "",
-        attrs: {
-          type: "button",
-          "aria-pressed": selected ? "true" : "false",
-          "data-testid": `hand-card-${i}`,
-          "data-card": c,
-          "data-focus": `hand-${i}`,
-          onclick: () => {
-            if (sel.cards.has(i)) sel.cards.delete(i);
-            else sel.cards.add(i);
-            ctx.explain(null);
-            ctx.update();
-          },
-        },
-      }),
-    );
+    const toggle = () => {
+      if (sel.cards.has(i)) sel.cards.delete(i);
+      else sel.cards.add(i);
+      ctx.explain(null);
+      ctx.update();
+    };
+    row.append(schmausCard(c, handCardButton(i, selected, toggle, "", { "data-card": c })));
   });
   if (!hand.length) row.append(h("p.hint", null, t("schmaus.emptyHand")));
   area.append(row);

@@ -3,7 +3,7 @@
 // from the server's legal list; this module maps clicks to its notation.
 
 import { h } from "./dom.js";
-import { scoutCard, scoutLabel, turnedScout } from "./cards.js";
+import { handCardButton, scoutCard, scoutLabel, turnedScout } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 // -- notation -----------------------------------------------------------------
@@ -214,19 +214,10 @@ function handRow(ctx, cards, opts = {}) {
       return;
     }
     const selected = sel.cards.has(i);
+    const fresh = i === opts.fresh;
+    const label = `${scoutLabel(c)}${fresh ? `, ${t("scout.newCard")}` : ""}`;
     row.append(
-      scoutCard(c, {
-        tag: "button",
-        extraClass: `${selected ? "selected" : ""}${i === opts.fresh ? " fresh" : ""}`,
-        attrs: {
-          type: "button",
-          "aria-pressed": selected ? "true" : "false",
-          "aria-label": `${scoutLabel(c)}${i === opts.fresh ? `, ${t("scout.newCard")}` : ""}`,
-          "data-testid": `hand-card-${i}`,
-          "data-focus": `hand-${i}`,
-          onclick: () => toggleCard(ctx, i),
-        },
-      }),
+      scoutCard(c, handCardButton(i, selected, () => toggleCard(ctx, i), fresh ? " fresh" : "", { "aria-label": label })),
     );
   });
   if (opts.gaps) row.append(gap(cards.length));
@@ -356,17 +347,21 @@ function reset(ctx) {
   ctx.update();
 }
 
-function doShow(ctx) {
+// The selected cards' range [first, last], or null after explaining why there is none.
+function selectedRange(ctx, noneWhy) {
   const cards = ctx.sel.cards;
   if (cards.size === 0) {
-    ctx.explain(t("why.selectCards"));
-    return;
+    ctx.explain(t(noneWhy));
+    return null;
   }
   const range = adjacent(cards);
-  if (!range) {
-    ctx.explain(t("why.notAdjacent"));
-    return;
-  }
+  if (!range) ctx.explain(t("why.notAdjacent"));
+  return range;
+}
+
+function doShow(ctx) {
+  const range = selectedRange(ctx, "why.selectCards");
+  if (!range) return;
   const text = showText(range[0], range[1]);
   if (ctx.play(text)) return;
   const shows = ctx.legal.filter(([, x]) => x.startsWith("show "));
@@ -381,26 +376,37 @@ function doScout(ctx) {
 
 function doScoutShow(ctx) {
   const v = ctx.view;
-  const cards = ctx.sel.cards;
   const prefix = `${scoutText(ctx.sel.scout)} show `;
   const any = ctx.legal.some(([, x]) => x.includes(" show "));
   if (!any) {
     ctx.explain(v.chips[v.seat] === 0 ? t("why.chipUsed") : t("why.noScoutShow"));
     return;
   }
-  if (cards.size === 0) {
-    ctx.explain(t("why.selectShowAfterScout"));
-    return;
-  }
-  const range = adjacent(cards);
-  if (!range) {
-    ctx.explain(t("why.notAdjacent"));
-    return;
-  }
+  const range = selectedRange(ctx, "why.selectShowAfterScout");
+  if (!range) return;
   const text = prefix + showText(range[0], range[1]).slice(5);
   if (ctx.play(text)) return;
   const here = ctx.legal.some(([, x]) => x.startsWith(prefix));
   ctx.explain(here ? t("why.notBeating") : t("why.noShowHere"), text);
+}
+
+// One way to hold the hand at the flip: its heading, the button that chooses it, the cards.
+function flipOption(ctx, cards, titleKey, action, buttonKey) {
+  return h(
+    "div.flip-option",
+    null,
+    h(
+      "div.flip-head",
+      null,
+      h("h3", null, t(titleKey)),
+      h(
+        "button.primary",
+        { type: "button", "data-testid": `btn-${action}`, "data-focus": `btn-${action}`, onclick: () => ctx.play(action) },
+        t(buttonKey),
+      ),
+    ),
+    handRow(ctx, cards, { readonly: true }),
+  );
 }
 
 function flipPanel(ctx) {
@@ -417,36 +423,8 @@ function flipPanel(ctx) {
   panel.append(h("p.hint", null, t("scout.flipHint")));
   const turned = [...hand].reverse().map(turnedScout);
   panel.append(
-    h(
-      "div.flip-option",
-      null,
-      h(
-        "div.flip-head",
-        null,
-        h("h3", null, t("scout.asDealt")),
-        h(
-          "button.primary",
-          { type: "button", "data-testid": "btn-keep", "data-focus": "btn-keep", onclick: () => ctx.play("keep") },
-          t("scout.keep"),
-        ),
-      ),
-      handRow(ctx, hand, { readonly: true }),
-    ),
-    h(
-      "div.flip-option",
-      null,
-      h(
-        "div.flip-head",
-        null,
-        h("h3", null, t("scout.turned")),
-        h(
-          "button.primary",
-          { type: "button", "data-testid": "btn-flip", "data-focus": "btn-flip", onclick: () => ctx.play("flip") },
-          t("scout.flip"),
-        ),
-      ),
-      handRow(ctx, turned, { readonly: true }),
-    ),
+    flipOption(ctx, hand, "scout.asDealt", "keep", "scout.keep"),
+    flipOption(ctx, turned, "scout.turned", "flip", "scout.flip"),
   );
   return panel;
 }
