@@ -3,7 +3,7 @@
 // from the server's legal list; this module maps clicks to its notation.
 
 import { h } from "./dom.js";
-import { scoutCard, scoutLabel, turnedScout } from "./cards.js";
+import { scoutCard, scoutRef, turnedScout } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 // -- notation -----------------------------------------------------------------
@@ -146,14 +146,13 @@ function tableArea(ctx) {
     }
     const end = ends[0]; // a single card is both ends: take it as the left one
     const chosen = sel.scout && ends.includes(sel.scout.end);
-    const label = `${scoutLabel(c)} – ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`;
     row.append(
       scoutCard(chosen && sel.scout.flip ? turnedScout(c) : c, {
         tag: "button",
         extraClass: `on-table pickable${chosen ? " chosen" : ""}`,
+        more: `– ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`,
         attrs: {
           type: "button",
-          "aria-label": label,
           "aria-pressed": chosen ? "true" : "false",
           "data-testid": `table-end-${end}`,
           "data-focus": `table-${end}`,
@@ -218,10 +217,10 @@ function handRow(ctx, cards, opts = {}) {
       scoutCard(c, {
         tag: "button",
         extraClass: `${selected ? "selected" : ""}${i === opts.fresh ? " fresh" : ""}`,
+        more: i === opts.fresh ? `, ${t("scout.newCard")}` : "",
         attrs: {
           type: "button",
           "aria-pressed": selected ? "true" : "false",
-          "aria-label": `${scoutLabel(c)}${i === opts.fresh ? `, ${t("scout.newCard")}` : ""}`,
           "data-testid": `hand-card-${i}`,
           "data-focus": `hand-${i}`,
           onclick: () => toggleCard(ctx, i),
@@ -235,9 +234,9 @@ function handRow(ctx, cards, opts = {}) {
 
 function gapLabel(cards, i) {
   if (cards.length === 0) return t("scout.gapOnly");
-  if (i === 0) return t("scout.gapFirst", { card: scoutLabel(cards[0]) });
-  if (i === cards.length) return t("scout.gapLast", { card: scoutLabel(cards[i - 1]) });
-  return t("scout.gapBetween", { left: scoutLabel(cards[i - 1]), right: scoutLabel(cards[i]) });
+  if (i === 0) return t("scout.gapFirst", { card: scoutRef(cards[0]) });
+  if (i === cards.length) return t("scout.gapLast", { card: scoutRef(cards[i - 1]) });
+  return t("scout.gapBetween", { left: scoutRef(cards[i - 1]), right: scoutRef(cards[i]) });
 }
 
 function toggleCard(ctx, i) {
