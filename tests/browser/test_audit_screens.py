@@ -36,6 +36,8 @@ NewPage = Callable[..., Page]
 
 SEED = 20261206
 """A fixed deal, bots and choices: the same game every run."""
+SCHMAUS_SEED = 1
+"""A Waschbär-Schmaus deal in which Anna holds the ×5 raccoon (she lays it and chooses its card)."""
 
 WORDS = {
     "en-US": {"other": "other side", "value": "value", "keep": "Keep it this way", "summary": "Continue"},
@@ -137,12 +139,21 @@ def test_every_waschbaer_schmaus_screen_is_accessible(
     words = WORDS[locale]
     the_start_the_lobby_and_the_join_page(page, join, base, "schmaus", locale)
     bots = ["random", "random"]
-    open_seeded_room(page, base, "schmaus", bots, "Anna", seed=SEED, hints=True, options={"rounds": 2})
+    options = {"rounds": 2}
+    open_seeded_room(page, base, "schmaus", bots, "Anna", seed=SCHMAUS_SEED, hints=True, options=options)
     wait_for_my_turn(page)
     card = page.get_by_test_id("hand-card-0")
     name = card.locator(".wname").evaluate("(n) => n.firstChild.nodeValue")
     expect(card).to_have_accessible_name(re.compile(rf"^{re.escape(name)}\s*, {words['value']} \+?\d+$"))
     check_screen(page, f"the Waschbär-Schmaus table ({locale})")
     a_hint(page, locale)
+    # Lay the ×5 raccoon with two different foods, then choose the card it multiplies (W-11).
+    for wanted in ("X5", "F1", "F4"):
+        page.locator(f"[data-testid^=hand-card-][data-card={wanted}][aria-pressed=false]").first.click()
+    page.get_by_test_id("btn-lay").click()
+    choice = page.locator("[data-testid^=btn-x5-]").first
+    expect(choice).to_have_accessible_name(re.compile(rf"^\S.*, {words['value']} \d+$"))
+    check_screen(page, f"choosing the ×5 raccoon's card ({locale})")
+    choice.click()
     play_to_the_round_summary(page, "schmaus")
     the_end_the_replay_and_the_review(page, "schmaus", locale)
