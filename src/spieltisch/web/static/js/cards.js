@@ -30,14 +30,14 @@ export function scoutRef(text) {
   return t("card.scoutRef", { top, bottom });
 }
 
-/** Visually hidden words between or after a card's visible texts. */
-function unseen(text) {
+/** Visually hidden words between or after a control's visible texts. */
+export function unseen(text) {
   return h("span.sr-only", null, text);
 }
 
 /**
  * A Scout card element. `opts`: {tag, attrs, extraClass, more}. `more` is said
- * after the card ("the scouted card", "take the left end"). A button is named
+ * after the card (", the scouted card", " – take the left end"). A button is named
  * by its content, the visible numbers first with the rest visually hidden
  * between and after them ("5, other side 3 – take the left end"), so the name
  * begins with what is seen on it (WCAG 2.5.3); any other card is a picture
@@ -49,7 +49,7 @@ export function scoutCard(text, opts = {}) {
     return h(`${tag}.scard.back`, { "aria-label": t("card.hidden"), role: "img", class: opts.extraClass, ...(opts.attrs || {}) });
   }
   const [top, bottom] = parseScout(text);
-  const more = opts.more ? ` ${opts.more}` : "";
+  const more = opts.more || "";
   const named = tag !== "div";
   const attrs = named ? { ...(opts.attrs || {}) } : { role: "img", "aria-label": `${scoutLabel(text)}${more}`, ...(opts.attrs || {}) };
   const said = named ? {} : { "aria-hidden": "true" };

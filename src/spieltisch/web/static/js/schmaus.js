@@ -3,7 +3,7 @@
 // hand-limit discards (W-16). Legality comes only from the server's list.
 
 import { h } from "./dom.js";
-import { SCHMAUS_CARDS, SCHMAUS_ORDER, isFood, schmausCard, schmausName } from "./cards.js";
+import { SCHMAUS_CARDS, SCHMAUS_ORDER, isFood, schmausCard, schmausName, unseen } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 function sortCards(ids) {
@@ -229,7 +229,7 @@ function choiceControls(ctx, bar) {
           // Named by its visible text, then the value: "bread, value 1" (the small card repeats it).
           schmausCard(card, { extraClass: "mini", attrs: { "aria-hidden": "true" } }),
           schmausName(card),
-          h("span.sr-only", null, `, ${t("card.value")} ${SCHMAUS_CARDS[card]?.value ?? 0}`),
+          unseen(`, ${t("card.value")} ${SCHMAUS_CARDS[card]?.value ?? 0}`),
         ),
       );
     }

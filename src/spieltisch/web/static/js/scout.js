@@ -150,7 +150,7 @@ function tableArea(ctx) {
       scoutCard(chosen && sel.scout.flip ? turnedScout(c) : c, {
         tag: "button",
         extraClass: `on-table pickable${chosen ? " chosen" : ""}`,
-        more: `– ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`,
+        more: ` – ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`,
         attrs: {
           type: "button",
           "aria-pressed": chosen ? "true" : "false",
