@@ -7,6 +7,7 @@ cards, table ends, gaps and buttons), so the real interaction paths are tested.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import socket
@@ -96,12 +97,23 @@ def create_room(
     return page.url
 
 
-def open_seeded_room(page: Page, base: str, game: str, bots: list[str], name: str, seed: int) -> str:
+def open_seeded_room(
+    page: Page,
+    base: str,
+    game: str,
+    bots: list[str],
+    name: str,
+    seed: int,
+    hints: bool = False,
+    options: dict[str, object] | None = None,
+) -> str:
     """Open a table with a fixed deal through the HTTP API (seat 0 for ``name``,
     then one bot per level in ``bots``) and take seat 0 in ``page``: with a
-    seed, the deal and the bots' moves are the same on every run."""
+    seed, the deal and the bots' moves are the same on every run. ``hints``
+    allows hints at the table; ``options`` are the game's rule options."""
     seats = [{"kind": "human"}, *({"kind": "bot", "level": level} for level in bots)]
     body = {"game": game, "players": len(seats), "seats": seats, "name": name, "seed": seed}
+    body.update(hints=hints, options=options or {})
     res = page.request.post(base + "/api/rooms", data=body)
     assert res.ok, res.text()
     data = res.json()
@@ -286,6 +298,11 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
 
 HERE = Path(__file__).resolve().parent
 AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
+AXE_LOCKED = json.loads((HERE / "package-lock.json").read_text())["packages"]["node_modules/axe-core"][
+    "version"
+]
+"""The axe-core version the lock file pins (package.json allows the newest 4.x;
+the normal dependency refresh, ``npm update``, moves the lock on)."""
 
 REDRAWS = (HERE / "js" / "redraws.js").read_text()
 
@@ -315,6 +332,11 @@ def audit(page: Page, screen: str) -> None:
     assert AXE.exists(), f"axe-core is missing: run `npm ci --prefix tests/browser` ({AXE})"
     if not page.evaluate("typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE))
+    running = page.evaluate("axe.version")
+    assert running == AXE_LOCKED, (
+        f"axe-core {running} is installed, the lock file pins {AXE_LOCKED}: "
+        "run `npm ci --prefix tests/browser`"
+    )
     found = page.evaluate(
         """async () => {
           const r = await axe.run(document, { resultTypes: ["violations"] });

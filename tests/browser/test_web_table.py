@@ -250,14 +250,16 @@ def test_german_ui_and_plain_word_explanations(live_server: LiveServer, new_page
         re.compile(r"^Liste der erlaubten Züge \(\d+\)$")
     )
     expect(page.get_by_test_id("player-0")).to_contain_text("verbunden")
-    # A card is labelled for screen readers.
-    label = page.get_by_test_id("hand-card-0").get_attribute("aria-label") or ""
-    assert re.fullmatch(r"Karte \d+ über \d+", label)
+    # A card is named for screen readers and voice control: its visible number first (WCAG 2.5.3).
+    card = page.get_by_test_id("hand-card-0")
+    top = card.evaluate("(b) => b.querySelector('.top').firstChild.nodeValue")
+    expect(card).to_have_accessible_name(re.compile(rf"^{top}\s*, andere Seite \d+$"))
     # Switch to English: everything at once, the status line too; remembered after a reload.
     expect(page.get_by_test_id("status")).to_have_text("Du bist dran!")
     page.get_by_test_id("lang-toggle").click()
     expect(page.get_by_test_id("btn-show")).to_contain_text("Show")
     expect(page.get_by_test_id("status")).to_have_text("Your turn!")
+    expect(card).to_have_accessible_name(re.compile(rf"^{top}\s*, other side \d+$"))
     assert_translated(page)
     page.reload()
     expect(page.get_by_test_id("room")).to_be_visible()

@@ -18,9 +18,10 @@ export function turnedScout(text) {
   return `${bottom}/${top}`;
 }
 
+/** What a Scout card says, its live number first: "5, other side 3". */
 export function scoutLabel(text) {
   const [top, bottom] = parseScout(text);
-  return t("card.scout", { top, bottom });
+  return `${top}, ${t("card.otherSide")} ${bottom}`;
 }
 
 /** The card options (for scoutCard, schmausCard) that make the hand card at `i` a toggle button,
@@ -40,21 +41,41 @@ export function handCardButton(i, selected, onclick, moreClass = "", moreAttrs =
   };
 }
 
-/** A Scout card element. `opts`: {tag, attrs, extraClass, small}. */
+/** The same said inside a longer sentence: "5 (other side 3)". */
+export function scoutRef(text) {
+  const [top, bottom] = parseScout(text);
+  return t("card.scoutRef", { top, bottom });
+}
+
+/** Visually hidden words between or after a control's visible texts. */
+export function unseen(text) {
+  return h("span.sr-only", null, text);
+}
+
+/**
+ * A Scout card element. `opts`: {tag, attrs, extraClass, more}. `more` is said
+ * after the card (", the scouted card", " – take the left end"). A button is named
+ * by its content, the visible numbers first with the rest visually hidden
+ * between and after them ("5, other side 3 – take the left end"), so the name
+ * begins with what is seen on it (WCAG 2.5.3); any other card is a picture
+ * (role img) with the same words as its label.
+ */
 export function scoutCard(text, opts = {}) {
   const tag = opts.tag || "div";
   if (text === null || text === undefined) {
     return h(`${tag}.scard.back`, { "aria-label": t("card.hidden"), role: "img", class: opts.extraClass, ...(opts.attrs || {}) });
   }
   const [top, bottom] = parseScout(text);
-  const attrs = { "aria-label": scoutLabel(text), ...(opts.attrs || {}) };
-  if (tag === "div") attrs.role = attrs.role || "img";
+  const more = opts.more || "";
+  const named = tag !== "div";
+  const attrs = named ? { ...(opts.attrs || {}) } : { role: "img", "aria-label": `${scoutLabel(text)}${more}`, ...(opts.attrs || {}) };
+  const said = named ? {} : { "aria-hidden": "true" };
   return h(
     `${tag}.scard`,
     { ...attrs, class: [opts.extraClass, `n${top}`].filter(Boolean).join(" ") },
-    h("span.top", { "aria-hidden": "true", class: `c${top}` }, String(top)),
+    h("span.top", { ...said, class: `c${top}` }, String(top), named ? unseen(`, ${t("card.otherSide")} `) : null),
     h("span.mid", { "aria-hidden": "true" }),
-    h("span.bottom", { "aria-hidden": "true", class: `c${bottom}` }, String(bottom)),
+    h("span.bottom", { ...said, class: `c${bottom}` }, String(bottom), named && more ? unseen(more) : null),
   );
 }
 
@@ -90,6 +111,13 @@ export function isFood(id) {
   return Boolean(SCHMAUS_CARDS[id]?.food);
 }
 
+/**
+ * A Waschbär-Schmaus card element. `opts`: {tag, attrs, extraClass}. Like a
+ * Scout card, a button is named by its content: the card's name, then its
+ * value ("bread, value 1"); the name comes first in the page and is drawn
+ * at the bottom of the card by CSS (`order`). Any other card is a picture
+ * (role img) with the same words as its label.
+ */
 export function schmausCard(id, opts = {}) {
   const tag = opts.tag || "div";
   if (id === null || id === undefined) {
@@ -97,13 +125,17 @@ export function schmausCard(id, opts = {}) {
   }
   const info = SCHMAUS_CARDS[id] || { art: null, value: 0 };
   const kind = info.food ? "food" : info.negative ? "negative" : "effect";
-  const attrs = { "aria-label": t("card.schmaus", { name: schmausName(id), value: info.value }), ...(opts.attrs || {}) };
-  if (tag === "div") attrs.role = attrs.role || "img";
+  const shown = info.food ? String(info.value) : info.value ? `+${info.value}` : "";
+  const named = tag !== "div";
+  const label = t("card.schmaus", { name: schmausName(id), value: info.value });
+  const attrs = named ? { ...(opts.attrs || {}) } : { role: "img", "aria-label": label, ...(opts.attrs || {}) };
+  const said = named ? {} : { "aria-hidden": "true" };
   return h(
     `${tag}.wcard`,
     { ...attrs, class: [opts.extraClass, kind].filter(Boolean).join(" ") },
-    h("span.wvalue", { "aria-hidden": "true" }, info.food ? String(info.value) : info.value ? `+${info.value}` : ""),
+    h("span.wname", said, schmausName(id), named ? unseen(shown ? `, ${t("card.value")} ` : `, ${t("card.value")} ${info.value}`) : null),
+    h("span.wvalue", said, shown),
+    // The badge (×3) repeats the name; the picture is decoration.
     h("span.wicon", { "aria-hidden": "true" }, info.art ? art(info.art) : "?", info.badge ? h("b", null, info.badge) : null),
-    h("span.wname", { "aria-hidden": "true" }, schmausName(id)),
   );
 }

@@ -3,7 +3,7 @@
 // hand-limit discards (W-16). Legality comes only from the server's list.
 
 import { h } from "./dom.js";
-import { SCHMAUS_ORDER, handCardButton, isFood, schmausCard, schmausName } from "./cards.js";
+import { SCHMAUS_CARDS, SCHMAUS_ORDER, handCardButton, isFood, schmausCard, schmausName, unseen } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 function sortCards(ids) {
@@ -214,8 +214,10 @@ function choiceControls(ctx, bar) {
         h(
           "button.primary.with-card",
           { type: "button", "data-testid": `btn-x5-${card}`, "data-focus": `x5-${card}`, onclick: () => ctx.play(text) },
-          schmausCard(card, { extraClass: "mini" }),
+          // Named by its visible text, then the value: "bread, value 1" (the small card repeats it).
+          schmausCard(card, { extraClass: "mini", attrs: { "aria-hidden": "true" } }),
           schmausName(card),
+          unseen(`, ${t("card.value")} ${SCHMAUS_CARDS[card]?.value ?? 0}`),
         ),
       );
     }

@@ -3,7 +3,7 @@
 // from the server's legal list; this module maps clicks to its notation.
 
 import { h } from "./dom.js";
-import { handCardButton, scoutCard, scoutLabel, turnedScout } from "./cards.js";
+import { handCardButton, scoutCard, scoutRef, turnedScout } from "./cards.js";
 import { t, tn } from "./i18n.js";
 
 // -- notation -----------------------------------------------------------------
@@ -146,14 +146,13 @@ function tableArea(ctx) {
     }
     const end = ends[0]; // a single card is both ends: take it as the left one
     const chosen = sel.scout && ends.includes(sel.scout.end);
-    const label = `${scoutLabel(c)} – ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`;
     row.append(
       scoutCard(chosen && sel.scout.flip ? turnedScout(c) : c, {
         tag: "button",
         extraClass: `on-table pickable${chosen ? " chosen" : ""}`,
+        more: ` – ${t(end === "L" ? "scout.takeLeft" : "scout.takeRight")}`,
         attrs: {
           type: "button",
-          "aria-label": label,
           "aria-pressed": chosen ? "true" : "false",
           "data-testid": `table-end-${end}`,
           "data-focus": `table-${end}`,
@@ -215,9 +214,11 @@ function handRow(ctx, cards, opts = {}) {
     }
     const selected = sel.cards.has(i);
     const fresh = i === opts.fresh;
-    const label = `${scoutLabel(c)}${fresh ? `, ${t("scout.newCard")}` : ""}`;
     row.append(
-      scoutCard(c, handCardButton(i, selected, () => toggleCard(ctx, i), fresh ? " fresh" : "", { "aria-label": label })),
+      scoutCard(c, {
+        ...handCardButton(i, selected, () => toggleCard(ctx, i), fresh ? " fresh" : ""),
+        more: fresh ? `, ${t("scout.newCard")}` : "",
+      }),
     );
   });
   if (opts.gaps) row.append(gap(cards.length));
@@ -226,9 +227,9 @@ function handRow(ctx, cards, opts = {}) {
 
 function gapLabel(cards, i) {
   if (cards.length === 0) return t("scout.gapOnly");
-  if (i === 0) return t("scout.gapFirst", { card: scoutLabel(cards[0]) });
-  if (i === cards.length) return t("scout.gapLast", { card: scoutLabel(cards[i - 1]) });
-  return t("scout.gapBetween", { left: scoutLabel(cards[i - 1]), right: scoutLabel(cards[i]) });
+  if (i === 0) return t("scout.gapFirst", { card: scoutRef(cards[0]) });
+  if (i === cards.length) return t("scout.gapLast", { card: scoutRef(cards[i - 1]) });
+  return t("scout.gapBetween", { left: scoutRef(cards[i - 1]), right: scoutRef(cards[i]) });
 }
 
 function toggleCard(ctx, i) {
