@@ -48,7 +48,7 @@ COEFFICIENTS: dict[int, tuple[float, ...]] = {
     11: (-0.6663, 0.1075, -0.0007, 0.0854, 0.4444, -0.0626, 0.0893, -0.2274, -0.0322),
 }
 """Per number of rounds left after this one: the logistic model's weights
-of :func:`features` (fitted by the research script ``fit_schmaus_value.py``)."""
+of :func:`features`, fitted by ``scripts/fit_schmaus_value.py`` (at the tag ``bots-archive-2026-12-05``)."""
 
 
 def features(
