@@ -13,6 +13,7 @@ control begin with what the card shows.
 from __future__ import annotations
 
 import random
+import time
 import re
 from collections.abc import Callable
 
@@ -45,9 +46,11 @@ WORDS = {
 }
 
 
-def wait_for_my_turn(page: Page) -> None:
+def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
+    deadline = time.monotonic() + limit
     while not is_mine(page):
         assert not is_over(page), "the game ended before it was this person's turn"
+        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
         page.wait_for_timeout(30)
 
 
@@ -72,7 +75,9 @@ def a_hint(page: Page, lang: str) -> None:
 def play_to_the_round_summary(page: Page, game: str) -> None:
     rng = random.Random(SEED)
     move = scout_move if game == "scout" else schmaus_move
+    deadline = time.monotonic() + 300
     while page.get_by_test_id("summary-close").count() == 0:
+        assert time.monotonic() < deadline, "no round summary within 300 s"
         if is_mine(page):
             move(page, rng)
         else:
