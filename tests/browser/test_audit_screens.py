@@ -13,8 +13,8 @@ control begin with what the card shows.
 from __future__ import annotations
 
 import random
-import time
 import re
+import time
 from collections.abc import Callable
 
 import pytest
