@@ -278,6 +278,18 @@ def test_a_new_stand_in_starts_afresh_after_a_restart(tmp_path: Path, way: str) 
     assert _by_seat(actions) == reference(seed, people=(), fresh={0: {first}})
 
 
+def _half_played_room(db_url: str, seed: int) -> tuple[str, dict[int, str]]:
+    """A Scout room of a person and two hard bots, stored after 20 versions: its code and secrets."""
+    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
+    try:
+        with srv.client() as client:
+            room, secrets = open_room(client, "scout", [HUMAN, HARD, HARD], seed)
+        play([Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice(), stop_at=20)])
+    finally:
+        srv.stop()
+    return room, secrets
+
+
 def _resume_with_fresh_bots(
     db_url: str, room: str, secret: str, seed: int, actions: list[tuple[int, str]]
 ) -> None:
@@ -305,13 +317,7 @@ def test_a_stored_memory_the_bot_cannot_use_makes_it_start_afresh(
     afresh (logged, without the memory), and the game goes on to its end."""
     caplog.set_level(logging.WARNING, logger="spieltisch.server")
     seed = 3
-    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
-    try:
-        with srv.client() as client:
-            room, secrets = open_room(client, "scout", [HUMAN, HARD, HARD], seed)
-        play([Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice(), stop_at=20)])
-    finally:
-        srv.stop()
+    room, secrets = _half_played_room(db_url, seed)
     store = Store(db_url)
     try:
         actions = _load(store, room).actions
@@ -339,13 +345,7 @@ def test_a_stored_room_whose_bots_were_retired_resumes_with_todays_default(db_ur
     stored budget, from a fresh start (the game is the reference's with those bots made
     afresh), to the end."""
     seed = 5
-    srv = ServerThread(db_url, bot_pool=BotPool(1, think=quick_think))
-    try:
-        with srv.client() as client:
-            room, secrets = open_room(client, "scout", [HUMAN, HARD, HARD], seed)
-        play([Player(ws_url(srv, room, 0, secrets[0]), 0, PositionalChoice(), stop_at=20)])
-    finally:
-        srv.stop()
+    room, secrets = _half_played_room(db_url, seed)
     budget = SPEC.partition(":")[2]
     store = Store(db_url)
     try:
