@@ -34,9 +34,13 @@ class Capture(logging.Handler):
         self.lines.append(f"{record.name} {record.levelname} {record.getMessage()}{traceback}")
 
 
+Logged = tuple[ServerThread, Capture, str]
+
+
 @pytest.fixture(params=["debug", "trace"])
-def logged_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[ServerThread, Capture]]:
-    """A server logging at ``debug`` and at ``trace`` (uvicorn's ASGI messages too)."""
+def logged_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Logged]:
+    """A server logging at ``debug`` and at ``trace`` (uvicorn's ASGI messages too), every line
+    of every logger captured; and that level."""
     capture = Capture()
     capture.setLevel(1)
     levels = {name: logging.getLogger(name).level for name in (*LOGGERS, "uvicorn.asgi")}
@@ -45,7 +49,7 @@ def logged_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tu
         logging.getLogger(name).addHandler(capture)
         logging.getLogger(name).setLevel(1)
     try:
-        yield srv, capture
+        yield srv, capture, request.param
     finally:
         srv.stop()
         for name in levels:
@@ -53,8 +57,8 @@ def logged_server(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tu
             logging.getLogger(name).setLevel(levels[name])
 
 
-def test_a_whole_game_logs_no_secret(logged_server: tuple[ServerThread, Capture]) -> None:
-    srv, capture = logged_server
+def test_a_whole_game_logs_no_secret(logged_server: Logged) -> None:
+    srv, capture, _level = logged_server
     with srv.client() as client:
         room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, BOT], 9, options={"rounds": 1})
         every = set(secrets.values())
@@ -105,42 +109,28 @@ def test_the_secret_travels_in_headers_too(server: ServerThread) -> None:
     assert r.status_code == 403 and "wrong or missing secret" in r.json()["detail"]
 
 
-@pytest.mark.parametrize("level", ["debug", "trace"])
-def test_no_secret_at_debug_or_trace_level(tmp_path: Path, level: str) -> None:
+def test_no_secret_at_debug_or_trace_level(logged_server: Logged) -> None:
     """At ``debug`` the WebSocket library logs each handshake header (through ``uvicorn.error``),
     at ``trace`` uvicorn logs each ASGI scope with its query string (``uvicorn.asgi``): a secret
     sent in a header, a hello, or (refused) a URL's ``token=`` shows in neither."""
-    capture = Capture()
-    capture.setLevel(1)  # uvicorn's TRACE is 5
-    loggers = (*LOGGERS, "uvicorn.asgi")
-    levels = {name: logging.getLogger(name).level for name in loggers}
-    srv = ServerThread(f"sqlite:///{tmp_path / 'levels.db'}", log_level=level, access_log=True)
-    for name in loggers:
-        logging.getLogger(name).addHandler(capture)
-        logging.getLogger(name).setLevel(1)
-    try:
-        with srv.client() as client:
-            room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, HUMAN], 4, options={"rounds": 1})
-            with connect(f"{srv.ws}/ws/{room}", additional_headers=seat_headers(1, secrets[1])) as ws:
-                state = json.loads(ws.recv(timeout=5))
-                assert state["view"]["seat"] == 1
-                lay = max((text for _id, text in state["legal"]), key=len)  # sealed until the reveal
-                ws.send(json.dumps({"type": "act", "version": state["version"], "action": lay, "ref": "l"}))
-                while json.loads(ws.recv(timeout=5)).get("ack") != "l":
-                    pass
-            with connect_seat(ws_url(srv, room, 0, secrets[0])) as ws:
-                assert json.loads(ws.recv(timeout=5))["view"]["seat"] == 0
-            with connect(f"{srv.ws}/ws/{room}?token={secrets[2]}") as ws:
-                assert json.loads(ws.recv(timeout=5))["code"] == "forbidden"
-            r = client.get(f"/api/rooms/{room}/replay", params={"seat": 2, "token": secrets[2]})
-            assert r.status_code == 400
-            r = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, secrets[0]))
-            assert r.status_code == 409  # not over yet
-    finally:
-        srv.stop()
-        for name in loggers:
-            logging.getLogger(name).removeHandler(capture)
-            logging.getLogger(name).setLevel(levels[name])
+    srv, capture, level = logged_server
+    with srv.client() as client:
+        room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, HUMAN], 4, options={"rounds": 1})
+        with connect(f"{srv.ws}/ws/{room}", additional_headers=seat_headers(1, secrets[1])) as ws:
+            state = json.loads(ws.recv(timeout=5))
+            assert state["view"]["seat"] == 1
+            lay = max((text for _id, text in state["legal"]), key=len)  # sealed until the reveal
+            ws.send(json.dumps({"type": "act", "version": state["version"], "action": lay, "ref": "l"}))
+            while json.loads(ws.recv(timeout=5)).get("ack") != "l":
+                pass
+        with connect_seat(ws_url(srv, room, 0, secrets[0])) as ws:
+            assert json.loads(ws.recv(timeout=5))["view"]["seat"] == 0
+        with connect(f"{srv.ws}/ws/{room}?token={secrets[2]}") as ws:
+            assert json.loads(ws.recv(timeout=5))["code"] == "forbidden"
+        r = client.get(f"/api/rooms/{room}/replay", params={"seat": 2, "token": secrets[2]})
+        assert r.status_code == 400
+        r = client.get(f"/api/rooms/{room}/replay", headers=seat_headers(0, secrets[0]))
+        assert r.status_code == 409  # not over yet
     text = "\n".join(capture.lines)
     leaked = [s for s in [*secrets.values(), lay] if s in text]
     assert not leaked, [line for line in capture.lines if any(s in line for s in leaked)][:5]
