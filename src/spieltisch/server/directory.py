@@ -28,7 +28,7 @@ from spieltisch.server.botpool import BotPool
 from spieltisch.server.codes import clean_name, hash_secret, new_code, new_secret, normalize_code, plausible
 from spieltisch.server.commands import Command
 from spieltisch.server.connection import Connection
-from spieltisch.server.errors import RoomError, unreachable
+from spieltisch.server.errors import FAULTS, RoomError, storage_fault
 from spieltisch.server.owner import Owner
 from spieltisch.server.room import Room
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
@@ -237,8 +237,9 @@ class RoomDirectory:
             except StoreError as exc:
                 raise RoomError(503, f"the database refused the new room: {exc}") from exc
             except DBAPIError as exc:
-                if unreachable(exc):
-                    raise RoomError(503, "the database cannot be reached right now; try again") from exc
+                fault = storage_fault(exc)
+                if fault is not None:
+                    raise RoomError(503, f"{FAULTS[fault]} right now; try again") from exc
                 raise
             room = Room(row, self.store, self.pool, self.owner)
             self.rooms[row.code] = room

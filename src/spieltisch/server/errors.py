@@ -28,12 +28,6 @@ class RoomError(Exception):
         self.detail = detail
 
 
-def unreachable(exc: BaseException) -> bool:
-    """Did a database operation fail because of the server (its database unreachable, its
-    disk full or read-only), not because the database refused the statement?"""
-    return storage_fault(exc) is not None
-
-
 FAULTS = {
     "disk_full": "the server's disk is full",
     "read_only": "the server's database is read-only",
