@@ -20,6 +20,8 @@ import logging
 import re
 from typing import Any
 
+from websockets.frames import Frame
+
 SECRET_PARAM = re.compile(r"((?:secret|token)=)[^&\s\"'#]*", re.IGNORECASE)
 """A secret in a query string (``?seat=1&secret=...``, ``?token=...``)."""
 SECRET_FIELD = re.compile(r"(\"(?:secret|token)\"\s*:\s*\")[^\"]*", re.IGNORECASE)
@@ -68,8 +70,8 @@ def _clean(arg: object) -> object:
     secret, a seat's hand or a sealed lay."""
     if arg is None or isinstance(arg, int | float):
         return arg
-    if type(arg).__name__ == "Frame" and hasattr(arg, "opcode") and hasattr(arg, "data"):
-        return f"{getattr(arg.opcode, 'name', arg.opcode)} [{len(arg.data)} bytes]"
+    if isinstance(arg, Frame):
+        return f"{arg.opcode.name} [{len(arg.data)} bytes]"
     text = str(arg)
     clean = redact(text)
     return arg if clean == text else clean
