@@ -55,6 +55,13 @@ MISS_WINDOW = 3600.0
 """The window of ``misses_per_hour`` (seconds)."""
 
 
+def _prune(times: deque[float], now: float, window: float) -> deque[float]:
+    """``times`` without those older than ``window`` seconds (oldest first)."""
+    while times and now - times[0] >= window:
+        times.popleft()
+    return times
+
+
 class Addresses:
     """Per client address: open sockets, a message token bucket shared by all of
     its sockets, and the times of its recent room creations and misses (a room that
@@ -73,10 +80,8 @@ class Addresses:
     def _idle(self, entry: _Address, now: float) -> bool:
         """Nothing to remember: no socket, no room in the last minute, a full bucket again
         (so closing and reopening a socket does not refill it faster)."""
-        while entry.rooms and now - entry.rooms[0] >= 60.0:
-            entry.rooms.popleft()
-        while entry.misses and now - entry.misses[0] >= MISS_WINDOW:
-            entry.misses.popleft()
+        _prune(entry.rooms, now, 60.0)
+        _prune(entry.misses, now, MISS_WINDOW)
         rate = self.limits.messages_per_second
         full = not rate or entry.tokens + (now - entry.at) * rate >= self.limits.message_burst
         return entry.sockets == 0 and not entry.rooms and not entry.misses and full
@@ -130,9 +135,7 @@ class Addresses:
             return None
         entry = self._get(address)
         now = time.monotonic()
-        while entry.rooms and now - entry.rooms[0] >= 60.0:
-            entry.rooms.popleft()
-        if len(entry.rooms) >= limit:
+        if len(_prune(entry.rooms, now, 60.0)) >= limit:
             return 60.0 - (now - entry.rooms[0])
         entry.rooms.append(now)
         return None
@@ -153,9 +156,7 @@ class Addresses:
         if not limit or entry is None:
             return None
         now = time.monotonic()
-        while entry.misses and now - entry.misses[0] >= MISS_WINDOW:
-            entry.misses.popleft()
-        if len(entry.misses) < limit:
+        if len(_prune(entry.misses, now, MISS_WINDOW)) < limit:
             return None
         return MISS_WINDOW - (now - entry.misses[0])
 
