@@ -22,6 +22,7 @@ import typer
 from typer.core import TyperGroup
 
 from spieltisch.extras import missing_extras, missing_message
+from spieltisch.lab import cli as lab_cli
 from spieltisch.lab.cli import app as lab_app
 from spieltisch.server.limit_values import PROXIES_ENV, Limits, trusted_proxies
 
@@ -520,9 +521,10 @@ PrefixOption = Annotated[str, typer.Option(help="Table-name prefix of the store 
 
 
 def _db_ready(command: str, database: str) -> None:
-    require(f"spieltisch db {command}", "web")
+    """``command`` (``spieltisch db upgrade``) can open ``database``: its extras are installed."""
+    require(command, "web")
     if database.startswith(("postgresql", "postgres:")):
-        require(f"spieltisch db {command} --database {database.split(':', 1)[0]}:...", "postgres")
+        require(f"{command} --database {database.split(':', 1)[0]}:...", "postgres")
 
 
 @db_app.command("upgrade")
@@ -534,7 +536,7 @@ def db_upgrade(
     ] = False,
 ) -> None:
     """Migrate the database to this release's schema (serve does it by itself on start)."""
-    _db_ready("upgrade", database)
+    _db_ready("spieltisch db upgrade", database)
     from spieltisch.server import migrate
 
     if sql:
@@ -561,7 +563,7 @@ def db_current(
     prefix: PrefixOption = "",
 ) -> None:
     """Print the database's schema revision; exit 1 unless it is this release's newest."""
-    _db_ready("current", database)
+    _db_ready("spieltisch db current", database)
     from spieltisch.server import migrate
 
     try:
@@ -578,6 +580,64 @@ def db_current(
     else:
         typer.echo(f"{database}: no Spieltisch tables; newest: {rev.head} (the server makes them on start)")
     raise typer.Exit(0 if rev.up_to_date else 1)
+
+
+@lab_app.command("real")
+def lab_real(
+    database: DatabaseOption = "sqlite:///spieltisch.db",
+    prefix: PrefixOption = "",
+    bots: Annotated[
+        str,
+        typer.Option("--bots", help="Bots to compare with (a comma-separated line-up rotates)."),
+    ] = "medium",
+    games: lab_cli.GamesOpt = 200,
+    seed: lab_cli.SeedOpt = 1,
+    min_games: Annotated[
+        int, typer.Option("--min-games", help="Leave out rules played in fewer of people's games.")
+    ] = 1,
+    workers: lab_cli.WorkersOpt = None,
+    json_path: lab_cli.JsonOpt = None,
+    html_path: lab_cli.HtmlOpt = None,
+    lang: lab_cli.LangOpt = "en",
+    quiet: lab_cli.QuietOpt = False,
+) -> None:
+    """How people really play: the web table's finished games beside bot games of the same rules.
+
+    Per game, player count and rule options: win rate by seat, game length, winning margin,
+    how people fare against bots and, in Waschbär-Schmaus, rulings fired, hand sizes by round
+    and each card's share of pots won, with 95% intervals. Reads the database, never writes it;
+    nothing that identifies a player (names, room codes, times) is read into the report."""
+    _db_ready("spieltisch lab real", database)
+    from rich.console import Console
+
+    from spieltisch.lab.config import LabError
+    from spieltisch.lab.real import study
+    from spieltisch.lab.real_report import real_html
+    from spieltisch.server import migrate
+    from spieltisch.server.played import played_games
+    from spieltisch.server.store import Store
+
+    if lang not in ("en", "de"):
+        raise fail(f"unknown report language {lang!r}: choose en or de")
+    try:
+        rev = migrate.current(database, prefix)
+    except Exception as exc:
+        raise fail(f"cannot read {database}: {_first_line(exc)}") from None
+    if rev.current is None:
+        raise fail(f"{database} holds no Spieltisch games (no tables)")
+    if not rev.up_to_date:
+        raise fail(
+            f"{database}: schema at {rev.current}, not {rev.head}; run: spieltisch db upgrade --database URL"
+        )
+    store = Store(database, prefix)
+    try:
+        result = study(played_games(store), bots, games, seed, workers, not quiet, min_games)
+    except LabError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    console = Console()
+    lab_cli.write_results(console, result, json_path, None, html_path, lambda: real_html(result, lang))
 
 
 def _first_line(exc: Exception) -> str:

@@ -165,7 +165,7 @@ def tournament(
         result = t.run(workers=workers, ray_address=ray, progress=not quiet)
         from spieltisch.lab.report import tournament_html
 
-        _write_results(console, result, json_path, csv_path, html_path, lambda: tournament_html(result, lang))
+        write_results(console, result, json_path, csv_path, html_path, lambda: tournament_html(result, lang))
     except OptionsInputError as exc:
         raise _fail(str(exc)) from None
 
@@ -257,7 +257,7 @@ def variants(
         result = study.run(workers=workers, ray_address=ray, progress=not quiet)
         from spieltisch.lab.report import variants_html
 
-        _write_results(console, result, json_path, csv_path, html_path, lambda: variants_html(result, lang))
+        write_results(console, result, json_path, csv_path, html_path, lambda: variants_html(result, lang))
     except OptionsInputError as exc:
         raise _fail(str(exc)) from None
 
@@ -297,12 +297,12 @@ def design(
         result = Design(spec, budget).run(workers=workers, ray_address=ray, progress=not quiet)
         from spieltisch.lab.report import design_html
 
-        _write_results(console, result, json_path, None, html_path, lambda: design_html(result, lang))
+        write_results(console, result, json_path, None, html_path, lambda: design_html(result, lang))
     except OptionsInputError as exc:
         raise _fail(str(exc)) from None
 
 
-def _write_results(
+def write_results(
     console: Any,
     result: Any,
     json_path: Path | None,

@@ -14,7 +14,7 @@ from typing import Any
 
 from spieltisch.bots import Bot, Budget
 from spieltisch.bots.match import decide
-from spieltisch.engine import State, get_game
+from spieltisch.engine import GameRecord, RecordError, RulesError, State, get_game
 from spieltisch.lab.bots import AvoidCardBot, make_lab_bot
 from spieltisch.lab.config import derive_seed, seating
 
@@ -181,6 +181,46 @@ def play_game(task: GameTask) -> GameResult:
     )
 
 
+def replay_record(record: GameRecord, index: int = 0, group: str = "") -> GameResult:
+    """A finished game replayed from its record (a stored game of the web table), with
+    the figures :func:`play_game` gives a bot game: scores, winners, decisions per seat,
+    rounds and, in Waschbär-Schmaus, the round details. Raises :class:`RecordError`
+    when the record does not replay or ends before the game does."""
+    game = get_game(record.game)
+    try:
+        state = game.new_state(record.players, record.seed, record.options)
+    except RulesError as exc:
+        raise RecordError(f"broken game record: {exc}{record.version_note(game)}") from exc
+    observer = _SchmausObserver(record.players) if game.name == "schmaus" else None
+    decisions = [0] * record.players
+    for number, (seat, text) in enumerate(record.actions, 1):
+        if observer is not None:
+            observer.before_decision(state)
+        try:
+            state.apply(seat, text)
+        except RulesError as exc:
+            raise RecordError(
+                f"action {number} ({seat}: {text!r}) does not replay: {exc}{record.version_note(game)}"
+            ) from exc
+        decisions[seat] += 1
+    outcome = state.outcome()
+    if outcome is None:
+        raise RecordError(f"the record ends after {len(record.actions)} actions, before the game does")
+    results = round_results(state)
+    return GameResult(
+        group=group,
+        index=index,
+        deal_seed=record.seed,
+        seating=list(range(record.players)),
+        scores=list(outcome.scores),
+        winners=list(outcome.winners),
+        decisions=decisions,
+        faults=[0] * record.players,
+        rounds=len(results),
+        detail=observer.finish(results) if observer is not None else None,
+    )
+
+
 def round_results(state: State) -> list[dict[str, Any]]:
     """The engine's per-round summaries (both engines keep them in ``results``)."""
     results: Any = getattr(state, "results", None)
@@ -253,4 +293,18 @@ class _SchmausObserver:
             cards["W-5"] += sum(result.get("short_hand_draws", []))
             cards["W-6"] += sum(result.get("empty_hand_draws", []))
             cards["W-16"] += sum(result.get("hand_limit_discards", []))
-        return {"rulings": fired, "cards": cards, "hand_sizes": self.hand_sizes}
+        return {"rulings": fired, "cards": cards, "hand_sizes": self.hand_sizes, "lays": lays(results)}
+
+
+def lays(results: Sequence[Mapping[str, Any]]) -> dict[str, list[int]]:
+    """Per card: ``[lays holding it, of them lays that won the round's pot]`` (a round
+    voided by the hunter, W-8, awards no pot: its lays did not win)."""
+    out: dict[str, list[int]] = {}
+    for result in results:
+        winners = set() if result.get("hunter") else set(result.get("winners", []))
+        for seat, play in enumerate(result.get("plays", [])):
+            for card in set(play or ()):
+                counts = out.setdefault(card, [0, 0])
+                counts[0] += 1
+                counts[1] += seat in winners
+    return dict(sorted(out.items()))

@@ -522,6 +522,17 @@ class Store:
             )
             return [str(code) for (code,) in rows]
 
+    def finished(self) -> list[str]:
+        """Codes of every room whose game was played to its end (not ended early), oldest first."""
+        rooms = self.rooms
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(rooms.c.code)
+                .where(rooms.c.status == "over", rooms.c.ended.is_(None))
+                .order_by(rooms.c.created, rooms.c.code)
+            )
+            return [str(code) for (code,) in rows]
+
     def count_actions(self, code: str) -> int:
         with self.engine.connect() as conn:
             n = conn.execute(select(func.count()).where(self.actions.c.room == code)).scalar_one()
