@@ -6,6 +6,7 @@ room directory runs on the room's owner; see docs/protocol.md.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
@@ -69,8 +70,11 @@ def client_address(client: Any) -> str:
     return str(client.host) if client is not None and client.host else "unknown"
 
 
-def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses) -> APIRouter:
-    """The routes of ``/api``: games, rooms and their reviews. An address that has used up
+def rooms_api(
+    directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses, lobby_changed: Callable[[], None]
+) -> APIRouter:
+    """The routes of ``/api``: games, rooms and their reviews (``lobby_changed``: a public room
+    was opened or a seat taken, see :mod:`spieltisch.server.lobby`). An address that has used up
     ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
     :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
 
@@ -105,7 +109,7 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
         # that would be opened use up the address's budget (issue #34).
         plan = directory.plan(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
-            clock, allow_hints=body.hints,
+            clock, allow_hints=body.hints, public=body.public,
         )  # fmt: skip
         address = client_address(request.client)
         try:
@@ -120,6 +124,8 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
                 headers={"Retry-After": str(max(1, round(wait)))},
             )
         room = await directory.insert(plan.template)
+        if room.row.public:
+            lobby_changed()
         return {
             "room": room.code,
             "seat": plan.seat,
@@ -140,6 +146,7 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
     @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503))
     async def join(code: str, body: JoinIn) -> dict[str, Any]:
         seat, secret = await directory.run(Join(code, body.name, body.seat))
+        lobby_changed()
         return {"seat": seat, "secret": secret}
 
     @router.post(

@@ -34,8 +34,10 @@ from spieltisch.server.errors import RoomError
 from spieltisch.server.game_socket import game_socket
 from spieltisch.server.housekeeping import Sweeper
 from spieltisch.server.limits import Addresses, BodyLimit, Limits
+from spieltisch.server.lobby import Lobby, lobby_routes
 from spieltisch.server.owner import LocalOwner, Owner
 from spieltisch.server.pages import STATIC_DIR, mount_files, pages
+from spieltisch.server.quickplay import QuickPlay, quickplay_routes
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.shutdown import Shutdown
 from spieltisch.server.store import Store
@@ -103,6 +105,8 @@ def create_app(
     logs.install()
 
     sweeper = Sweeper(directory, addresses, room_idle)
+    lobby = Lobby(store)
+    quick = QuickPlay(store, bot_delay, lobby.poke)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -111,15 +115,18 @@ def create_app(
         if tune_gc:
             _tune_gc()
         sweeping = asyncio.create_task(sweeper.run(), name="sweep-rooms")
+        matching = asyncio.create_task(quick.run(), name="quick-play")
         shutdown.install()  # SIGTERM: close the sockets with 1001 and give the rooms up at once
         try:
             yield
         finally:
             await shutdown.wait()
             shutdown.uninstall()
-            sweeping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeping
+            for task in (sweeping, matching):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            await lobby.close()
             with contextlib.suppress(Exception):
                 await starting
             await directory.stop()
@@ -148,6 +155,7 @@ def create_app(
     app.state.addresses = addresses
     app.state.shutdown = shutdown
     app.state.expire = sweeper.expire
+    app.state.quickplay = quick
 
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
         if exc.status in (403, 404):  # a room that does not exist, a wrong secret: a miss
@@ -156,7 +164,9 @@ def create_app(
 
     app.add_exception_handler(RoomError, room_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
-    app.include_router(rooms_api(directory, reviewer, addresses))
+    app.include_router(rooms_api(directory, reviewer, addresses, lobby.poke))
+    app.include_router(quickplay_routes(quick, addresses))
+    app.include_router(lobby_routes(lobby, addresses))  # (before /ws/{code})
     app.include_router(game_socket(directory, addresses, shutdown, timings))
     app.include_router(pages(static_dir or STATIC_DIR))
     mount_files(app, static_dir or STATIC_DIR)

@@ -164,10 +164,11 @@ class RoomDirectory:
         seed: int | None,
         clock: Mapping[str, Any] | None = None,
         allow_hints: bool = False,
+        public: bool = False,
     ) -> RoomPlan:
         """A new room checked but not yet stored; raises :class:`RoomError` (422) saying what is
         wrong, before anything is counted or stored. ``clock``: the room's clock settings
-        (:class:`~spieltisch.clocks.ClockSettings`)."""
+        (:class:`~spieltisch.clocks.ClockSettings`); ``public``: listed in the lobby while it waits."""
         try:
             g = get_game(game)
         except RulesError as exc:
@@ -215,7 +216,7 @@ class RoomDirectory:
         delay = self.bot_delay if bot_delay is None else bot_delay
         clock_json = settings.to_json() if settings is not None else None
         template = RoomRow("", g.name, players, dict(options or {}), seed, delay, status, rows)
-        template.clock, template.hints = clock_json, allow_hints
+        template.clock, template.hints, template.public = clock_json, allow_hints, public
         return RoomPlan(template, first, secret)
 
     async def insert(self, template: RoomRow) -> Room:

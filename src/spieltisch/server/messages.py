@@ -386,6 +386,7 @@ class CreateIn(BaseModel):
     seed: int | None = Field(default=None, ge=0, lt=2**62)
     clock: ClockIn | None = Field(default=None, description="Turn clocks and stand-in bots; omit for none.")
     hints: bool = Field(default=False, description="Allow hints at this table (everybody sees it is on).")
+    public: bool = Field(default=False, description="List the table in the lobby while it waits for players.")
 
 
 class RemoteSeat(_Out):
@@ -531,6 +532,76 @@ class GameInfo(_Out):
 
 class GamesOut(_Out):
     games: list[GameInfo]
+
+
+class LobbySeat(_Out):
+    seat: int
+    kind: str = Field(description="human, bot or remote")
+    name: str | None = Field(description="The player's name once the seat is taken (bots: none).")
+    level: str | None = Field(description="A bot seat's level.")
+    taken: bool
+
+
+class LobbyTable(_Out):
+    room: str
+    game: str
+    title: str
+    players: int
+    free: int = Field(description="Seats still open for people.")
+    seats: list[LobbySeat]
+    options: JSONObject = Field(description="The rule options that differ from the defaults.")
+    clock: JSONObject | None = Field(description="The room's clock settings; null: no clock.")
+    hints: bool
+    created: float = Field(description="When the room was opened (server wall time, s).")
+
+
+class LobbyQueue(_Out):
+    game: str
+    players: int
+    waiting: int = Field(description="Players waiting in this quick-play queue.")
+    longest: float = Field(description="Seconds the longest-waiting of them has waited.")
+
+
+class LobbyOut(_Out):
+    """The lobby: open public tables with free seats (oldest first) and the quick-play queues."""
+
+    tables: list[LobbyTable]
+    quickplay: list[LobbyQueue]
+
+
+class QuickPlayIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: str
+    players: int
+    name: str | None = None
+    bots: str = Field(default="medium", description="The level of the bots that fill seats after bots_after.")
+    bots_after: float | None = Field(
+        default=None,
+        ge=0,
+        le=600,
+        description="Seconds to wait for people before bots fill the other seats; "
+        "null: wait for people only.",
+    )
+
+
+class QuickPlayOut(_Out):
+    ticket: str = Field(
+        description="The player's ticket: send it in the header named by `header`; once seated it is the "
+        "seat's secret."
+    )
+    header: str
+
+
+class QuickPlayStatus(_Out):
+    status: Literal["waiting", "seated"]
+    game: str | None = None
+    players: int | None = None
+    waiting: int | None = Field(default=None, description="Players waiting in the queue (you included).")
+    waited: float | None = Field(default=None, description="Seconds you have waited.")
+    bots_after: float | None = None
+    room: str | None = None
+    seat: int | None = None
+    secret: str | None = Field(default=None, description="The seat's secret (the ticket).")
 
 
 class ErrorOut(_Out):

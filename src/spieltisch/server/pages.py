@@ -1,4 +1,4 @@
-"""The pages: the web client (``/``, ``/r/{code}``), the rules, the API docs and static files."""
+"""The pages: the web client (``/``, ``/r/{code}``, ``/lobby``), the rules, the API docs and static files."""
 
 from __future__ import annotations
 
@@ -36,6 +36,10 @@ def pages(static: Path) -> APIRouter:
 
     @router.get("/r/{code}")
     async def invite(code: str) -> Response:
+        return index()
+
+    @router.get("/lobby")
+    async def lobby() -> Response:
         return index()
 
     @router.get("/rules/{page}")

@@ -47,6 +47,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -126,6 +127,8 @@ class RoomRow:
     """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
     hints: bool = False
     """The room allows hints (docs/review.md, "Hints")."""
+    public: bool = False
+    """The room is listed in the lobby while it waits for players (server/lobby.py)."""
 
 
 @dataclass
@@ -206,6 +209,7 @@ class Store:
             Column("active", Float, nullable=True, index=True),
             Column("ended", String(16), nullable=True),
             Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
+            Column("public", Boolean, nullable=False, default=False, server_default=false()),  # 0006_lobby
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -247,6 +251,21 @@ class Store:
             Column("idx", Integer, nullable=False),
             Column("memory", LargeBinary, nullable=False),
         )
+        self.quickplay = Table(  # 0006_lobby (server/quickplay.py)
+            f"{prefix}quickplay",
+            md,
+            Column("ticket", String(64), primary_key=True),
+            Column("game", String(32), nullable=False),
+            Column("players", Integer, nullable=False),
+            Column("name", String(64), nullable=False),
+            Column("bots", String(64), nullable=False),
+            Column("bots_after", Float, nullable=True),
+            Column("created", Float, nullable=False),
+            Column("seen", Float, nullable=False),
+            Column("room", String(16), nullable=True),
+            Column("seat", Integer, nullable=True),
+            Index(f"ix_{prefix}quickplay_queue", "game", "players", "room", "created"),
+        )
         try:
             migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
@@ -285,6 +304,19 @@ class Store:
         return self._room_insert(room, rematch_of)
 
     create_room = _blocking(_create_room)
+
+    async def transaction_async(self, write: Write) -> None:
+        """Run ``write`` (a function of a connection) in a transaction of the group writer;
+        returns once it is durable. It may be called twice (its group failed: each write is
+        tried again alone), so it starts from scratch each time."""
+        await _durable(self.writer.submit(write))
+
+    def room_write(self, room: RoomRow) -> Write:
+        """The write that inserts ``room`` with its seats, to run inside a larger
+        transaction (quick play stores a room with its seated tickets); raises
+        :class:`CodeTaken` when the code is in use."""
+        return self._room_insert(room, None)
+
     create_room_async = _durable_write(_create_room)
 
     def _update_seat(
@@ -388,6 +420,7 @@ class Store:
                         started=room.started,
                         active=room.created,
                         hints=room.hints,
+                        public=room.public,
                     )
                 )
             except IntegrityError as exc:
@@ -468,6 +501,7 @@ class Store:
                 active=r["active"],
                 ended=r["ended"],
                 hints=bool(r["hints"]),
+                public=bool(r["public"]),
                 seats=[
                     SeatRow(
                         seat=s["seat"],

@@ -9,6 +9,7 @@ import { seatClock, settingsText, tickClocks } from "./clocks.js";
 import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
+import { lobbyPage } from "./lobby.js";
 import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -36,6 +37,7 @@ function renderHeader() {
     h(
       "nav",
       null,
+      h("a.link", { href: "/lobby", "data-testid": "lobby-link", onclick: (e) => { e.preventDefault(); navigate("/lobby"); } }, t("nav.lobby")),
       h(
         "button.link",
         { type: "button", "data-testid": "rules-button", onclick: () => openRules(page?.game?.() || "scout", lang()) },
@@ -73,7 +75,9 @@ function route() {
   page?.dispose?.();
   page = null;
   const m = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
-  page = m ? roomPage(m[1].toUpperCase()) : startPage();
+  if (m) page = roomPage(m[1].toUpperCase());
+  else if (location.pathname.replace(/\/$/, "") === "/lobby") page = lobbyPage({ root, navigate, announce });
+  else page = startPage();
   renderHeader();
   page.render();
 }
@@ -138,6 +142,7 @@ function startPage() {
     code: "",
     clock: { move: "", bank: "", grace: "", stand_in: "" },
     hints: false,
+    public: false,
   };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
 
@@ -300,6 +305,7 @@ function startPage() {
     if (Object.keys(clock).length) body.clock = clock;
     try {
       if (st.hints) body.hints = true;
+      if (st.public) body.public = true;
       const res = await api("POST", "/api/rooms", body);
       saveSeat(res.room, res.seat, res.secret);
       if (res.remote.length) saveTokens(res.room, res.remote);
@@ -315,7 +321,10 @@ function startPage() {
     document.title = t("app.title");
     rerender(root, () => {
       const main = h("div.start");
-      main.append(h("h1", null, t("start.title")), h("p.lead", null, t("start.lead")));
+      main.append(
+        h("h1", null, t("start.title")),
+        h("p.lead", null, t("start.lead"), " ", h("a", { href: "/lobby", "data-testid": "start-lobby", onclick: (e) => { e.preventDefault(); navigate("/lobby"); } }, t("start.toLobby"))),
+      );
       if (!st.games) {
         main.append(h("p", null, st.error ? t("error.load", { error: st.error }) : t("loading")));
         return main;
@@ -391,6 +400,12 @@ function startPage() {
           { for: "opt-hints" },
           h("input", { id: "opt-hints", type: "checkbox", checked: st.hints, "data-testid": "opt-hints", onchange: (e) => { st.hints = e.target.checked; } }),
           h("span", null, t("start.hints")),
+        ),
+        h(
+          "label.check",
+          { for: "opt-public" },
+          h("input", { id: "opt-public", type: "checkbox", checked: st.public, "data-testid": "opt-public", onchange: (e) => { st.public = e.target.checked; } }),
+          h("span", null, t("start.public")),
         ),
       );
       form.append(
