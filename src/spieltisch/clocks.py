@@ -35,8 +35,10 @@ from typing import Any
 
 from spieltisch.engine import State
 
-MAX_MOVE = 86400.0
-"""At most a day per decision."""
+MAX_MOVE = 7 * 86400.0
+"""At most a week per decision (a turn-based game: hours or days per move)."""
+TURN_BASED = 3600.0
+"""A clock with at least this many seconds per decision makes a turn-based game (lobby, "your games")."""
 MAX_BANK = 7 * 86400.0
 """At most a week of bank per player."""
 MAX_GRACE = 86400.0

@@ -79,3 +79,28 @@ def test_public_tables_are_listed_live_and_joined_with_one_click(
     seats = httpx.get(f"{base}/api/rooms/{code}").json()["seats"]
     names = sorted(s["name"] for s in seats if s["kind"] == "human")
     assert names == ["Guest", "Host"]
+
+
+def test_a_turn_based_game_waits_for_you_in_your_games(live_server: LiveServer, new_page: NewPage) -> None:
+    base = live_server.url
+    page = new_page("de-DE")
+    page.goto(base + "/")
+    page.get_by_test_id("game-scout").check()
+    page.get_by_test_id("players").select_option("3")
+    page.get_by_test_id("seat-kind-1").select_option("bot:random")
+    page.get_by_test_id("clock-settings").locator("summary").click()
+    page.get_by_test_id("clock-pace").select_option("48")
+    expect(page.get_by_test_id("clock-move")).to_have_value(str(48 * 3600))
+    page.get_by_test_id("name-input").fill("Tess")
+    page.get_by_test_id("email-input").fill("tess@example.org")  # turn notices (SMTP: tests/server)
+    page.get_by_test_id("create-room").click()
+    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
+    code = page.url.rsplit("/", 1)[1]
+    assert httpx.get(f"{base}/api/rooms/{code}").json()["clock"]["move"] == 48 * 3600
+    page.get_by_role("link", name="Spieltisch").click()
+    entry = page.get_by_test_id(f"mine-{code}")
+    expect(page.get_by_test_id(f"mine-turn-{code}")).to_have_text("Du bist dran")
+    expect(entry).to_contain_text("rundenbasiert")
+    expect(entry).to_contain_text(re.compile(r"noch 4[78]:\d\d:\d\d"))  # hours, counted by the server
+    expect(page).to_have_title(re.compile(r"^\(1\) "))
+    check_screen(page, "the German start page with your games")

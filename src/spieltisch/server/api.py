@@ -109,7 +109,7 @@ def rooms_api(
         # that would be opened use up the address's budget (issue #34).
         plan = directory.plan(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
-            clock, allow_hints=body.hints, public=body.public,
+            clock, allow_hints=body.hints, public=body.public, email=body.email, lang=body.lang,
         )  # fmt: skip
         address = client_address(request.client)
         try:
@@ -145,7 +145,7 @@ def rooms_api(
 
     @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503))
     async def join(code: str, body: JoinIn) -> dict[str, Any]:
-        seat, secret = await directory.run(Join(code, body.name, body.seat))
+        seat, secret = await directory.run(Join(code, body.name, body.seat, body.email, body.lang))
         lobby_changed()
         return {"seat": seat, "secret": secret}
 

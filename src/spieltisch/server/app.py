@@ -35,6 +35,8 @@ from spieltisch.server.game_socket import game_socket
 from spieltisch.server.housekeeping import Sweeper
 from spieltisch.server.limits import Addresses, BodyLimit, Limits
 from spieltisch.server.lobby import Lobby, lobby_routes
+from spieltisch.server.my_games import my_games_routes
+from spieltisch.server.notify import Mailer, TurnNotices
 from spieltisch.server.owner import LocalOwner, Owner
 from spieltisch.server.pages import STATIC_DIR, mount_files, pages
 from spieltisch.server.quickplay import QuickPlay, quickplay_routes
@@ -61,6 +63,7 @@ def create_app(
     worker_name: str = "",
     tune_gc: bool = False,
     latency_log: str | None = None,
+    mailer: Mailer | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory
@@ -83,7 +86,9 @@ def create_app(
     ``latency_log`` (a folder; ``SPIELTISCH_LATENCY_LOG``, for ``spieltisch bench server``):
     the server times every acknowledged act, from its arrival to its acknowledging state
     written to the socket, and writes the times to ``latency-PID.json`` there when it stops
-    (``[[time.monotonic(), seconds], ...]``)."""
+    (``[[time.monotonic(), seconds], ...]``).
+
+    ``mailer``: sends the e-mail turn notices of turn-based rooms (:mod:`spieltisch.server.notify`)."""
     limits = limits or Limits()
     timings: list[tuple[float, float]] | None = [] if latency_log is not None else None
     store = Store(database, prefix=table_prefix)
@@ -98,7 +103,7 @@ def create_app(
         owner = cluster = Cluster(redis, prefix, name=worker_name)
         # With several workers, sockets and rooms per address are counted across all of them.
         addresses = SharedAddresses(limits, cluster)
-    directory = RoomDirectory(store, pool, owner, bot_delay=bot_delay)
+    directory = RoomDirectory(store, pool, owner, bot_delay=bot_delay, turn_notices=TurnNotices(mailer))
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
     shutdown = Shutdown(owner)
@@ -166,6 +171,7 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses, lobby.poke))
     app.include_router(quickplay_routes(quick, addresses))
+    app.include_router(my_games_routes(directory, addresses))
     app.include_router(lobby_routes(lobby, addresses))  # (before /ws/{code})
     app.include_router(game_socket(directory, addresses, shutdown, timings))
     app.include_router(pages(static_dir or STATIC_DIR))
@@ -217,4 +223,5 @@ def create_app_from_env() -> FastAPI:
         worker_name=f"pid{os.getpid()}",
         tune_gc=True,
         latency_log=os.environ.get("SPIELTISCH_LATENCY_LOG") or None,
+        mailer=Mailer.from_env(),
     )

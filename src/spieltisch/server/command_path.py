@@ -93,6 +93,8 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             name=clean_name(command.name, seat),
             secret_hash=hash_secret(secret),
             taken=True,
+            email=command.email,
+            lang=command.lang,
         )
         all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
         status = "playing" if all_taken and room.row.status == "waiting" else None
@@ -111,6 +113,7 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             room.turn_version = [room.version] * room.row.players
             if room.clocks is not None:  # the first decisions' clocks start now
                 room.clocks.start(room.state.to_move(), time.monotonic())
+            room.turn_notices(room, room.to_move())
         room.broadcast()
     room.seat_bots.wake.set()
     return seat, secret

@@ -68,6 +68,9 @@ class Join(RoomCommand):
     over_http: ClassVar[bool] = True
     name: str | None
     seat: int | None
+    email: str | None = None
+    """Where a turn-based game tells the player it is their turn (never shown, never logged)."""
+    lang: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

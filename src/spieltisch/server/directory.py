@@ -29,6 +29,7 @@ from spieltisch.server.codes import clean_name, hash_secret, new_code, new_secre
 from spieltisch.server.commands import Command
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, RoomError, storage_fault
+from spieltisch.server.notify import TurnNotices
 from spieltisch.server.owner import Owner
 from spieltisch.server.room import Room
 from spieltisch.server.store import CodeTaken, RoomRow, SeatRow, Store, StoreError
@@ -60,8 +61,17 @@ class RoomDirectory:
     """All rooms of a server: creation, loading from storage, letting idle ones go; their
     commands go to their ``owner``."""
 
-    def __init__(self, store: Store, pool: BotPool, owner: Owner, bot_delay: float = 0.6) -> None:
+    def __init__(
+        self,
+        store: Store,
+        pool: BotPool,
+        owner: Owner,
+        bot_delay: float = 0.6,
+        turn_notices: TurnNotices | None = None,
+    ) -> None:
         self.store = store
+        self.turn_notices = turn_notices or TurnNotices(None)
+        """Tells the players of turn-based rooms by e-mail when it is their turn."""
         self.pool = pool
         self.owner = owner
         self.bot_delay = bot_delay
@@ -108,6 +118,7 @@ class RoomDirectory:
             raise RoomError(404, f"no room {code}")
         try:
             room = await anyio.to_thread.run_sync(Room, row, self.store, self.pool, self.owner)
+            room.turn_notices = self.turn_notices
         except RulesError as exc:  # e.g. a game this engine no longer has
             await self.owner.not_loaded(code)
             raise RoomError(409, f"room {code} is an archived record this engine cannot open: {exc}") from exc
@@ -165,10 +176,13 @@ class RoomDirectory:
         clock: Mapping[str, Any] | None = None,
         allow_hints: bool = False,
         public: bool = False,
+        email: str | None = None,
+        lang: str | None = None,
     ) -> RoomPlan:
         """A new room checked but not yet stored; raises :class:`RoomError` (422) saying what is
         wrong, before anything is counted or stored. ``clock``: the room's clock settings
-        (:class:`~spieltisch.clocks.ClockSettings`); ``public``: listed in the lobby while it waits."""
+        (:class:`~spieltisch.clocks.ClockSettings`); ``public``: listed in the lobby while it waits;
+        ``email``/``lang``: the creator's, for turn notices (:mod:`spieltisch.server.notify`)."""
         try:
             g = get_game(game)
         except RulesError as exc:
@@ -212,6 +226,7 @@ class RoomDirectory:
         rows[first].name = clean_name(name, first)
         rows[first].taken = True
         rows[first].secret_hash = hash_secret(secret)
+        rows[first].email, rows[first].lang = email, lang
         status = "playing" if len(humans) == 1 else "waiting"
         delay = self.bot_delay if bot_delay is None else bot_delay
         clock_json = settings.to_json() if settings is not None else None
@@ -243,6 +258,7 @@ class RoomDirectory:
                     raise RoomError(503, f"{FAULTS[fault]} right now; try again") from exc
                 raise
             room = Room(row, self.store, self.pool, self.owner)
+            room.turn_notices = self.turn_notices
             self.rooms[row.code] = room
             await self.owner.created(room)
             return room

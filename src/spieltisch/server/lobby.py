@@ -25,6 +25,7 @@ from fastapi import APIRouter, WebSocket
 from sqlalchemy import func, select
 from starlette.websockets import WebSocketDisconnect
 
+from spieltisch.clocks import TURN_BASED
 from spieltisch.engine import get_game
 from spieltisch.server.api import client_address
 from spieltisch.server.limits import Addresses, CountUnavailable
@@ -138,6 +139,7 @@ def _table(room: Any, seats: list[Any]) -> dict[str, Any]:
     game = get_game(room.game)
     options: Mapping[str, Any] = json.loads(room.options)
     defaults = game.normalize_options(None)
+    clock = json.loads(room.clock) if room.clock else None
     return {
         "room": room.code,
         "game": game.name,
@@ -155,7 +157,8 @@ def _table(room: Any, seats: list[Any]) -> dict[str, Any]:
             for s in seats
         ],
         "options": {k: v for k, v in options.items() if defaults.get(k) != v},
-        "clock": json.loads(room.clock) if room.clock else None,
+        "clock": clock,
+        "turn_based": clock is not None and (clock.get("move") or 0) >= TURN_BASED,
         "hints": bool(room.hints),
         "created": room.created,
     }

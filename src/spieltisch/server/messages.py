@@ -365,7 +365,9 @@ class ClockIn(BaseModel):
     """A room's clock at creation; every field is optional (no field at all: no clock)."""
 
     model_config = ConfigDict(extra="forbid")
-    move: float | None = Field(default=None, strict=True, gt=0, le=86400, description="Seconds per decision.")
+    move: float | None = Field(
+        default=None, strict=True, gt=0, le=7 * 86400, description="Seconds per decision (turn-based: hours)."
+    )
     bank: float | None = Field(
         default=None, strict=True, gt=0, le=7 * 86400, description="Seconds per player for the game."
     )
@@ -373,6 +375,15 @@ class ClockIn(BaseModel):
         default=None, strict=True, ge=0, le=86400, description="Seconds a player may be away on their turn."
     )
     stand_in: str | None = Field(default=None, description="The stand-in bot's level (default medium).")
+
+
+Email = Annotated[str, Field(max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+Lang = Literal["en", "de"]
+EMAIL_HELP = (
+    "Optional: in a turn-based room (an hour or more per decision) and with SMTP configured on the "
+    "server, an e-mail tells the player when it is their turn and they are not at the table. Never "
+    "shown to anybody."
+)
 
 
 class CreateIn(BaseModel):
@@ -387,6 +398,8 @@ class CreateIn(BaseModel):
     clock: ClockIn | None = Field(default=None, description="Turn clocks and stand-in bots; omit for none.")
     hints: bool = Field(default=False, description="Allow hints at this table (everybody sees it is on).")
     public: bool = Field(default=False, description="List the table in the lobby while it waits for players.")
+    email: Email | None = Field(default=None, description=EMAIL_HELP)
+    lang: Lang | None = Field(default=None, description="The language of that e-mail (default en).")
 
 
 class RemoteSeat(_Out):
@@ -406,6 +419,8 @@ class JoinIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str | None = None
     seat: int | None = None
+    email: Email | None = Field(default=None, description=EMAIL_HELP)
+    lang: Lang | None = Field(default=None, description="The language of that e-mail (default en).")
 
 
 class JoinOut(_Out):
@@ -551,6 +566,7 @@ class LobbyTable(_Out):
     seats: list[LobbySeat]
     options: JSONObject = Field(description="The rule options that differ from the defaults.")
     clock: JSONObject | None = Field(description="The room's clock settings; null: no clock.")
+    turn_based: bool = Field(description="An hour or more per decision: played over days.")
     hints: bool
     created: float = Field(description="When the room was opened (server wall time, s).")
 
@@ -602,6 +618,37 @@ class QuickPlayStatus(_Out):
     room: str | None = None
     seat: int | None = None
     secret: str | None = Field(default=None, description="The seat's secret (the ticket).")
+
+
+class MySeat(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    room: str = Field(max_length=16)
+    seat: int = Field(ge=0, le=9)
+    secret: str = Field(max_length=128)
+
+
+class MyGamesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    seats: list[MySeat] = Field(max_length=100, description="The seats this browser holds (at most 100).")
+
+
+class MyGame(_Out):
+    room: str
+    seat: int
+    status: Literal["waiting", "playing", "over", "gone"] = Field(
+        description="gone: no such room, or the secret does not match."
+    )
+    game: str | None = None
+    title: str | None = None
+    names: list[str | None] | None = Field(default=None, description="The names at the table, by seat.")
+    your_turn: bool | None = Field(default=None, description="This seat decides now (not a stand-in bot).")
+    turn_based: bool | None = Field(default=None, description="The room gives an hour or more per decision.")
+    time_left: float | None = Field(default=None, description="Seconds left for the decision (with a clock).")
+    won: bool | None = Field(default=None, description="A finished game: this seat won (or shared the win).")
+
+
+class MyGamesOut(_Out):
+    games: list[MyGame]
 
 
 class ErrorOut(_Out):

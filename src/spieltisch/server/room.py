@@ -20,7 +20,7 @@ import copy
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -123,6 +123,9 @@ class Room:
         self.bots: dict[int, str] = {s.seat: s.level or "random" for s in row.seats if s.kind == "bot"}
         """The bot seats and their specs; the bots themselves live in the pool's workers."""
         self.seat_bots = SeatBots(self)
+        self.turn_notices: Callable[[Room, Iterable[int]], None] = lambda _room, _seats: None
+        """Told the seats that have just become seats to move (the directory sets it:
+        :class:`~spieltisch.server.notify.TurnNotices`, e-mail in turn-based games)."""
         self.clock_timer = ClockTimer(self)
         """The timer of the seats' deadlines (it runs on the room's owner)."""
         """The bots of the bot seats and the stand-ins (they run on the room's owner)."""
@@ -582,6 +585,8 @@ class Room:
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
         self.state = new
         self._moving = (new, moving)
+        if status == "playing":
+            self.turn_notices(self, [s for s in moving if s not in before])
         self.actions.extend(added)
         self.by.extend([by] * len(added))
         self.version += len(added)

@@ -28,6 +28,7 @@ import uvicorn
 from sqlalchemy.engine import make_url
 
 from spieltisch.server.limits import GuardedH11Protocol, Limits, uvicorn_options
+from spieltisch.server.notify import Mailer, MailError
 from spieltisch.server.store import Store, StoreError
 
 LOCAL_NAMES = ("127.0.0.1", "0.0.0.0", "::", "::1", "")
@@ -149,12 +150,13 @@ def run_server(
         if bot_delay < 0:
             raise ServeError(f"--bot-delay {bot_delay}: must be 0 or more seconds")
         check_cluster(database, redis, workers, reload, port_per_worker)
+        Mailer.from_env()  # a wrong e-mail setting stops the start, with its reason
         if port_per_worker and port and port + workers - 1 > 65535:
             raise ServeError(f"--port {port} --workers {workers}: the last port would be over 65535")
         for i in range(workers if port_per_worker else 1):
             own.append(bind(host, port + i if port else 0))
         sock = own[0]
-    except ServeError as exc:
+    except (ServeError, MailError) as exc:
         for s in own:
             s.close()
         typer.echo(f"Error: {exc}", err=True)
@@ -209,7 +211,7 @@ def run_server(
     # The limits the server enforces before the app reads anything (frame size, request head).
     app = create_app(
         database, bot_delay=bot_delay, limits=limits, table_prefix=prefix, redis=redis,
-        review_budget=review_budget, tune_gc=True,
+        review_budget=review_budget, tune_gc=True, mailer=Mailer.from_env(),
     )  # fmt: skip
     config = uvicorn.Config(app, **uvicorn_options(limits, proxies))
     server = _AnnouncingServer(config, banner)

@@ -95,6 +95,11 @@ class SeatRow:
     """For a rematch seat: the room whose secret for this seat may claim it."""
     left: bool = False
     """The seat's player resigned or left the game (a bot of the room's stand-in level plays on)."""
+    email: str | None = None
+    """Where a turn-based game tells the seat's player that it is their turn (server/notify.py);
+    never shown to anybody, never logged."""
+    lang: str | None = None
+    """The player's language (``en``, ``de``) for that e-mail."""
 
 
 @dataclass
@@ -223,6 +228,8 @@ class Store:
             Column("taken", Boolean, nullable=False),
             Column("claim_from", String(16), nullable=True),
             Column("left", Boolean, nullable=False, server_default=false()),  # 0003_clocks
+            Column("email", String(254), nullable=True),  # 0006_lobby
+            Column("lang", String(8), nullable=True),  # 0006_lobby
         )
         self.actions = Table(
             f"{prefix}actions",
@@ -512,6 +519,8 @@ class Store:
                         taken=s["taken"],
                         claim_from=s["claim_from"],
                         left=bool(s["left"]),
+                        email=s["email"],
+                        lang=s["lang"],
                     )
                     for s in seats
                 ],
@@ -834,6 +843,8 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
         "taken": s.taken,
         "claim_from": s.claim_from,
         "left": s.left,
+        "email": s.email,
+        "lang": s.lang,
     }
 
 

@@ -1,4 +1,4 @@
-"""The lobby and quick play: public rooms and the quick-play queue.
+"""The lobby, quick play and turn-based games: public rooms, the quick-play queue, seats' e-mail.
 
 Revision ID: 0006_lobby
 Revises: 0005_bot_memory
@@ -10,7 +10,10 @@ Create Date: 2026-12-06
   one row per player waiting for a quick-play game (``ticket``: the hash of the
   ticket the player holds, which is also their seat's secret once seated); ``room``
   and ``seat`` are set, in the transaction that stores the room, when the player is
-  seated (docs/storage.md, "Quick play").
+  seated (docs/storage.md, "Lobby and quick play").
+* ``seats.email``, ``seats.lang``: where (and in which language) a turn-based game
+  tells the seat's player that it is their turn (docs/web.md, "Turn-based games");
+  empty for every seat stored before.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ def upgrade() -> None:
     op.add_column(
         table("rooms"), sa.Column("public", sa.Boolean(), nullable=False, server_default=sa.false())
     )
+    op.add_column(table("seats"), sa.Column("email", sa.String(254), nullable=True))
+    op.add_column(table("seats"), sa.Column("lang", sa.String(8), nullable=True))
     op.create_table(
         table("quickplay"),
         sa.Column("ticket", sa.String(64), primary_key=True),
@@ -53,5 +58,8 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index(f"ix_{table('quickplay')}_queue", table_name=table("quickplay"))
     op.drop_table(table("quickplay"))
+    with op.batch_alter_table(table("seats")) as batch:
+        batch.drop_column("lang")
+        batch.drop_column("email")
     with op.batch_alter_table(table("rooms")) as batch:
         batch.drop_column("public")

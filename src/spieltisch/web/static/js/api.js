@@ -67,6 +67,20 @@ export function saveSeat(room, seat, secret) {
   storage()?.setItem(SEAT_PREFIX + room.toUpperCase(), JSON.stringify({ seat, secret }));
 }
 
+/** Every seat this browser holds: [{room, seat, secret}] (for "your games"). */
+export function allSeats() {
+  const store = storage();
+  const seats = [];
+  for (let i = 0; store && i < store.length; i++) {
+    const key = store.key(i);
+    if (!key?.startsWith(SEAT_PREFIX)) continue;
+    const room = key.slice(SEAT_PREFIX.length);
+    const seat = loadSeat(room);
+    if (seat) seats.push({ room, seat: seat.seat, secret: seat.secret });
+  }
+  return seats;
+}
+
 export function forgetSeat(room) {
   storage()?.removeItem(SEAT_PREFIX + room.toUpperCase());
 }

@@ -10,6 +10,7 @@ import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { lobbyPage } from "./lobby.js";
+import { myGames } from "./mygames.js";
 import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -129,6 +130,24 @@ function enteredName(st, errorField, render) {
   return name;
 }
 
+/** Turn-based games: hours per decision (0: a live game, whatever clock is set below). */
+const PACES = [0, 12, 24, 48, 72];
+
+/** The optional e-mail of a turn-based game's player (turn notices, docs/web.md). */
+function emailField(st) {
+  return h(
+    "label.field",
+    { for: "email" },
+    h("span", null, t("start.email")),
+    h("input", { id: "email", type: "email", maxlength: 254, autocomplete: "email", value: st.email, "data-testid": "email-input", oninput: (e) => { st.email = e.target.value; } }),
+  );
+}
+
+/** A join or create body with the e-mail (and the language of its notices) when one is given. */
+function withEmail(body, st) {
+  return st.email.trim() ? { ...body, email: st.email.trim(), lang: lang() } : body;
+}
+
 function startPage() {
   const st = {
     games: null,
@@ -143,8 +162,10 @@ function startPage() {
     clock: { move: "", bank: "", grace: "", stand_in: "" },
     hints: false,
     public: false,
+    email: "",
   };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
+  const mine = myGames({ render: () => render(), navigate, announce });
 
   function defaults() {
     const g = gameInfo();
@@ -270,7 +291,25 @@ function startPage() {
       { "data-keep": "clock", "data-testid": "clock-settings" },
       h("summary", null, t("start.clock.title")),
       h("p.hint", null, t("start.clock.hint")),
-      number("move", 1, 86400, 1),
+      h(
+        "label.field",
+        { for: "clock-pace" },
+        h("span", null, t("start.clock.pace")),
+        h(
+          "select",
+          {
+            id: "clock-pace",
+            "data-testid": "clock-pace",
+            onchange: (e) => {
+              const hours = Number(e.target.value);
+              Object.assign(st.clock, hours ? { move: String(hours * 3600), bank: "", grace: "" } : { move: "" });
+              render();
+            },
+          },
+          PACES.map((hours) => h("option", { value: String(hours), selected: Number(st.clock.move) === hours * 3600 }, hours ? t("start.clock.turnBased", { hours }) : t("start.clock.live"))),
+        ),
+      ),
+      number("move", 1, 604800, 1),
       number("bank", 1, 604800, 1),
       number("grace", 0, 86400, 1),
       h(
@@ -306,7 +345,7 @@ function startPage() {
     try {
       if (st.hints) body.hints = true;
       if (st.public) body.public = true;
-      const res = await api("POST", "/api/rooms", body);
+      const res = await api("POST", "/api/rooms", Number(st.clock.move) >= 3600 ? withEmail(body, st) : body);
       saveSeat(res.room, res.seat, res.secret);
       if (res.remote.length) saveTokens(res.room, res.remote);
       navigate(`/r/${res.room}`);
@@ -318,13 +357,14 @@ function startPage() {
   }
 
   function render() {
-    document.title = t("app.title");
+    document.title = mine.title(t("app.title"));
     rerender(root, () => {
       const main = h("div.start");
       main.append(
         h("h1", null, t("start.title")),
         h("p.lead", null, t("start.lead"), " ", h("a", { href: "/lobby", "data-testid": "start-lobby", onclick: (e) => { e.preventDefault(); navigate("/lobby"); } }, t("start.toLobby"))),
       );
+      append(main, [mine.panel()]);
       if (!st.games) {
         main.append(h("p", null, st.error ? t("error.load", { error: st.error }) : t("loading")));
         return main;
@@ -416,6 +456,7 @@ function startPage() {
           h("input", { id: "name", type: "text", maxlength: 32, required: true, autocomplete: "nickname", value: st.name, "data-testid": "name-input", oninput: (e) => { st.name = e.target.value; } }),
         ),
       );
+      if (Number(st.clock.move) >= 3600) form.append(emailField(st));
       if (st.error) form.append(h("p.error", { role: "alert" }, st.error));
       form.append(h("button.primary.big", { type: "submit", disabled: st.busy, "data-testid": "create-room" }, t("start.create")));
       main.append(form);
@@ -442,7 +483,7 @@ function startPage() {
     });
   }
 
-  return { render, game: () => st.game };
+  return { render, dispose: mine.dispose, game: () => st.game };
 }
 
 // -- room page -----------------------------------------------------------------------
@@ -484,6 +525,7 @@ function roomPage(code) {
     msg: null,
     spectator: false,
     name: loadName(),
+    email: "",
     joinError: null,
     sel: { cards: new Set(), scout: null },
     sig: null,
@@ -685,7 +727,8 @@ function roomPage(code) {
     const nameValue = enteredName(st, "joinError", render);
     if (!nameValue) return;
     try {
-      const res = await api("POST", `/api/rooms/${code}/join`, seatNo === undefined ? { name: nameValue } : { name: nameValue, seat: seatNo });
+      const body = seatNo === undefined ? { name: nameValue } : { name: nameValue, seat: seatNo };
+      const res = await api("POST", `/api/rooms/${code}/join`, st.info?.clock?.move >= 3600 ? withEmail(body, st) : body);
       saveSeat(code, res.seat, res.secret);
       st.seat = { seat: res.seat, secret: res.secret };
       st.joinError = null;
@@ -765,6 +808,7 @@ function roomPage(code) {
         h("input", { id: "name", type: "text", maxlength: 32, value: st.name, "data-testid": "name-input", oninput: (e) => { st.name = e.target.value; } }),
       ),
     );
+    if (info.clock?.move >= 3600) panel.append(emailField(st));
     const list = h("ul.seat-list");
     for (const s of info.seats) {
       const label = s.kind === "bot" ? t("seat.bot", { n: s.seat + 1, level: t(`level.${s.level}`) }) : s.taken ? s.name : t("seat.free");

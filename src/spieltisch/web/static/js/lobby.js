@@ -6,6 +6,7 @@
 import { api, loadName, saveName, saveSeat } from "./api.js";
 import { append, h, rerender } from "./dom.js";
 import { lang, t, tn } from "./i18n.js";
+import { myGames } from "./mygames.js";
 
 const TICKET_KEY = "spieltisch.quickplay";
 const TICKET_HEADER = "Spieltisch-Ticket";
@@ -32,6 +33,7 @@ function keepTicket(value) {
 /** How a table's clock reads: "2 min per move", "no clock". */
 function clockText(clock) {
   if (!clock || (clock.move == null && clock.bank == null)) return t("lobbyPage.noClock");
+  if (clock.move >= 3600) return t("start.clock.turnBased", { hours: Math.round(clock.move / 3600) });
   if (clock.move != null) return t("lobbyPage.perMove", { minutes: Math.max(1, Math.round(clock.move / 60)) });
   return t("lobbyPage.bank", { minutes: Math.max(1, Math.round(clock.bank / 60)) });
 }
@@ -49,6 +51,7 @@ export function lobbyPage({ root, navigate, announce }) {
     waiting: null, // the status of our ticket while we wait
     busy: false,
   };
+  const mine = myGames({ render: () => render(), navigate, announce });
   let socket = null;
   let poll = null;
   let closed = false;
@@ -228,7 +231,7 @@ export function lobbyPage({ root, navigate, announce }) {
         h(
           "li.lobby-table",
           { "data-testid": `lobby-${table.room}` },
-          h("div", null, h("strong", null, table.title), " · ", tn("lobbyPage.freeSeats", table.free), " · ", t("lobbyPage.ofPlayers", { players: table.players })),
+          h("div", null, h("strong", { translate: "no" }, table.title), " · ", tn("lobbyPage.freeSeats", table.free), " · ", t("lobbyPage.ofPlayers", { players: table.players })),
           h("div.muted", null, names, " · ", changed, " · ", clockText(table.clock), table.hints ? ` · ${t("hint.allowed")}` : ""),
           h("button", { type: "button", "data-testid": `join-${table.room}`, "aria-label": t("lobbyPage.joinLabel", { game: table.title, names }), onclick: () => join(table) }, t("start.join")),
         ),
@@ -239,10 +242,11 @@ export function lobbyPage({ root, navigate, announce }) {
   }
 
   function render() {
-    document.title = t("lobbyPage.docTitle");
+    document.title = mine.title(t("lobbyPage.docTitle"));
     rerender(root, () => {
       const main = h("div.start.lobby-page", { lang: lang() });
       main.append(h("h1", null, t("lobbyPage.title")), h("p.lead", null, t("lobbyPage.lead")));
+      append(main, [mine.panel()]);
       if (st.error) main.append(h("p.error", { role: "alert" }, st.error));
       if (!st.games) {
         main.append(h("p", null, t("loading")));
@@ -255,6 +259,7 @@ export function lobbyPage({ root, navigate, announce }) {
 
   function dispose() {
     closed = true;
+    mine.dispose();
     clearTimeout(poll);
     socket?.close();
   }
