@@ -30,7 +30,8 @@ def test_upgrade_and_downgrade_keep_the_stored_rooms(tmp_path: Path) -> None:
         assert inspector.get_pk_constraint("t_quickplay")["constrained_columns"] == ["ticket"]
         assert [i["name"] for i in inspector.get_indexes("t_quickplay")] == ["ix_t_quickplay_queue"]
         assert conn.exec_driver_sql("SELECT code, public FROM t_rooms").fetchall() == [("ABCDEF", 0)]
-        assert conn.exec_driver_sql("SELECT name, email, lang FROM t_seats").fetchall() == [("Ada", None, None)]
+        seats = conn.exec_driver_sql("SELECT name, email, lang FROM t_seats").fetchall()
+        assert seats == [("Ada", None, None)]
         with Operations.context(context):
             rev.downgrade()
         inspector = sa.inspect(conn)

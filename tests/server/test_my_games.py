@@ -49,7 +49,8 @@ def test_your_games_says_where_it_is_your_turn(server: ServerThread) -> None:
         assert wrong == {"room": room["room"], "seat": 0, "status": "gone"}  # nothing told to a guesser
         assert gone == {"room": "ZZZZZ9", "seat": 0, "status": "gone"}
         assert c.post("/api/my-games", json={"seats": [mine] * 101}).status_code == 422
-        too_long = c.post("/api/rooms", json={"game": "scout", "players": 3, "clock": {"move": 8 * 24 * HOURS}})
+        week_and_a_day = {"game": "scout", "players": 3, "clock": {"move": 8 * 24 * HOURS}}
+        too_long = c.post("/api/rooms", json=week_and_a_day)
         assert too_long.status_code == 422 and "clock.move" in too_long.json()["detail"]
 
 
