@@ -551,6 +551,10 @@ def _launcher() -> None:
             if spec.get("think"):
                 module, name = spec["think"].split(":")
                 pool = BotPool(spec["bot_workers"], think=getattr(importlib.import_module(module), name))
+            if "lobby_poll" in spec:  # (tests of the lobby's Redis path: no poll to hide behind)
+                from spieltisch.server import lobby
+
+                lobby.POLL = spec["lobby_poll"]
             app = create_app(
                 spec["database"],
                 bot_delay=spec["bot_delay"],

@@ -201,3 +201,27 @@ def test_200_players_over_two_workers_are_seated_exactly_once(cluster_env: Any, 
                 assert status["secret"] == ticket
     finally:
         w.close()
+
+
+@pytest.mark.postgres
+def test_a_lobby_on_another_worker_hears_of_a_change_through_redis(cluster_env: Any, tmp_path: Path) -> None:
+    w = Workers(cluster_env.database, cluster_env.redis, cluster_env.prefix, 2, log=tmp_path / "w.log")
+    try:
+        for i in range(2):
+            w.start(i, lobby_poll=60.0)  # a change can only come through Redis
+
+        async def main() -> dict[str, Any]:
+            async with websockets.connect(f"{w.ws(1)}/ws/lobby") as ws:
+                await asyncio.wait_for(ws.recv(), 10)
+                body = {"game": "scout", "players": 3, "public": True, "name": "Far"}
+                r = await asyncio.to_thread(httpx.post, f"{w.http(0)}/api/rooms", json=body)
+                assert r.status_code == 200, r.text
+                while True:
+                    msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                    if msg["tables"]:
+                        return dict(msg)
+
+        seen = run_async(main())
+        assert [t["players"] for t in seen["tables"]] == [3]
+    finally:
+        w.close()

@@ -111,7 +111,15 @@ def create_app(
 
     sweeper = Sweeper(directory, addresses, room_idle)
     lobby = Lobby(store)
-    quick = QuickPlay(store, bot_delay, lobby.poke)
+    lobby_changed = lobby.poke
+    if cluster is not None:  # the other workers' lobbies are told through Redis
+        cluster.on_lobby = lobby.poke
+
+        def lobby_changed() -> None:
+            lobby.poke()
+            cluster.lobby_changed()
+
+    quick = QuickPlay(store, bot_delay, lobby_changed)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -169,7 +177,7 @@ def create_app(
 
     app.add_exception_handler(RoomError, room_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
-    app.include_router(rooms_api(directory, reviewer, addresses, lobby.poke))
+    app.include_router(rooms_api(directory, reviewer, addresses, lobby_changed))
     app.include_router(quickplay_routes(quick, addresses))
     app.include_router(my_games_routes(directory, addresses))
     app.include_router(lobby_routes(lobby, addresses))  # (before /ws/{code})

@@ -4,10 +4,11 @@
 opens and another whenever it changes. The database is the one source: a room
 opened as ``public`` is listed while it waits for players (its free seats, who
 sits there, its rules and clock), and each quick-play queue with how many wait
-in it. Every worker reads it again at once when something changes here
-(:meth:`Lobby.poke`: a room opened or joined, a ticket queued) and otherwise
-every :data:`POLL` seconds, so a change made by another worker reaches every
-lobby within that time, with Redis or without. A lobby socket only listens:
+in it. A worker reads it again at once when something changes (:meth:`Lobby.poke`:
+a room opened or joined, a ticket queued or seated - here, or on another worker,
+which says so on the cluster's Redis channel ``lobby``) and otherwise every
+:data:`POLL` seconds while somebody watches (a message lost with Redis costs no
+more than that). A lobby socket only listens:
 whatever it sends closes it.
 """
 

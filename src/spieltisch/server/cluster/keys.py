@@ -170,6 +170,11 @@ class Keys:
     def worker_channel(self, worker: str) -> str:
         return f"{self.ns}worker:{worker}"
 
+    @property
+    def lobby_channel(self) -> str:
+        """Something in the lobby changed (server/lobby.py): every worker reads it again."""
+        return f"{self.ns}lobby"
+
     def sockets(self, address: str) -> str:
         return f"{self.ns}sockets:{address}"
 

@@ -98,6 +98,8 @@ class Cluster:
         )
         self._owners: dict[str, tuple[str, float]] = {}
         """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
+        self.on_lobby: Callable[[], None] = lambda: None
+        """Called when another worker says the lobby changed (the app sets it: server/lobby.py)."""
         self._acquire_script = self.redis.register_script(ACQUIRE)
         self._release_script = self.redis.register_script(RELEASE)
         self._free_script = self.redis.register_script(FREE)
@@ -232,7 +234,7 @@ class Cluster:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         # Every room's channel by one pattern: messages of rooms not in memory here are
         # dropped unread, and no subscription has to wait for the listener.
-        await pubsub.subscribe(self.keys.worker_channel(self.id))
+        await pubsub.subscribe(self.keys.worker_channel(self.id), self.keys.lobby_channel)
         await pubsub.psubscribe(self.keys.room_channel("*"))
         self._pubsub = pubsub
 
@@ -259,6 +261,10 @@ class Cluster:
             room = self.directory.rooms.get(code)
             if room is not None:
                 self._update_elsewhere(room)
+
+    def lobby_changed(self) -> None:
+        """Tell the other workers that the lobby changed here (they read it again at once)."""
+        self.sender.publish(self.keys.lobby_channel, {"t": "lobby", "from": self.id})
 
     # -- the owner of the directory's rooms -------------------------------------------
     def bind(self, directory: Rooms) -> None:
@@ -636,6 +642,10 @@ class Cluster:
                     future.set_result(msg)
             elif kind == "handoff":
                 self.handoff.take(msg)
+            return
+        if channel == self.keys.lobby_channel:
+            if msg.get("from") != self.id:
+                self.on_lobby()
             return
         code = channel.rsplit(":", 1)[1]
         room = self.directory.rooms.get(code)
