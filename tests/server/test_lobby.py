@@ -225,3 +225,21 @@ def test_a_lobby_on_another_worker_hears_of_a_change_through_redis(cluster_env: 
         assert [t["players"] for t in seen["tables"]] == [3]
     finally:
         w.close()
+
+
+def test_quick_play_tickets_count_as_new_rooms_but_refusals_do_not(db_url: str) -> None:
+    import dataclasses
+
+    from server_harness import TEST_LIMITS
+
+    srv = ServerThread(db_url, limits=dataclasses.replace(TEST_LIMITS, rooms_per_minute=1))
+    try:
+        with srv.client() as c:
+            for _ in range(3):  # refused: not counted
+                assert c.post("/api/quickplay", json={"game": "scout", "players": 9}).status_code == 422
+            _queue(c, name="One")
+            r = c.post("/api/quickplay", json={"game": "scout", "players": 3})
+            assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
+            assert r.json()["detail"].startswith("rooms_per_minute: at most 1 new rooms per minute")
+    finally:
+        srv.stop()

@@ -70,6 +70,22 @@ def client_address(client: Any) -> str:
     return str(client.host) if client is not None and client.host else "unknown"
 
 
+async def charge_room(addresses: Addresses, request: Request) -> None:
+    """Count a new room (or quick-play ticket) against the client's ``rooms_per_minute``;
+    raises ``429`` with ``Retry-After`` when it is used up (``503`` when it cannot be counted)."""
+    try:
+        wait = await addresses.take_room_async(client_address(request.client))
+    except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
+        raise HTTPException(503, str(exc)) from None
+    if wait is not None:
+        raise HTTPException(
+            429,
+            f"rooms_per_minute: at most {addresses.limits.rooms_per_minute} new rooms per minute from one "
+            f"address; try again in {wait:.0f} s",
+            headers={"Retry-After": str(max(1, round(wait)))},
+        )
+
+
 def rooms_api(
     directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses, lobby_changed: Callable[[], None]
 ) -> APIRouter:
@@ -86,7 +102,6 @@ def rooms_api(
                 raise HTTPException(429, addresses.locked_text(wait), headers=retry)
 
     router = APIRouter(dependencies=[Depends(not_guessing)])
-    limits = addresses.limits
 
     @router.get("/api/games", response_model=GamesOut)
     async def list_games() -> dict[str, Any]:
@@ -111,18 +126,7 @@ def rooms_api(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
             clock, allow_hints=body.hints, public=body.public, email=body.email, lang=body.lang,
         )  # fmt: skip
-        address = client_address(request.client)
-        try:
-            wait = await addresses.take_room_async(address)
-        except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
-            raise HTTPException(503, str(exc)) from None
-        if wait is not None:
-            raise HTTPException(
-                429,
-                f"rooms_per_minute: at most {limits.rooms_per_minute} new rooms per minute from one "
-                f"address; try again in {wait:.0f} s",
-                headers={"Retry-After": str(max(1, round(wait)))},
-            )
+        await charge_room(addresses, request)
         room = await directory.insert(plan.template)
         if room.row.public:
             lobby_changed()

@@ -39,11 +39,11 @@ from sqlalchemy.engine import Connection
 
 from spieltisch.clocks import ClockSettings
 from spieltisch.engine import RulesError, get_game
-from spieltisch.server.api import client_address
+from spieltisch.server.api import charge_room
 from spieltisch.server.bot_seats import bot_levels
 from spieltisch.server.codes import clean_name, hash_secret, new_code, new_secret
 from spieltisch.server.errors import RoomError
-from spieltisch.server.limits import Addresses, CountUnavailable
+from spieltisch.server.limits import Addresses
 from spieltisch.server.messages import QuickPlayIn, QuickPlayOut, QuickPlayStatus
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
@@ -87,8 +87,8 @@ class QuickPlay:
         self.table = store.quickplay
         self.postgres = store.engine.dialect.name == "postgresql"
 
-    async def enqueue(self, body: QuickPlayIn) -> str:
-        """Queue a player; their ticket (raises :class:`RoomError` 422 for a bad request)."""
+    def check(self, body: QuickPlayIn) -> dict[str, Any]:
+        """The queue row of a request, checked (raises :class:`RoomError` 422 saying what is wrong)."""
         try:
             game = get_game(body.game)
         except RulesError as exc:
@@ -101,13 +101,16 @@ class QuickPlay:
         levels = bot_levels(game.name)
         if body.bots not in levels:
             raise RoomError(422, f"bots: the level must be one of {', '.join(levels)}, not {body.bots!r}")
-        name = clean_name(body.name, 0)
+        return {
+            "game": game.name, "players": body.players, "name": clean_name(body.name, 0),
+            "bots": body.bots, "bots_after": body.bots_after,
+        }  # fmt: skip
+
+    async def enqueue(self, wish: dict[str, Any]) -> str:
+        """Queue a player (``wish``: :meth:`check`'s row); their ticket."""
         ticket = new_secret()
         now = time.time()
-        row = {
-            "ticket": hash_secret(ticket), "game": game.name, "players": body.players, "name": name,
-            "bots": body.bots, "bots_after": body.bots_after, "created": now, "seen": now,
-        }  # fmt: skip
+        row = {**wish, "ticket": hash_secret(ticket), "created": now, "seen": now}
 
         def write(conn: Connection) -> None:
             conn.execute(self.table.insert().values(**row))
@@ -280,24 +283,13 @@ def _clock(game: str) -> dict[str, Any]:
 
 def quickplay_routes(quick: QuickPlay, addresses: Addresses) -> APIRouter:
     router = APIRouter()
-    limits = addresses.limits
 
     @router.post("/api/quickplay", response_model=QuickPlayOut)
     async def queue(body: QuickPlayIn, request: Request) -> dict[str, Any]:
         """Wait for a quick-play game; the answer's ticket goes in the Spieltisch-Ticket header."""
-        address = client_address(request.client)
-        try:
-            wait = await addresses.take_room_async(address)
-        except CountUnavailable as exc:
-            raise HTTPException(503, str(exc)) from None
-        if wait is not None:
-            raise HTTPException(
-                429,
-                f"rooms_per_minute: at most {limits.rooms_per_minute} new rooms or quick-play tickets per "
-                f"minute from one address; try again in {wait:.0f} s",
-                headers={"Retry-After": str(max(1, round(wait)))},
-            )
-        return {"ticket": await quick.enqueue(body), "header": TICKET_HEADER}
+        wish = quick.check(body)  # a refused request is not counted (issue #34)
+        await charge_room(addresses, request)
+        return {"ticket": await quick.enqueue(wish), "header": TICKET_HEADER}
 
     @router.get("/api/quickplay", response_model=QuickPlayStatus, response_model_exclude_none=True)
     async def status(ticket: str | None = Header(default=None, alias=TICKET_HEADER)) -> dict[str, Any]:
