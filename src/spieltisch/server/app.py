@@ -37,6 +37,7 @@ from spieltisch.server.limits import Addresses, BodyLimit, Limits
 from spieltisch.server.lobby import Lobby, lobby_routes
 from spieltisch.server.my_games import my_games_routes
 from spieltisch.server.notify import Mailer, TurnNotices
+from spieltisch.server.operator import check_token, operator_routes
 from spieltisch.server.owner import LocalOwner, Owner
 from spieltisch.server.pages import STATIC_DIR, mount_files, pages
 from spieltisch.server.quickplay import QuickPlay, quickplay_routes
@@ -64,6 +65,7 @@ def create_app(
     tune_gc: bool = False,
     latency_log: str | None = None,
     mailer: Mailer | None = None,
+    operator_token: str | None = None,
 ) -> FastAPI:
     """The web table on ``database`` (SQLAlchemy URL); bots wait ``bot_delay`` s by default.
     Rooms idle for ``room_idle`` s leave memory
@@ -88,7 +90,8 @@ def create_app(
     written to the socket, and writes the times to ``latency-PID.json`` there when it stops
     (``[[time.monotonic(), seconds], ...]``).
 
-    ``mailer``: sends the e-mail turn notices of turn-based rooms (:mod:`spieltisch.server.notify`)."""
+    ``mailer``: sends the e-mail turn notices of turn-based rooms (:mod:`spieltisch.server.notify`).
+    ``operator_token``: turns the operator's page on (:mod:`spieltisch.server.operator`)."""
     limits = limits or Limits()
     timings: list[tuple[float, float]] | None = [] if latency_log is not None else None
     store = Store(database, prefix=table_prefix)
@@ -180,6 +183,11 @@ def create_app(
     app.include_router(rooms_api(directory, reviewer, addresses, lobby_changed))
     app.include_router(quickplay_routes(quick, addresses))
     app.include_router(my_games_routes(directory, addresses))
+    app.include_router(
+        operator_routes(
+            check_token(operator_token), database, table_prefix, addresses, static_dir or STATIC_DIR
+        )
+    )
     app.include_router(lobby_routes(lobby, addresses))  # (before /ws/{code})
     app.include_router(game_socket(directory, addresses, shutdown, timings))
     app.include_router(pages(static_dir or STATIC_DIR))
@@ -232,4 +240,5 @@ def create_app_from_env() -> FastAPI:
         tune_gc=True,
         latency_log=os.environ.get("SPIELTISCH_LATENCY_LOG") or None,
         mailer=Mailer.from_env(),
+        operator_token=os.environ.get("SPIELTISCH_OPERATOR_TOKEN"),
     )

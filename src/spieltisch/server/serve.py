@@ -29,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from spieltisch.server.limits import GuardedH11Protocol, Limits, uvicorn_options
 from spieltisch.server.notify import Mailer, MailError
+from spieltisch.server.operator import check_token
 from spieltisch.server.store import Store, StoreError
 
 LOCAL_NAMES = ("127.0.0.1", "0.0.0.0", "::", "::1", "")
@@ -151,12 +152,13 @@ def run_server(
             raise ServeError(f"--bot-delay {bot_delay}: must be 0 or more seconds")
         check_cluster(database, redis, workers, reload, port_per_worker)
         Mailer.from_env()  # a wrong e-mail setting stops the start, with its reason
+        check_token(os.environ.get("SPIELTISCH_OPERATOR_TOKEN"))
         if port_per_worker and port and port + workers - 1 > 65535:
             raise ServeError(f"--port {port} --workers {workers}: the last port would be over 65535")
         for i in range(workers if port_per_worker else 1):
             own.append(bind(host, port + i if port else 0))
         sock = own[0]
-    except (ServeError, MailError) as exc:
+    except (ServeError, MailError, ValueError) as exc:
         for s in own:
             s.close()
         typer.echo(f"Error: {exc}", err=True)
@@ -212,6 +214,7 @@ def run_server(
     app = create_app(
         database, bot_delay=bot_delay, limits=limits, table_prefix=prefix, redis=redis,
         review_budget=review_budget, tune_gc=True, mailer=Mailer.from_env(),
+        operator_token=os.environ.get("SPIELTISCH_OPERATOR_TOKEN"),
     )  # fmt: skip
     config = uvicorn.Config(app, **uvicorn_options(limits, proxies))
     server = _AnnouncingServer(config, banner)
