@@ -106,7 +106,7 @@ def _assert_table_hand_and_prompt_visible(screen: list[str], lang: str) -> None:
     text = "\n".join(screen)
     shown = [line for line in screen if line]
     assert shown[-1].startswith(PROMPT[lang].rstrip()), text  # the prompt is the last line
-    header = "Seat  Player" if lang == "en" else "Platz  Spieler"
+    header = "Seat  Player" if lang == "en" else "Sitz  Spieler"
     assert header in text, text  # the players' table
     assert ("Your hand" if lang == "en" else "Deine Hand") in text, text
     assert re.search(r"Round \d+/\d+|Runde \d+/\d+", text), text
@@ -234,3 +234,15 @@ def test_the_end_of_a_game_offers_the_review_and_the_record_is_saved(
     assert "Summary per player" in seen and "Mean loss" in seen
     assert re.search(r"Your mistakes and blunders|You made no mistakes and no blunders", seen)
     assert "review" in seen  # the progress bar's label
+
+
+def test_ctrl_c_at_the_prompt_prints_the_seed_as_q_does(terminals: list[Terminal]) -> None:
+    t = Terminal("scout", "--players", "3", "--seed", "8")
+    terminals.append(t)
+    assert t.wait_for(re.escape(PROMPT["en"].rstrip())) == 0
+    t.child.sendintr()
+    assert t.wait_for(r"(?!)", timeout=20) == 1  # read to the end of the output
+    assert "Game abandoned. Replay this deal with --seed 8." in " ".join(t.transcript().split())
+    assert "Traceback" not in t.transcript() and "Aborted" not in t.transcript()
+    t.child.close()
+    assert t.child.exitstatus == 130

@@ -15,7 +15,9 @@ from rich.table import Table
 from rich.text import Text
 
 from spieltisch.engine import Action, IllegalActionError, RulesError
+from spieltisch.engine.schmaus.actions import NOTATION_HELP as SCHMAUS_NOTATION
 from spieltisch.engine.schmaus.cards import IDS, NAMES_DE, NAMES_EN
+from spieltisch.engine.scout.actions import NOTATION_HELP as SCOUT_NOTATION
 from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import Menu
 
@@ -245,12 +247,28 @@ def card_name(card: str, lang: str) -> str:
     return names[IDS.index(card)]
 
 
-def refusal(error: RulesError, names: Names, texts: Texts) -> str:
+_UNREADABLE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^unknown Waschbär-Schmaus card '([^']*)'"), "bad_card"),
+    (re.compile(r"positions must lie within 0\.\.(\d+)$"), "bad_positions"),
+    (re.compile(r"insert position must lie within 0\.\.(\d+)$"), "bad_insert"),
+    (re.compile(r"the last position comes before the first$"), "bad_range"),
+    (re.compile(r"seats are 0\.\.(\d+)$"), "bad_seat"),
+    (re.compile(r"the ×5 raccoon multiplies a food card$"), "bad_x5"),
+)
+"""The engine's messages for a malformed action (:class:`InvalidActionError`, English
+only) -> the table's own text; any other is said as "cannot read" (:func:`refusal`)."""
+
+
+def refusal(error: RulesError, names: Names, texts: Texts, game: str = "", typed: str = "") -> str:
     """Why the engine refused an action, in the table's language: the ruling
     id, then the reason with seats as names and card notations as card names
-    (the conventions of :class:`spieltisch.engine.Reasons`)."""
-    if texts.lang == "en" or not isinstance(error, IllegalActionError):
+    (the conventions of :class:`spieltisch.engine.Reasons`). A malformed action
+    (``typed`` in ``game``'s notation) is said by its kind, never in the engine's
+    English."""
+    if texts.lang == "en":
         return str(error)
+    if not isinstance(error, IllegalActionError):
+        return _unreadable(str(error), texts, game, typed)
     template = texts.refusal_template(error.reason)
     if template is None:
         return str(error)
@@ -268,6 +286,17 @@ def refusal(error: RulesError, names: Names, texts: Texts) -> str:
 
     text = template.format(**{k: word(k, v) for k, v in error.params.items()})
     return f"{error.ruling}: {text}" if error.ruling else text
+
+
+def _unreadable(message: str, texts: Texts, game: str, typed: str) -> str:
+    """A malformed action's refusal by its kind (see :data:`_UNREADABLE`)."""
+    for pattern, key in _UNREADABLE:
+        match = pattern.search(message)
+        if match:
+            value = match[1] if match.groups() else ""
+            return texts(key, value=value, cards=", ".join(IDS))
+    example = {"scout": SCOUT_NOTATION, "schmaus": SCHMAUS_NOTATION}.get(game, "")
+    return texts("unreadable", text=typed.strip(), example=example)
 
 
 def schmaus_hand(cards: Sequence[str], texts: Texts) -> Table:
@@ -330,10 +359,7 @@ def schmaus_status(
     parts.append(table)
     parts.append(Text(texts("draw_pile", n=view["draw_pile_size"])))
     discard = list(view["discard"])
-    shown = " ".join(discard[-12:]) if discard else texts("empty_pile")
-    if len(discard) > 12:
-        shown = "… " + shown
-    parts.append(Text(texts("discard_pile", n=len(discard), cards=shown)))
+    parts.append(Text(texts("discard_pile", n=len(discard), cards=pile_text(discard, texts))))
     gap: list[RenderableType] = [] if compact else [Text("")]
     if view.get("revealed"):
         parts.extend(gap)
@@ -353,6 +379,16 @@ def schmaus_status(
             if view.get("must_keep_play"):
                 parts.append(Text(texts("must_keep_play"), style="italic"))
     return Group(*parts)
+
+
+def pile_text(cards: Sequence[str], texts: Texts) -> str:
+    """A public pile by card names in the table's language, counted: "berries ×3, nuts"."""
+    if not cards:
+        return texts("empty_pile")
+    counts = Counter(cards)
+    return ", ".join(
+        card_name(c, texts.lang) + (f" ×{counts[c]}" if counts[c] > 1 else "") for c in IDS if counts[c]
+    )
 
 
 def _lay_text(cards: Sequence[str], texts: Texts) -> str:
@@ -381,8 +417,10 @@ def schmaus_round_summary(result: Mapping[str, Any], names: Names, texts: Texts)
     table.add_column(texts("col_won"), justify="right")
     table.add_column(texts("col_draws"), justify="right")
     table.add_column(texts("col_total"), justify="right")
+    void = bool(result.get("hunter")) and not result.get("guardian")  # W-8: nobody scores
+    nobody = void or not result["pot"]
     for s in range(n):
-        mark = " ★" if s in result["winners"] else ""
+        mark = " ★" if s in result["winners"] and not nobody else ""
         table.add_row(
             names.cell(s) + mark,
             _lay_text(result["plays"][s], texts),
@@ -397,7 +435,13 @@ def schmaus_round_summary(result: Mapping[str, Any], names: Names, texts: Texts)
         lines.extend(Text(f"  {i}. {e}") for i, e in enumerate(effects, 1))
     else:
         lines.append(Text(f"  {texts('no_effects')}"))
-    lines.append(Text(texts("pot", pot=result["pot"], winners=names.dative_list(result["winners"]))))
+    if void:
+        pot = texts("pot_void")
+    elif nobody:
+        pot = texts("pot_empty")
+    else:
+        pot = texts("pot", pot=result["pot"], winners=names.dative_list(result["winners"]))
+    lines.append(Text(pot))
     return Group(*lines)
 
 
