@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -23,6 +24,7 @@ from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, vali
 from spieltisch.lab.play import Entrant, GameResult, GameTask, game_tasks
 from spieltisch.lab.runner import run_tasks
 from spieltisch.lab.stats import entrant_name, summarize
+from spieltisch.tables import fits, number_column, text_column
 
 
 @dataclass
@@ -205,43 +207,47 @@ def win_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(row["wins"]), pct(row["rate"]), ci_text(row["ci95"])
 
 
-def summary_table(summary: Mapping[str, Any], title: str) -> Table:
-    table = Table(title=title)
-    for col in (
-        "bot",
-        "seats",
-        "games",
-        "wins / seat-games",
-        "win rate",
-        "95% CI",
-        "score mean",
-        "score sd",
-        "TrueSkill μ±σ",
-        "faults",
-    ):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+def summary_table(summary: Mapping[str, Any], title: str, width: int | None = None) -> Table:
+    """The bots' summary; narrower than ``width`` columns (a terminal's), the
+    narrow layout: the interval under the win rate, the sd under the mean, a
+    lighter frame. No figure is ever cut (:mod:`spieltisch.tables`)."""
+    table = _summary_table(summary, title, narrow=False)
+    if width is not None and not fits(table, width):
+        table = _summary_table(summary, title, narrow=True)
+    return table
+
+
+def _summary_table(summary: Mapping[str, Any], title: str, narrow: bool) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD, pad_edge=not narrow)
+    text_column(table, "bot")
+    if narrow:
+        for header in ("seats", "wins /\ngames", "win rate\n95% CI", "score\nmean ±sd", "TrueSkill\nμ±σ",
+                       "faults"):  # fmt: skip
+            number_column(table, header)
+    else:
+        for header in ("seats", "games", "wins / seat-games", "win rate", "95% CI", "score mean", "score sd",
+                       "TrueSkill μ±σ", "faults"):  # fmt: skip
+            number_column(table, header)
     for bot in summary["bots"]:
         r = bot["rating"]
-        table.add_row(
-            bot["bot"],
-            str(bot["entries"]),
-            str(summary["games"]),
-            f"{bot['wins']} / {bot['games']}",
-            pct(bot["rate"]),
-            ci_text(bot["ci95"]),
-            f"{bot['score']['mean']:.1f}",
-            f"{bot['score']['sd']:.1f}",
-            f"{r['mu']:.1f}±{r['sigma']:.1f}",
-            str(bot["faults"]),
-        )
+        wins = f"{bot['wins']} / {bot['games']}"
+        rating = f"{r['mu']:.1f}±{r['sigma']:.1f}"
+        mean, sd = f"{bot['score']['mean']:.1f}", f"{bot['score']['sd']:.1f}"
+        if narrow:
+            rate = f"{pct(bot['rate'])}\n{ci_text(bot['ci95'])}"
+            table.add_row(bot["bot"], str(bot["entries"]), wins, rate, f"{mean}\n±{sd}", rating,
+                          str(bot["faults"]))  # fmt: skip
+        else:
+            table.add_row(bot["bot"], str(bot["entries"]), str(summary["games"]), wins, pct(bot["rate"]),
+                          ci_text(bot["ci95"]), mean, sd, rating, str(bot["faults"]))  # fmt: skip
     return table
 
 
 def print_summary(console: Console, summary: Mapping[str, Any], title: str) -> None:
-    console.print(summary_table(summary, title))
+    console.print(summary_table(summary, title, console.width))
     seats = Table(title="Seats (all bots)")
     for col in ("seat", "wins", "win rate", "95% CI", "score mean"):
-        seats.add_column(col, justify="right")
+        number_column(seats, col)
     for seat in summary["seats"]:
         seats.add_row(str(seat["seat"]), *win_cells(seat), f"{seat['score']['mean']:.1f}")
     console.print(seats)

@@ -18,6 +18,7 @@ from spieltisch.engine import Action, IllegalActionError, RulesError
 from spieltisch.engine.schmaus.actions import NOTATION_HELP as SCHMAUS_NOTATION
 from spieltisch.engine.schmaus.cards import IDS, NAMES_DE, NAMES_EN
 from spieltisch.engine.scout.actions import NOTATION_HELP as SCOUT_NOTATION
+from spieltisch.tables import lighter, number_column, text_column
 from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import Menu
 
@@ -614,9 +615,12 @@ def recent_log(lines: Sequence[str], texts: Texts, limit: int = 8) -> Group:
 # -- the review (docs/review.md, "Terminal") ------------------------------------------
 
 
-def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, texts: Texts) -> Group:
+def review_tables(
+    result: Mapping[str, Any], mine: Sequence[int], names: Names, texts: Texts, width: int = 80
+) -> Group:
     """A review (``Review.to_json()``): the marked decisions of the seats ``mine``
-    (the people at the keyboard), then the summary of every reviewed seat."""
+    (the people at the keyboard), then the summary of every reviewed seat; the
+    tables fit ``width`` columns without cutting a figure or a header."""
     limits = result["thresholds"]
     parts: list[RenderableType] = [
         Text(
@@ -632,22 +636,24 @@ def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, 
             parts.append(Text(texts.say("review_none", names, who=seat)))
             continue
         table = Table(title=texts.say("review_marked", names, who=seat), header_style="bold")
-        for key in ("col_move", "col_round", "col_played", "col_estimate", "col_best", "col_best_estimate"):
-            table.add_column(texts(key), justify="right" if key in ("col_move", "col_round") else "left")
-        table.add_column(texts("col_loss"), justify="right")
-        table.add_column(texts("col_mark"))
+        number_column(table, texts("col_move"))
+        number_column(table, texts("col_round"))
+        for key in ("col_played", "col_estimate", "col_best", "col_best_estimate"):
+            (text_column if key in ("col_played", "col_best") else number_column)(table, texts(key))
+        number_column(table, texts("col_loss"))
+        text_column(table, texts("col_mark"))
         for d in marked:
             table.add_row(
                 str(d["number"]), str(d["round"]), d["played"], f"{d['played_estimate']:+.1f}",
                 d["best"] or "", f"{d['best_estimate']:+.1f}", f"{d['loss']:.1f}",
                 Text(texts(f"mark_{d['mark']}"), style="bold red" if d["mark"] == "blunder" else "yellow"),
             )  # fmt: skip
-        parts.append(table)
+        parts.append(lighter(table, width))
     summary = Table(title=texts("review_summary"), header_style="bold")
-    summary.add_column(texts("col_player"))
+    text_column(summary, texts("col_player"))
     for key in ("col_decisions", "col_mean_loss", "col_mistakes", "col_blunders"):
-        summary.add_column(texts(key), justify="right")
-    summary.add_column(texts("col_biggest"))
+        number_column(summary, texts(key))
+    text_column(summary, texts("col_biggest"))
     loss = {(d["seat"], d["number"]): d["loss"] for d in decisions}
     for s in result["summary"]:
         biggest = ", ".join(f"#{n}: {loss[s['seat'], n]:.1f}" for n in s["biggest"]) or "-"
@@ -655,5 +661,5 @@ def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, 
             names.cell(s["seat"]), str(s["rated"]), f"{s['accuracy']:.1f}", str(s["mistakes"]),
             str(s["blunders"]), biggest,
         )  # fmt: skip
-    parts.append(summary)
+    parts.append(lighter(summary, width))
     return Group(*parts)

@@ -388,7 +388,9 @@ class TerminalTable:
                 advance=lambda n: bar.advance(task, n), on_total=lambda n: bar.update(task, total=n),
             )  # fmt: skip
         self.console.print(
-            render.review_tables(result.to_json(), sorted(self.humans), self.names, self.texts)
+            render.review_tables(
+                result.to_json(), sorted(self.humans), self.names, self.texts, self.console.width
+            )
         )
 
     def _hint(self, seat: int) -> None:
@@ -524,9 +526,8 @@ class TerminalTable:
             return None
         shown = list(lines)
         while True:
-            text = Text.assemble(
-                (f"{self.texts('since')}: ", "bold"), "… " if len(shown) < len(lines) else "", " · ".join(shown)
-            )
+            more = "… " if len(shown) < len(lines) else ""
+            text = Text.assemble((f"{self.texts('since')}: ", "bold"), more, " · ".join(shown))
             if len(shown) == 1 or self._lines(text) <= most:
                 return text
             shown.pop(0)
@@ -551,7 +552,11 @@ class TerminalTable:
 
     def _header(self) -> None:
         title = self.texts("title", game=self.game.title, players=self.config.players, seed=self.config.seed)
-        self.console.rule(Text(title, style="bold"))
+        if len(title) + 6 <= self.console.width:
+            self.console.rule(Text(title, style="bold"))
+        else:  # a rule would cut the title, and the seed to replay the deal with it
+            self.console.rule()
+            self.console.print(Text(title, style="bold"))
         seats = ", ".join(f"{s}: {self.names.cell(s)}" for s in range(len(self.names)))
         self.console.print(f"{self.texts('seats')}: {seats}")
         if self.config.hints:
