@@ -240,9 +240,7 @@ TEXT: dict[str, dict[str, str]] = {
         "if_flipped": "Umgedreht sähe die Hand so aus",
         "recent": "Letzte Züge",
         "legal": "Legale Züge",
-        "scout_show_hint": (
-            "+ {n} Scout & Show per Notation, z. B. '{example}' ('alle' listet sie)"
-        ),
+        "scout_show_hint": "+ {n} Scout & Show per Notation, z. B. '{example}' ('alle' listet sie)",
         "all_legal": "Alle {n} legalen Züge",
         "help_title": "So gibst du einen Zug ein",
         "help_common": (
