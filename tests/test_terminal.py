@@ -343,3 +343,9 @@ def test_the_others_moves_since_your_last_turn_stay_above_the_prompt() -> None:
         assert any(line.startswith("Since your last turn:") for line in tail), tail
         block = " ".join(screen.split("Since your last turn:")[1].split())
         assert re.search(r"medium #\d (shows|scouts)", block), block
+
+
+def test_the_title_with_the_seed_to_replay_is_never_cut_at_80_columns() -> None:
+    out, _ = _table("schmaus", 5, "de", seed=4129934871, script=Script([], then="q"))
+    head = " ".join(out.split("\n\n")[0].split())
+    assert "(dieselbe Verteilung mit --seed 4129934871)" in head and "…" not in head

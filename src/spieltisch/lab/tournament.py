@@ -22,7 +22,7 @@ from spieltisch.bots import Budget
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, validate_options
 from spieltisch.lab.play import Entrant, GameResult, GameTask, game_tasks
-from spieltisch.lab.runner import run_tasks
+from spieltisch.lab.runner import Interrupted, run_tasks
 from spieltisch.lab.stats import entrant_name, summarize
 from spieltisch.tables import fits, number_column, text_column
 
@@ -106,13 +106,21 @@ class Tournament:
     def run(
         self, workers: int | None = None, ray_address: str | None = None, progress: bool = False
     ) -> TournamentResult:
-        results = run_tasks(
-            self.tasks(),
-            workers=workers,
-            ray_address=ray_address,
-            progress=progress,
-            description="tournament",
-        )
+        """Play every game; after Ctrl+C the games finished by then, marked
+        ``interrupted`` (raises :class:`Interrupted` when none was)."""
+        try:
+            results = run_tasks(
+                self.tasks(),
+                workers=workers,
+                ray_address=ray_address,
+                progress=progress,
+                description="tournament",
+            )
+        except Interrupted as stop:
+            if not stop.results:
+                raise
+            partial = stop.results
+            return TournamentResult(self, partial, summarize(partial, self.lineup), interrupted=True)
         return TournamentResult(self, results, summarize(results, self.lineup))
 
 
@@ -121,10 +129,13 @@ class TournamentResult:
     tournament: Tournament
     games: list[GameResult]
     summary: dict[str, Any]
+    interrupted: bool = False
+    """Stopped by Ctrl+C: :attr:`games` are the games finished by then."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.tournament.config_json(),
+            "interrupted": self.interrupted,
             "summary": self.summary,
             "games": [game.to_json() for game in self.games],
         }
@@ -162,7 +173,10 @@ class TournamentResult:
 
     def title(self) -> str:
         t = self.tournament
-        return f"{get_game(t.game).title}: {t.games} games, {t.players} players, seed {t.seed}" + (
+        played = f"{t.games} games"
+        if self.interrupted:
+            played = f"{len(self.games)} of {played} (interrupted)"
+        return f"{get_game(t.game).title}: {played}, {t.players} players, seed {t.seed}" + (
             f", options {json.dumps(t.options)}" if t.options else ""
         )
 
