@@ -245,7 +245,7 @@ def test_a_missing_file_is_named() -> None:
 
 
 def test_a_loss_within_the_noise_is_never_better_nor_a_mistake() -> None:
-    """"Better: take the 6 (this move loses 0.0)" must not happen: an alternative is
+    """No "Better: take the 6 (this move loses 0.0)": an alternative is
     only "better" when its loss is clear of the noise and shows as at least 0.1."""
     bots = [make_bot("scout", "medium", s, 5) for s in range(3)]
     record = play_match("scout", bots, seed=5).state.record()

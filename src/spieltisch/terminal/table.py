@@ -10,6 +10,7 @@ the engine validates.
 from __future__ import annotations
 
 import json
+import os
 import random
 import select
 import time
@@ -47,6 +48,9 @@ SINCE = 4
 """Lines at most of the "since your last turn" summary above the prompt."""
 REVIEW_BUDGET = "8"
 """Sampled worlds per decision of the review offered after a game."""
+REVIEW_WORKERS = min(2, os.cpu_count() or 1)
+"""Processes that review after a game (the game is over: both cores are free; the
+review is the same for any number)."""
 
 
 class LineInput(Protocol):
@@ -385,7 +389,8 @@ class TerminalTable:
             task = bar.add_task("review", total=None)
             result = review(
                 start, record.actions, record.seed, budget=ReviewBudget.parse(self.review_budget),
-                advance=lambda n: bar.advance(task, n), on_total=lambda n: bar.update(task, total=n),
+                workers=REVIEW_WORKERS, advance=lambda n: bar.advance(task, n),
+                on_total=lambda n: bar.update(task, total=n),
             )  # fmt: skip
         self.console.print(
             render.review_tables(
