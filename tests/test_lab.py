@@ -336,6 +336,7 @@ def test_ctrl_c_stops_a_tournament_at_once_and_saves_the_finished_games(tmp_path
     child = subprocess.Popen(
         [sys.executable, "-m", "spieltisch.cli", *args, "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # even in a background job
     )  # fmt: skip
     time.sleep(10)  # some games are finished, most are not
     assert child.poll() is None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -20,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"en": "Number or notation (? help, q quit)> ", "de": "Nummer oder Notation (? Hilfe, q beenden)> "}
 CONTINUE = {"en": "Press Enter to continue", "de": "Weiter mit der Eingabetaste"}
 REVIEW = {"en": "Review the game? (y/N)>", "de": "Partie auswerten? (j/N)>"}
+
+
+def interruptible() -> None:
+    """In the child: Ctrl+C is delivered even when the tests run where it is ignored
+    (a background job of a shell: its children inherit the ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
@@ -38,6 +45,7 @@ class Terminal:
             env=env,
             cwd=str(ROOT),
             timeout=60,
+            preexec_fn=interruptible,
         )
 
     def wait_for(self, *patterns: str, timeout: float = 60) -> int:
