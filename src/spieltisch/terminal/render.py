@@ -383,12 +383,13 @@ def schmaus_status(
 
 
 def pile_text(cards: Sequence[str], texts: Texts) -> str:
-    """A public pile by card names in the table's language, counted: "berries ×3, nuts"."""
+    """A public pile by card names in the table's language, counted: "berries (3), nuts"
+    (not "×3": some names have a × of their own)."""
     if not cards:
         return texts("empty_pile")
     counts = Counter(cards)
     return ", ".join(
-        card_name(c, texts.lang) + (f" ×{counts[c]}" if counts[c] > 1 else "") for c in IDS if counts[c]
+        card_name(c, texts.lang) + (f" ({counts[c]})" if counts[c] > 1 else "") for c in IDS if counts[c]
     )
 
 
