@@ -152,3 +152,24 @@ def test_missing_requirements_of_extras_and_all(monkeypatch: pytest.MonkeyPatch)
     assert [r.split(">")[0] for r in extras.missing_requirements("lab", "web")] == ["trueskill", "fastapi"]
     assert extras.missing_extras("all", "postgres") == ["all"]
     assert extras.main(["lab"]) == 0 and extras.main(["nope"]) == 2
+
+
+def test_bench_rl_keeps_every_figure_whole_at_80_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table wider than the terminal gets a row per backend instead of cutting ``1,307…``."""
+    from spieltisch.benchmarks import rl
+
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(rl, "measure_batched", lambda *a, **k: (1307456.7, 19876543.2))
+    monkeypatch.setattr(rl, "measure_env", lambda *a, **k: 123456.0)
+    monkeypatch.setattr(rl, "compile_seconds", lambda games: 1.5)
+    rl.run(seconds=0.01, batches=(64, 16384), players=(2, 5), backends=("numpy", "numba"))
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    lines = out.splitlines()
+    # Schmaus: 4 rows x 2 backends x 3 figures; Scout: x 2 figures; whole, one per cell.
+    assert sum(line.count("1,307,457") for line in lines) == 8 * 3 + 8 * 2
+    assert sum(line.count("19,876,543") for line in lines) == 8 * 2
+    assert out.count("123,456") == 4

@@ -5,6 +5,7 @@ few games)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -320,6 +321,57 @@ def test_cli_tournament_writes_every_output(tmp_path: Path) -> None:
     assert len((tmp_path / "r.csv").read_text().splitlines()) == 7
 
 
+def test_ctrl_c_stops_a_tournament_at_once_and_saves_the_finished_games(tmp_path: Path) -> None:
+    """Ctrl+C: the workers stop within a few seconds (not after their games), and the
+    games finished by then are shown and saved where a whole run saves, marked interrupted."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "partial.json"
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(ROOT / "src")}
+    args = ["lab", "tournament", "-g", "scout", "--bots", "medium,medium,medium", "-n", "3000", "-j", "2"]
+    child = subprocess.Popen(
+        [sys.executable, "-m", "spieltisch.cli", *args, "--json", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # even in a background job
+    )  # fmt: skip
+    time.sleep(10)  # some games are finished, most are not
+    assert child.poll() is None
+    child.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    stdout, stderr = child.communicate(timeout=30)
+    assert time.monotonic() - start < 5, "Ctrl+C took too long"
+    assert child.returncode == 130, stderr
+    said = " ".join(stdout.split())
+    match = re.search(r"Scout: (\d+) of 3000 games \(interrupted\)", said)
+    assert match and int(match[1]) > 0, said
+    assert "Interrupted (Ctrl+C)" in said and "Traceback" not in stderr
+    data = json.loads(out.read_text())
+    assert data["interrupted"] is True and len(data["games"]) == int(match[1])
+    assert data["summary"]["games"] == int(match[1])
+
+
+def test_ctrl_c_in_one_process_keeps_the_finished_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spieltisch.lab import runner
+
+    tasks = Tournament.create("schmaus", ["random"] * 3, 6, seed=2).tasks()
+    played: list[GameTask] = []
+
+    def play(task: GameTask) -> object:
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(task)
+        return play_game(task)
+
+    monkeypatch.setattr(runner, "play_game", play)
+    with pytest.raises(runner.Interrupted) as stop:
+        run_tasks(tasks, workers=1)
+    assert [r.index for r in stop.value.results] == [0, 1]
+
+
 # -- Waschbär-Schmaus variants ------------------------------------------------------------
 
 
@@ -500,3 +552,18 @@ def test_ray_backend_missing_gives_a_clear_error(monkeypatch: pytest.MonkeyPatch
     t = Tournament.create("scout", ["random"] * 2, 2)
     with pytest.raises(LabError, match=re.escape("pip install 'spieltisch[ray]'")):
         t.run(ray_address="local")
+
+
+def test_the_tournament_table_keeps_intervals_and_ratings_whole_at_80_columns() -> None:
+    from rich.console import Console
+
+    result = Tournament.create("schmaus", ["random", "easy", "medium", "medium"], 4, seed=3).run(workers=1)
+    console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+    result.print(console)
+    out = console.export_text()
+    assert "…" not in out
+    for bot in result.summary["bots"]:
+        r = bot["rating"]
+        ci = f"{100 * bot['ci95'][0]:.1f}–{100 * bot['ci95'][1]:.1f}%"
+        assert ci in out and f"{r['mu']:.1f}±{r['sigma']:.1f}" in out, out
+        assert f"{bot['wins']} / {bot['games']}" in out

@@ -18,6 +18,7 @@ from spieltisch.analysis.review import ReviewBudget, ReviewError, load_record, r
 from spieltisch.bots import make_bot
 from spieltisch.bots.match import play_match
 from spieltisch.cli import app
+from spieltisch.engine import get_game
 from spieltisch.engine.schmaus import SchmausState
 from spieltisch.engine.schmaus.cards import KIND
 from spieltisch.engine.scout import ScoutState
@@ -241,3 +242,24 @@ def test_a_budget_names_its_extra_worlds() -> None:
 def test_a_missing_file_is_named() -> None:
     with pytest.raises(ReviewError, match="cannot read"):
         load_record(Path("/nonexistent/record.json"))
+
+
+def test_a_loss_within_the_noise_is_never_better_nor_a_mistake() -> None:
+    """No "Better: take the 6 (this move loses 0.0)": an alternative is
+    only "better" when its loss is clear of the noise and shows as at least 0.1."""
+    bots = [make_bot("scout", "medium", s, 5) for s in range(3)]
+    record = play_match("scout", bots, seed=5).state.record()
+    first = get_game("scout").new_state(record.players, record.seed)
+    result = review(first, record.actions[:30], record.seed, budget=ReviewBudget(3, 1, 0))
+    rated = [d for d in result.decisions if d.rated]
+    assert rated
+    for d in rated:
+        assert d.loss is not None and d.error is not None
+        assert d.better == (d.loss > 2 * d.error and round(d.loss, 1) > 0)
+        if d.mark:
+            assert d.better
+        if round(d.loss, 1) == 0:
+            assert not d.better and d.mark is None
+    assert any(not d.better and d.best != d.played for d in rated)  # alternatives within the noise
+    for s in result.summary:  # the biggest losses list clear losses only
+        assert all(next(d for d in rated if (d.seat, d.number) == (s.seat, n)).better for n in s.biggest)

@@ -255,7 +255,7 @@ def test_long_menus_are_paged_to_fit_24_lines() -> None:
 def test_hot_seat_players_are_named_in_the_third_person() -> None:
     out, _ = _table("scout", 3, "en", seed=2, seats=["1=human"], script=Script(["1"] * 6, then="q"))
     assert "Seats: 0: player #0, 1: player #1, 2: medium #2" in out
-    assert "Your hand (player #1)" in out and "· Player #1 has decided" in out
+    assert "Your hand (player #1)" in out and "· player #1 has decided" in out  # one spelling of a name
     assert "You have decided" not in out
 
 
@@ -268,3 +268,84 @@ def test_clock_options_are_checked_with_the_reason() -> None:
         make_config("schmaus", 3, bank=-5)
     config = make_config("schmaus", 3, seed=1, clock=30, bank=120, stand_in="random")
     assert (config.clock, config.bank, config.stand_in) == (30, 120, "random")
+
+
+# -- issue #35: a new user at 80×24, in English and German ---------------------------
+
+
+def test_german_refusals_of_unreadable_moves_are_german() -> None:
+    """The engine's malformed-action messages are English; the table says them by kind."""
+    script = Script(["xyz", "play ZZ F1 F2", "scout L @0", "2"])
+    code, out, _ = run("schmaus", 3, script, lang="de", options=["rounds=1"])
+    assert code == 0
+    said = " ".join(out.split())
+    assert "Nicht angenommen: 'xyz' ist kein Zug, den ich lesen kann; schreibe z. B. play F5 F4 X3" in said
+    assert "Nicht angenommen: unbekannte Karte 'ZZ' (eine von F1, F2," in said
+    assert "Nicht angenommen: 'scout L @0' ist kein Zug, den ich lesen kann" in said  # another game's
+    assert "cannot read" not in out and "unknown Waschbär-Schmaus card" not in out
+    assert "a play is exactly" not in out
+
+
+def test_english_refusals_keep_the_engines_words() -> None:
+    _, out, _ = run("schmaus", 3, Script(["xyz", "2"]), lang="en", options=["rounds=1"])
+    assert "Not accepted: cannot read Waschbär-Schmaus action 'xyz'" in " ".join(out.split())
+
+
+def test_the_discard_pile_is_named_in_the_tables_language() -> None:
+    out, _ = _table("schmaus", 3, "de", options=["rounds=3"], script=Script([], then="1"))
+    piles = re.findall(r"Ablagestapel \((\d+)\): (.*)", out)
+    assert any(int(n) > 0 for n, _ in piles), piles
+    for _, cards in piles:
+        assert not re.search(r"\b(F[1-5]|X[235]|HUNTER|GARBAGE|GROCER|GUARDIAN)\b", cards), cards
+    assert any(re.search(r"Beeren|Nüsse|Kekse|Weintrauben|Futter 1", cards) for _, cards in piles)
+
+
+def test_a_hunter_round_says_nobody_scores_and_marks_no_winner() -> None:
+    """W-8: an unblocked hunter voids the round: every score and the pot are 0."""
+    from spieltisch.engine.schmaus.cards import KIND, round_record
+    from spieltisch.terminal.i18n import Names
+    from spieltisch.terminal.render import schmaus_round_summary
+
+    plays = [(KIND["HUNTER"], KIND["F1"], KIND["F2"]), (KIND["F5"], KIND["F4"], KIND["F3"]), (1, 1, 1)]
+    result = {**round_record(plays, [None] * 3, [None] * 3), "round": 2, "drawn": [2, 2, 2],
+              "scores": [10, 20, 30]}  # fmt: skip
+    names = Names(["du", "medium #1", "medium #2"], 0, "de")
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(schmaus_round_summary(result, names, Texts("de")))
+    text = out.getvalue()
+    assert "Topf 0: der Jäger macht die Runde ungültig (W-8), niemand punktet" in text
+    assert "★" not in text and "gewonnen von" not in text
+    result["plays"][0] = ["F1", "F2", "GUARDIAN"]  # W-7: the guardian blocks the hunter
+    blocked = round_record([(1, 2, KIND["GUARDIAN"]), *plays[1:]], [None] * 3, [None] * 3)
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(
+        schmaus_round_summary({**result, **blocked}, names, Texts("de"))
+    )
+    assert re.search(r"Topf \d+, gewonnen von medium #1", out.getvalue()) and "★" in out.getvalue()
+
+
+def test_german_words_are_distinct_and_names_have_one_spelling() -> None:
+    de, _ = _table("schmaus", 4, "de", options=["rounds=3"])
+    assert "Sitz  Spieler" in de and "Platz  Spieler" not in de  # a seat, not a ranking
+    assert "Medium #" not in de and "medium #1 hat ausgelegt" in de
+    texts = Texts("de")
+    assert texts("col_faults") != texts("col_mistakes") and texts("col_faults") != texts("mark_mistake")
+
+
+def test_the_others_moves_since_your_last_turn_stay_above_the_prompt() -> None:
+    """At 80×24 the bots' moves would scroll away: they are summed up before the prompt."""
+    out, _ = _table("scout", 4, "en", seed=3, script=Script(["keep", "1", "1", "1"], then="q"))
+    screens = out.split("Number or notation")[:-1]
+    later = [s for s in screens[1:] if "Round 1/" in s]
+    assert later
+    for screen in later:
+        tail = screen.rstrip("\n").splitlines()[-3:]
+        assert any(line.startswith("Since your last turn:") for line in tail), tail
+        block = " ".join(screen.split("Since your last turn:")[1].split())
+        assert re.search(r"medium #\d (shows|scouts)", block), block
+
+
+def test_the_title_with_the_seed_to_replay_is_never_cut_at_80_columns() -> None:
+    out, _ = _table("schmaus", 5, "de", seed=4129934871, script=Script([], then="q"))
+    head = " ".join(out.split("\n\n")[0].split())
+    assert "(dieselbe Verteilung mit --seed 4129934871)" in head and "…" not in head

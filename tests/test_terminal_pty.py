@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -20,6 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PROMPT = {"en": "Number or notation (? help, q quit)> ", "de": "Nummer oder Notation (? Hilfe, q beenden)> "}
 CONTINUE = {"en": "Press Enter to continue", "de": "Weiter mit der Eingabetaste"}
 REVIEW = {"en": "Review the game? (y/N)>", "de": "Partie auswerten? (j/N)>"}
+
+
+def interruptible() -> None:
+    """In the child: Ctrl+C is delivered even when the tests run where it is ignored
+    (a background job of a shell: its children inherit the ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Terminal:
@@ -38,6 +45,7 @@ class Terminal:
             env=env,
             cwd=str(ROOT),
             timeout=60,
+            preexec_fn=interruptible,
         )
 
     def wait_for(self, *patterns: str, timeout: float = 60) -> int:
@@ -106,7 +114,7 @@ def _assert_table_hand_and_prompt_visible(screen: list[str], lang: str) -> None:
     text = "\n".join(screen)
     shown = [line for line in screen if line]
     assert shown[-1].startswith(PROMPT[lang].rstrip()), text  # the prompt is the last line
-    header = "Seat  Player" if lang == "en" else "Platz  Spieler"
+    header = "Seat  Player" if lang == "en" else "Sitz  Spieler"
     assert header in text, text  # the players' table
     assert ("Your hand" if lang == "en" else "Deine Hand") in text, text
     assert re.search(r"Round \d+/\d+|Runde \d+/\d+", text), text
@@ -234,3 +242,15 @@ def test_the_end_of_a_game_offers_the_review_and_the_record_is_saved(
     assert "Summary per player" in seen and "Mean loss" in seen
     assert re.search(r"Your mistakes and blunders|You made no mistakes and no blunders", seen)
     assert "review" in seen  # the progress bar's label
+
+
+def test_ctrl_c_at_the_prompt_prints_the_seed_as_q_does(terminals: list[Terminal]) -> None:
+    t = Terminal("scout", "--players", "3", "--seed", "8")
+    terminals.append(t)
+    assert t.wait_for(re.escape(PROMPT["en"].rstrip())) == 0
+    t.child.sendintr()
+    assert t.wait_for(r"(?!)", timeout=20) == 1  # read to the end of the output
+    assert "Game abandoned. Replay this deal with --seed 8." in " ".join(t.transcript().split())
+    assert "Traceback" not in t.transcript() and "Aborted" not in t.transcript()
+    t.child.close()
+    assert t.child.exitstatus == 130

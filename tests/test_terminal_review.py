@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from spieltisch.analysis.review import Decision, Review, Summary
 from spieltisch.engine import GameRecord
 from spieltisch.terminal import TerminalTable, make_config
 
@@ -76,3 +77,39 @@ def test_hint_only_with_hints(tmp_path: Path) -> None:
     said, _ = play("de", ["tipp"], tmp_path, hints=True)
     assert "Tipps sind an" in said
     assert "Tipp: play " in said and "von deinen Auslagen erwartet sie am meisten" in said
+
+
+def _review() -> Review:
+    decisions = [
+        Decision(seat, number, 2, "scout R flip @10 show 3-5", 12.345, "scout L flip @0 show 10-11",
+                 17.891, -5.546, 5.546, 0.4, "blunder", better=True, worlds=64)
+        for seat, number in ((0, 101), (1, 102), (0, 103))
+    ]  # fmt: skip
+    summary = [Summary(s, 40, 38, 1.234, 12, 11, [101, 103] if s == 0 else [102]) for s in (0, 1)]
+    return Review("scout", 2, 4129934871, "8x1+56", "round points", {"mistake": 2.0, "blunder": 4.0},
+                  decisions, summary)  # fmt: skip
+
+
+def test_review_tables_keep_headers_and_figures_whole_at_80_columns() -> None:
+    from spieltisch.terminal.i18n import Names, Texts
+    from spieltisch.terminal.render import review_tables
+    from spieltisch.terminal.review import print_review
+
+    for lang in ("en", "de"):
+        console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+        names = Names(["du" if lang == "de" else "you", "medium #1"], 0, lang)
+        console.print(review_tables(_review().to_json(), [0, 1], names, Texts(lang), 80))
+        out = console.export_text()
+        assert "…" not in out and all(len(line) <= 80 for line in out.splitlines())
+        words = out.split()
+        for figure in ("+12.3", "+17.9", "5.5", "1.2", "#101:", "#103:", "101", "102"):
+            assert figure in words, (figure, out)
+        texts = Texts(lang)
+        for key in ("col_estimate", "col_loss", "col_mark", "col_mistakes", "col_blunders", "col_decisions"):
+            assert all(word in words for word in texts(key).split()), (key, out)
+    console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+    print_review(_review(), console)
+    out = console.export_text()
+    assert "…" not in out and "seed 4129934871;" in " ".join(out.split())
+    for figure in ("+12.35", "+17.89", "5.55", "1.23", "101", "102", "103"):
+        assert figure in out.split(), (figure, out)

@@ -213,14 +213,22 @@ def review(
         Path | None, typer.Option("--json", metavar="FILE", help="Also write the review as JSON here.")
     ] = None,
     workers: Annotated[
-        int, typer.Option("--workers", "-j", metavar="N", help="Worker processes (same review for any N).")
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--workers",
+            "-j",
+            metavar="N",
+            help="Worker processes (default: every core; the same review for any N).",
+        ),
+    ] = None,
 ) -> None:
     """Rate every decision of a finished (or partial) game from what its seat could see then."""
+    import os
+
     from spieltisch.terminal.review import run_review
 
     try:
-        run_review(record, seat, budget, json_out, workers)
+        run_review(record, seat, budget, json_out, workers if workers is not None else os.cpu_count() or 1)
     except ValueError as exc:
         raise fail(str(exc)) from None
 

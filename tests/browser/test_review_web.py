@@ -100,3 +100,34 @@ def test_no_hint_button_when_the_room_does_not_allow_hints(
     # The start page offers the option, in German too.
     page.goto(live_server.url + "/")
     expect(page.get_by_test_id("opt-hints").locator("xpath=..")).to_contain_text("Tipps erlauben")
+
+
+@pytest.mark.parametrize(
+    ("locale", "between", "first"),
+    [
+        ("en-US", "take the 6, put it between 3 and 5", "take the 6, put it far left, before 3"),
+        (
+            "de-DE",
+            "die 6 nehmen und zwischen 3 und 5 einstecken",
+            "die 6 nehmen und ganz links vor der 3 einstecken",
+        ),
+    ],
+)
+def test_a_scout_in_words_names_where_the_card_goes(
+    live_server: LiveServer, new_page: NewPage, locale: str, between: str, first: str
+) -> None:
+    """The review and the replay say moves in words: two scouts of the same card to
+    different places must not read the same (issue #35)."""
+    page = new_page(locale=locale)
+    page.goto(live_server.url)
+    expect(page.locator("#app")).not_to_be_empty()
+    said = page.evaluate(
+        """async () => {
+          const { moveText } = await import("/static/js/review.js");
+          const frame = { hands: { 0: ["3/1", "5/2"] }, view: { table: { cards: ["6/4", "7/4"] } } };
+          const moves = ["scout L @1", "scout L @0", "scout L @2 show 1-2"];
+          return moves.map((m) => moveText("scout", m, frame, 0, String));
+        }"""
+    )
+    assert said[0] == between and said[1] == first
+    assert len(set(said)) == 3 and ("after 5" in said[2] or "nach der 5" in said[2])

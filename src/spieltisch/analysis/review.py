@@ -187,6 +187,11 @@ class Decision:
     mark: str | None
     """``"blunder"``, ``"mistake"`` or ``None``."""
     rated: bool = True
+    better: bool = False
+    """Whether the best alternative is clearly better than the move played: its
+    loss is clear of the sampling noise (more than twice its standard error) and
+    shows as at least 0.1. Otherwise the move played is as good as any found
+    (within the noise), and no interface says "better: ..." or marks it."""
     worlds: int = 0
     """Sampled worlds the move played was rated in (the budget's worlds, more
     when the mark was uncertain; a failed sample counts as none)."""
@@ -387,7 +392,9 @@ def sample_adaptively(
     step = max(2, budget.worlds // 2)
     while extra > 0 and len(values[0]) > 1 and count > 1:
         live = _contenders(values, live)
-        loss, se, _ = _paired_loss(values, live)
+        # How far the loss is from each threshold: a move played that is ahead of
+        # every alternative is that much further away (its loss is not cut at 0 here).
+        loss, se, _ = _paired_loss(values, live, signed=True)
         if all(abs(loss - t) >= SETTLED * se for t in (limits.mistake, limits.blunder)):
             break
         batch = min(step, extra)
@@ -404,14 +411,18 @@ def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
     return mean, se
 
 
-def _paired_loss(values: Sequence[list[float]], live: Sequence[int]) -> tuple[float, float, int]:
+def _paired_loss(
+    values: Sequence[list[float]], live: Sequence[int], signed: bool = False
+) -> tuple[float, float, int]:
     """The loss of the move played (index 0) to the best live alternative,
-    the standard error of their paired difference, and that alternative."""
+    the standard error of their paired difference, and that alternative.
+    The loss is at least 0; ``signed``: a move played that is ahead of the
+    alternative has a negative loss (by how much it is ahead)."""
     n = len(values[0])
     alts = [i for i in live if i != 0]
     best = max(alts, key=lambda i: (sum(values[i]) / n, -i))
     d, se = _mean_se([a - b for a, b in zip(values[0], values[best], strict=True)])
-    return max(0.0, -d), se, best
+    return (-d if signed else max(0.0, -d)), se, best
 
 
 def _contenders(values: Sequence[list[float]], live: Sequence[int]) -> list[int]:
@@ -453,7 +464,7 @@ def _judge(
     loss, se, best = _paired_loss(values, live)
     d = means[0] - means[best]
     limits = thresholds(task.game, int(task.view["players"]))
-    clear = loss > 2 * se
+    clear = loss > 2 * se and round(loss, 1) > 0
     mark = None
     if clear and loss >= limits.blunder:
         mark = "blunder"
@@ -474,6 +485,7 @@ def _judge(
         loss=round(loss, 3),
         error=round(se, 3),
         mark=mark,
+        better=clear,
         worlds=n,
         candidates=[
             {
@@ -625,7 +637,7 @@ def summarize(decisions: Sequence[Decision], seats: Iterable[int]) -> list[Summa
         mine = [d for d in decisions if d.seat == seat]
         rated = [d for d in mine if d.rated and d.loss is not None]
         losses = [d.loss or 0.0 for d in rated]
-        lost = [d for d in rated if (d.loss or 0) > 0]
+        lost = [d for d in rated if d.better]  # a loss within the noise is no loss to list
         biggest = sorted(lost, key=lambda d: (-(d.loss or 0), d.number))[:3]
         out.append(
             Summary(

@@ -37,6 +37,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from spieltisch.tables import fits, lighter, number_column
+
 BATCHES = (64, 256, 1024, 4096, 16384)
 PLAYERS = (2, 3, 4, 5)
 
@@ -133,6 +135,32 @@ def measure_env(game: str, players: int, seconds: float, seed: int) -> float:
 TITLES = {"schmaus": "Batched Waschbär-Schmaus", "scout": "Batched Scout"}
 
 
+def _batched_table(
+    title: str, game: str, kinds: tuple[str, ...], rows: list[tuple[int, int, str, list[float]]], long: bool
+) -> Table:
+    """The batched figures: a column per backend and figure, or (``long``) a row per backend."""
+    table = Table(title=title)
+    number_column(table, "players", justify="left")
+    number_column(table, "batch")
+    heads = ["env\nsteps/s", "+ mask", *(["play_random"] if game == "schmaus" else [])]
+    if long:
+        table.add_column("backend")
+        for head in [*heads, "seat\ndecisions/s"]:
+            number_column(table, head)
+        for p, batch, backend, figures in rows:
+            table.add_row(str(p), str(batch), backend, *(f"{x:,.0f}" for x in figures))
+        return table
+    for backend in kinds:
+        for head in heads:
+            number_column(table, f"{backend}\n{head}")
+    number_column(table, f"{kinds[-1]} seat\ndecisions/s")
+    for i in range(0, len(rows), len(kinds)):
+        group = rows[i : i + len(kinds)]
+        cells = [f"{x:,.0f}" for *_, figures in group for x in figures[:-1]]
+        table.add_row(str(group[0][0]), str(group[0][1]), *cells, f"{group[-1][3][-1]:,.0f}")
+    return table
+
+
 def run(
     seconds: float = 2.0,
     seed: int = 1,
@@ -150,34 +178,29 @@ def run(
     for game in games:
         step = "decision node of one game" if game == "schmaus" else "one seat's decision in one game"
         kinds = backends or ("numpy",)
-        table = Table(
-            title=f"{TITLES[game]} ({', '.join(kinds)}, one core): random legal play, per CPU second; "
+        title = (
+            f"{TITLES[game]} ({', '.join(kinds)}, one core): random legal play, per CPU second; "
             f"env step = {step}"
         )
-        table.add_column("players")
-        table.add_column("batch", justify="right")
-        for backend in kinds:
-            table.add_column(f"{backend} env steps/s", justify="right")
-            table.add_column(f"{backend} + mask", justify="right")
-            if game == "schmaus":
-                table.add_column(f"{backend} play_random", justify="right")
-        table.add_column(f"{kinds[-1]} seat decisions/s", justify="right")
+        rows: list[tuple[int, int, str, list[float]]] = []
         for p in players:
             for batch in batches:
-                row = [str(p), str(batch)]
                 for backend in kinds:
                     steps, decisions = measure_batched(p, batch, seconds, seed, game, backend=backend)
                     masked, _ = measure_batched(p, batch, seconds, seed, game, mask=True, backend=backend)
-                    row += [f"{steps:,.0f}", f"{masked:,.0f}"]
+                    figures = [steps, masked]
                     if game == "schmaus":
-                        fused, _ = measure_batched(p, batch, seconds, seed, game, backend=backend, fused=True)
-                        row.append(f"{fused:,.0f}")
-                table.add_row(*row, f"{decisions:,.0f}")
-        console.print(table)
+                        figures.append(measure_batched(p, batch, seconds, seed, game, backend=backend,
+                                                       fused=True)[0])  # fmt: skip
+                    rows.append((p, batch, backend, [*figures, decisions]))
+        table = _batched_table(title, game, kinds, rows, long=False)
+        if not fits(table, console.width):  # a row per backend: the figures stay whole at 80 columns
+            table = _batched_table(title, game, kinds, rows, long=True)
+        console.print(lighter(table, console.width))
     envs = Table(title="One environment (an episode: engine + learning ids + observation tensor), per CPU s")
     envs.add_column("game")
-    envs.add_column("players")
-    envs.add_column("decisions/s", justify="right")
+    number_column(envs, "players", justify="left")
+    number_column(envs, "decisions/s")
     for game in games:
         for p in sorted({min(players), max(players)}):
             envs.add_row(game, str(p), f"{measure_env(game, p, seconds, seed):,.0f}")

@@ -69,6 +69,9 @@ FreshOpt = Annotated[
         "Fresh: a new deal every game.",
     ),
 ]
+INTERRUPTED = 130
+"""The exit code after Ctrl+C (128 + SIGINT, as shells report it)."""
+
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
 
 
@@ -162,12 +165,22 @@ def tournament(
                 f"Note: {games} games rounded up to {t.games}, a multiple of {t.players} players, "
                 "so every bot plays every seat equally often."
             )
-        result = t.run(workers=workers, ray_address=ray, progress=not quiet)
+        try:
+            result = t.run(workers=workers, ray_address=ray, progress=not quiet)
+        except KeyboardInterrupt:
+            console.print("Interrupted before any game finished: nothing to show or save.")
+            raise typer.Exit(INTERRUPTED) from None
         from spieltisch.lab.report import tournament_html
 
         write_results(console, result, json_path, csv_path, html_path, lambda: tournament_html(result, lang))
     except OptionsInputError as exc:
         raise _fail(str(exc)) from None
+    if result.interrupted:
+        console.print(
+            f"Interrupted (Ctrl+C): the results of the {len(result.games)} of {t.games} games finished "
+            "by then, saved where asked."
+        )
+        raise typer.Exit(INTERRUPTED)
 
 
 @app.command()

@@ -78,6 +78,7 @@ TEXT: dict[str, dict[str, str]] = {
         "seat": "seat",
         "win_rate": "win rate",
         "games": "games",
+        "interrupted": "{done} of {games} (interrupted: the games finished by then)",
         "wins": "wins",
         "ci": "95% range",
         "mean": "mean",
@@ -182,6 +183,7 @@ TEXT: dict[str, dict[str, str]] = {
         "seat": "Platz",
         "win_rate": "Siegquote",
         "games": "Partien",
+        "interrupted": "{done} von {games} (abgebrochen: die bis dahin beendeten Partien)",
         "wins": "Siege",
         "ci": "95-%-Bereich",
         "mean": "Mittel",
@@ -355,7 +357,12 @@ def tournament_html(result: TournamentResult, lang: str = "en") -> str:
                     [
                         [t["game"], get_game(cfg["game"]).title],
                         [t["lineup"], ", ".join(cfg["lineup"])],
-                        [t["games"], cfg["games"]],
+                        [
+                            t["games"],
+                            cfg["games"]
+                            if not result.interrupted
+                            else t["interrupted"].format(done=len(result.games), games=cfg["games"]),
+                        ],
                         [t["seed"], cfg["seed"]],
                         [t["options"], json.dumps(cfg["options"]) if cfg["options"] else t["defaults"]],
                     ],

@@ -15,6 +15,7 @@ several batches (the design search plays many small ones).
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -39,6 +40,21 @@ MAX_CHUNK = 4
 """At most this many games per unit of work: one game costs milliseconds (random
 bots) to seconds (searching bots), so a few games per message keep the overhead
 low and the progress bar moving."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl+C while games were played: the workers are stopped at once, and
+    :attr:`results` holds the games finished by then (in task order). A
+    :class:`KeyboardInterrupt`, so a caller that does not look for it stops as before."""
+
+    def __init__(self, results: list[GameResult]) -> None:
+        super().__init__(f"interrupted after {len(results)} game(s)")
+        self.results = results
+
+
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl+C is the main process's to handle (it stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def play_chunk(tasks: Sequence[GameTask]) -> list[GameResult]:
@@ -189,16 +205,28 @@ class Runner:
         if self._ray is not None:
             return self._run_ray(tasks, advance)
         if self.workers == 1 or len(tasks) <= 1:
-            results = []
-            for task in tasks:
-                results.append(play_game(task))
-                advance(1)
+            results: list[GameResult] = []
+            try:
+                for task in tasks:
+                    results.append(play_game(task))
+                    advance(1)
+            except KeyboardInterrupt:
+                raise Interrupted(results) from None
             return results
         return self._run_processes(tasks, advance)
 
+    def _stop_workers(self) -> None:
+        """Ctrl+C: end the worker processes now rather than wait for their games."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        for process in list(pool._processes.values()):
+            process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
+
     def _run_processes(self, tasks: Sequence[GameTask], advance: Advance) -> list[GameResult]:
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_ignore_interrupts)
         chunks = chunked(tasks, self.workers)
         out: list[list[GameResult] | None] = [None] * len(chunks)
         pending: dict[Future[list[GameResult]], int] = {
@@ -211,6 +239,9 @@ class Runner:
                     i = pending.pop(future)
                     out[i] = future.result()
                     advance(len(chunks[i]))
+        except KeyboardInterrupt:
+            self._stop_workers()
+            raise Interrupted([result for chunk in out if chunk is not None for result in chunk]) from None
         finally:
             for future in pending:
                 future.cancel()
@@ -224,12 +255,17 @@ class Runner:
         index = {ref: i for i, ref in enumerate(refs)}
         out: list[list[GameResult] | None] = [None] * len(chunks)
         pending = list(refs)
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                i = index[ref]
-                out[i] = ray.get(ref)
-                advance(len(chunks[i]))
+        try:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    i = index[ref]
+                    out[i] = ray.get(ref)
+                    advance(len(chunks[i]))
+        except KeyboardInterrupt:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise Interrupted([result for chunk in out if chunk is not None for result in chunk]) from None
         return [result for chunk in out if chunk is not None for result in chunk]
 
 

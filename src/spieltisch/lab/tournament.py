@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -21,8 +22,9 @@ from spieltisch.bots import Budget
 from spieltisch.engine import get_game
 from spieltisch.lab.config import LabError, check_bot_spec, round_up_games, validate_options
 from spieltisch.lab.play import Entrant, GameResult, GameTask, game_tasks
-from spieltisch.lab.runner import run_tasks
+from spieltisch.lab.runner import Interrupted, run_tasks
 from spieltisch.lab.stats import entrant_name, summarize
+from spieltisch.tables import fits, number_column, text_column
 
 
 @dataclass
@@ -104,13 +106,21 @@ class Tournament:
     def run(
         self, workers: int | None = None, ray_address: str | None = None, progress: bool = False
     ) -> TournamentResult:
-        results = run_tasks(
-            self.tasks(),
-            workers=workers,
-            ray_address=ray_address,
-            progress=progress,
-            description="tournament",
-        )
+        """Play every game; after Ctrl+C the games finished by then, marked
+        ``interrupted`` (raises :class:`Interrupted` when none was)."""
+        try:
+            results = run_tasks(
+                self.tasks(),
+                workers=workers,
+                ray_address=ray_address,
+                progress=progress,
+                description="tournament",
+            )
+        except Interrupted as stop:
+            if not stop.results:
+                raise
+            partial = stop.results
+            return TournamentResult(self, partial, summarize(partial, self.lineup), interrupted=True)
         return TournamentResult(self, results, summarize(results, self.lineup))
 
 
@@ -119,10 +129,13 @@ class TournamentResult:
     tournament: Tournament
     games: list[GameResult]
     summary: dict[str, Any]
+    interrupted: bool = False
+    """Stopped by Ctrl+C: :attr:`games` are the games finished by then."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "config": self.tournament.config_json(),
+            "interrupted": self.interrupted,
             "summary": self.summary,
             "games": [game.to_json() for game in self.games],
         }
@@ -160,7 +173,10 @@ class TournamentResult:
 
     def title(self) -> str:
         t = self.tournament
-        return f"{get_game(t.game).title}: {t.games} games, {t.players} players, seed {t.seed}" + (
+        played = f"{t.games} games"
+        if self.interrupted:
+            played = f"{len(self.games)} of {played} (interrupted)"
+        return f"{get_game(t.game).title}: {played}, {t.players} players, seed {t.seed}" + (
             f", options {json.dumps(t.options)}" if t.options else ""
         )
 
@@ -205,43 +221,47 @@ def win_cells(row: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(row["wins"]), pct(row["rate"]), ci_text(row["ci95"])
 
 
-def summary_table(summary: Mapping[str, Any], title: str) -> Table:
-    table = Table(title=title)
-    for col in (
-        "bot",
-        "seats",
-        "games",
-        "wins / seat-games",
-        "win rate",
-        "95% CI",
-        "score mean",
-        "score sd",
-        "TrueSkill μ±σ",
-        "faults",
-    ):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+def summary_table(summary: Mapping[str, Any], title: str, width: int | None = None) -> Table:
+    """The bots' summary; narrower than ``width`` columns (a terminal's), the
+    narrow layout: the interval under the win rate, the sd under the mean, a
+    lighter frame. No figure is ever cut (:mod:`spieltisch.tables`)."""
+    table = _summary_table(summary, title, narrow=False)
+    if width is not None and not fits(table, width):
+        table = _summary_table(summary, title, narrow=True)
+    return table
+
+
+def _summary_table(summary: Mapping[str, Any], title: str, narrow: bool) -> Table:
+    table = Table(title=title, box=box.SIMPLE_HEAD if narrow else box.HEAVY_HEAD, pad_edge=not narrow)
+    text_column(table, "bot")
+    if narrow:
+        for header in ("seats", "wins /\ngames", "win rate\n95% CI", "score\nmean ±sd", "TrueSkill\nμ±σ",
+                       "faults"):  # fmt: skip
+            number_column(table, header)
+    else:
+        for header in ("seats", "games", "wins / seat-games", "win rate", "95% CI", "score mean", "score sd",
+                       "TrueSkill μ±σ", "faults"):  # fmt: skip
+            number_column(table, header)
     for bot in summary["bots"]:
         r = bot["rating"]
-        table.add_row(
-            bot["bot"],
-            str(bot["entries"]),
-            str(summary["games"]),
-            f"{bot['wins']} / {bot['games']}",
-            pct(bot["rate"]),
-            ci_text(bot["ci95"]),
-            f"{bot['score']['mean']:.1f}",
-            f"{bot['score']['sd']:.1f}",
-            f"{r['mu']:.1f}±{r['sigma']:.1f}",
-            str(bot["faults"]),
-        )
+        wins = f"{bot['wins']} / {bot['games']}"
+        rating = f"{r['mu']:.1f}±{r['sigma']:.1f}"
+        mean, sd = f"{bot['score']['mean']:.1f}", f"{bot['score']['sd']:.1f}"
+        if narrow:
+            rate = f"{pct(bot['rate'])}\n{ci_text(bot['ci95'])}"
+            table.add_row(bot["bot"], str(bot["entries"]), wins, rate, f"{mean}\n±{sd}", rating,
+                          str(bot["faults"]))  # fmt: skip
+        else:
+            table.add_row(bot["bot"], str(bot["entries"]), str(summary["games"]), wins, pct(bot["rate"]),
+                          ci_text(bot["ci95"]), mean, sd, rating, str(bot["faults"]))  # fmt: skip
     return table
 
 
 def print_summary(console: Console, summary: Mapping[str, Any], title: str) -> None:
-    console.print(summary_table(summary, title))
+    console.print(summary_table(summary, title, console.width))
     seats = Table(title="Seats (all bots)")
     for col in ("seat", "wins", "win rate", "95% CI", "score mean"):
-        seats.add_column(col, justify="right")
+        number_column(seats, col)
     for seat in summary["seats"]:
         seats.add_row(str(seat["seat"]), *win_cells(seat), f"{seat['score']['mean']:.1f}")
     console.print(seats)

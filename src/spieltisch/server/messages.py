@@ -488,6 +488,11 @@ class ReviewedDecision(_Out):
     error: float | None = Field(description="Standard error of the difference over the worlds.")
     mark: Literal["mistake", "blunder"] | None
     rated: bool
+    better: bool = Field(
+        default=False,
+        description="The best alternative is clearly better: its loss is clear of the sampling noise and "
+        "at least 0.1 (false in a review stored before reviews reported it).",
+    )
     worlds: int = Field(
         default=0,
         description="Sampled worlds the move played was rated in: the budget's, more where the mark was "

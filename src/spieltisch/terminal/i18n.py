@@ -28,6 +28,14 @@ TEXT: dict[str, dict[str, str]] = {
         "page": "Page {page}/{pages} of {n} — '+' next page, '-' previous, 'all' lists every action",
         "prompt": "Number or notation (? help, q quit)> ",
         "not_accepted": "Not accepted: {reason}",
+        "unreadable": "cannot read '{text}' as a move; write e.g. {example}",
+        "bad_card": "unknown card '{value}' (one of {cards})",
+        "bad_positions": "positions lie within 0..{value}",
+        "bad_insert": "the insert position lies within 0..{value}",
+        "bad_range": "the last position comes before the first",
+        "bad_seat": "seats are 0..{value}",
+        "bad_x5": "the ×5 raccoon multiplies a food card",
+        "since": "Since your last turn",
         "no_item": "there is no menu item {n} (choose 1..{m})",
         "empty": "type a menu number or a move in notation",
         "quit": "Game abandoned. Replay this deal with --seed {seed}.",
@@ -123,6 +131,8 @@ TEXT: dict[str, dict[str, str]] = {
         "effects": "Effects, in order",
         "no_effects": "no effects",
         "pot": "Pot {pot}, won by {winners}",
+        "pot_void": "Pot 0: the hunter voids the round (W-8), nobody scores",
+        "pot_empty": "Pot 0: nobody scores",
         "effect_guardian": "the guardian: negative cards have no effect",
         "effect_hunter": "the hunter: the round is void",
         "effect_grocer": "{who_poss} angry grocer: {target_poss} food is worth 0",
@@ -173,9 +183,9 @@ TEXT: dict[str, dict[str, str]] = {
     },
     "de": {
         "title": "{game} für {players} Spieler — Seed {seed} (dieselbe Verteilung mit --seed {seed})",
-        "seats": "Plätze",
+        "seats": "Sitze",
         "you": "du",
-        "seat": "Platz {seat}",
+        "seat": "Sitz {seat}",
         "round": "Runde {round}/{rounds}",
         "your_decision": "Deine Entscheidung ({who})",
         "your_decision@you": "deine Entscheidung",
@@ -183,26 +193,34 @@ TEXT: dict[str, dict[str, str]] = {
         "page": "Seite {page}/{pages} von {n} — '+' nächste Seite, '-' vorige, 'alle' listet jeden Zug",
         "prompt": "Nummer oder Notation (? Hilfe, q beenden)> ",
         "not_accepted": "Nicht angenommen: {reason}",
+        "unreadable": "'{text}' ist kein Zug, den ich lesen kann; schreibe z. B. {example}",
+        "bad_card": "unbekannte Karte '{value}' (eine von {cards})",
+        "bad_positions": "Positionen liegen zwischen 0 und {value}",
+        "bad_insert": "die Einfügeposition liegt zwischen 0 und {value}",
+        "bad_range": "die letzte Position kommt vor der ersten",
+        "bad_seat": "die Sitze sind 0 bis {value}",
+        "bad_x5": "der ×5-Waschbär verfünffacht eine Futterkarte",
+        "since": "Seit deinem letzten Zug",
         "no_item": "es gibt keinen Menüpunkt {n} (wähle 1..{m})",
         "empty": "gib eine Menünummer oder einen Zug in Notation ein",
         "quit": "Spiel abgebrochen. Dieselbe Verteilung gibt es mit --seed {seed}.",
         "input_ended": "Eingabe beendet.",
         "fault": (
-            "Fehler von {who}: {message} — stattdessen wurde ein zufälliger legaler Zug gespielt "
+            "Aussetzer von {who}: {message} — stattdessen wurde ein zufälliger legaler Zug gespielt "
             "(bisher {count})"
         ),
         "final": "Endergebnis",
         "winner": "Sieg",
         "winners": "Gewinner: {names}",
         "you_win": "Du gewinnst!",
-        "col_seat": "Platz",
+        "col_seat": "Sitz",
         "col_player": "Spieler",
         "col_hand": "Hand",
         "col_chips": "Chips",
         "col_captured": "Gesammelt",
         "col_tokens": "Scout-Marker",
         "col_score": "Punkte",
-        "col_faults": "Fehler",
+        "col_faults": "Aussetzer",
         "col_committed": "Entschieden",
         "col_penalty": "Handabzug",
         "col_points": "Rundenpunkte",
@@ -222,9 +240,7 @@ TEXT: dict[str, dict[str, str]] = {
         "if_flipped": "Umgedreht sähe die Hand so aus",
         "recent": "Letzte Züge",
         "legal": "Legale Züge",
-        "scout_show_hint": (
-            "+ {n} Scout-&-Show-Züge: als Notation eingeben, z. B. '{example}' ('alle' listet sie)"
-        ),
+        "scout_show_hint": "+ {n} Scout & Show per Notation, z. B. '{example}' ('alle' listet sie)",
         "all_legal": "Alle {n} legalen Züge",
         "help_title": "So gibst du einen Zug ein",
         "help_common": (
@@ -243,7 +259,7 @@ TEXT: dict[str, dict[str, str]] = {
             "Karten werden mit ihren Kürzeln geschrieben (F1..F5, X3, X2, X5, HUNTER, GARBAGE, "
             "GROCER, GUARDIAN).\n"
             "  play F5 F4 X3           diese Karten auslegen; 'play -' legt nichts aus\n"
-            "  target 2                dein Obsthändler wählt Platz 2\n"
+            "  target 2                dein Obsthändler wählt Sitz 2\n"
             "  x5 F4                   dein ×5-Waschbär verfünffacht ein F4\n"
             "  discard F1 F2           bis zum Handlimit abwerfen"
         ),
@@ -288,6 +304,8 @@ TEXT: dict[str, dict[str, str]] = {
         "effects": "Effekte, in Reihenfolge",
         "no_effects": "keine Effekte",
         "pot": "Topf {pot}, gewonnen von {winners}",
+        "pot_void": "Topf 0: der Jäger macht die Runde ungültig (W-8), niemand punktet",
+        "pot_empty": "Topf 0: niemand punktet",
         "effect_guardian": "die Wächterin: negative Karten wirken nicht",
         "effect_hunter": "der Jäger: die Runde zählt nicht",
         "effect_grocer": "wütender Obsthändler von {who_dat}: das Futter von {target_dat} zählt 0",
@@ -305,7 +323,7 @@ TEXT: dict[str, dict[str, str]] = {
         "must_keep_play": "Behalte danach eine legale Auslage (W-5).",
         "choose_after_reveal": "Wähle für deine Effektkarte.",
         "nothing": "nichts",
-        "bot_start_failed": "Der Bot auf Platz {seat} ließ sich nicht starten: {message}",
+        "bot_start_failed": "Der Bot auf Sitz {seat} ließ sich nicht starten: {message}",
         "hint": "Tipp: {move} — {reason}",
         "hints_off": "An diesem Tisch gibt es keine Tipps (starte ihn mit --hints).",
         "hints_on": "Tipps sind an: tippe 'tipp' für den Vorschlag des Bots.",
@@ -328,11 +346,11 @@ TEXT: dict[str, dict[str, str]] = {
         "col_round": "Runde",
         "col_played": "Gespielt",
         "col_estimate": "Schätzung",
-        "col_best": "Beste Alternative",
+        "col_best": "Besser wäre",
         "col_best_estimate": "Deren Schätzung",
         "col_loss": "Verlust",
         "col_mark": "Urteil",
-        "col_decisions": "Entscheidungen",
+        "col_decisions": "Bewertet",
         "col_mean_loss": "Mittlerer Verlust",
         "col_mistakes": "Fehler",
         "col_blunders": "Grobe Fehler",
@@ -405,6 +423,11 @@ class Names:
         name = self.labels[seat]
         return name[:1].upper() + name[1:] if self.is_you(seat) else name
 
+    def starts_with_name(self, text: str) -> bool:
+        """Whether ``text`` starts with a player's name other than "you" (``medium #1``:
+        kept as it is at the start of a sentence, as in the tables)."""
+        return any(text.startswith(label) for s, label in enumerate(self.labels) if not self.is_you(s))
+
     def dative_list(self, seats: Sequence[int]) -> str:
         return ", ".join(self.forms(s)["_dat"] for s in seats)
 
@@ -435,7 +458,9 @@ class Texts:
             else:
                 filled[name] = value
         text = template.format(**filled)
-        return text[:1].upper() + text[1:] if start else text
+        if not start or names.starts_with_name(text):  # a name is written one way everywhere
+            return text
+        return text[:1].upper() + text[1:]
 
     def hint_reason(self, reason: str, params: Mapping[str, object], names: Names) -> str:
         """A hint's reason (:mod:`spieltisch.analysis.hints`) in this language: the web

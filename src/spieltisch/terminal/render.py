@@ -15,7 +15,10 @@ from rich.table import Table
 from rich.text import Text
 
 from spieltisch.engine import Action, IllegalActionError, RulesError
+from spieltisch.engine.schmaus.actions import NOTATION_HELP as SCHMAUS_NOTATION
 from spieltisch.engine.schmaus.cards import IDS, NAMES_DE, NAMES_EN
+from spieltisch.engine.scout.actions import NOTATION_HELP as SCOUT_NOTATION
+from spieltisch.tables import lighter, number_column, text_column
 from spieltisch.terminal.i18n import Names, Texts
 from spieltisch.terminal.menu import Menu
 
@@ -245,12 +248,28 @@ def card_name(card: str, lang: str) -> str:
     return names[IDS.index(card)]
 
 
-def refusal(error: RulesError, names: Names, texts: Texts) -> str:
+_UNREADABLE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^unknown Waschbär-Schmaus card '([^']*)'"), "bad_card"),
+    (re.compile(r"positions must lie within 0\.\.(\d+)$"), "bad_positions"),
+    (re.compile(r"insert position must lie within 0\.\.(\d+)$"), "bad_insert"),
+    (re.compile(r"the last position comes before the first$"), "bad_range"),
+    (re.compile(r"seats are 0\.\.(\d+)$"), "bad_seat"),
+    (re.compile(r"the ×5 raccoon multiplies a food card$"), "bad_x5"),
+)
+"""The engine's messages for a malformed action (:class:`InvalidActionError`, English
+only) -> the table's own text; any other is said as "cannot read" (:func:`refusal`)."""
+
+
+def refusal(error: RulesError, names: Names, texts: Texts, game: str = "", typed: str = "") -> str:
     """Why the engine refused an action, in the table's language: the ruling
     id, then the reason with seats as names and card notations as card names
-    (the conventions of :class:`spieltisch.engine.Reasons`)."""
-    if texts.lang == "en" or not isinstance(error, IllegalActionError):
+    (the conventions of :class:`spieltisch.engine.Reasons`). A malformed action
+    (``typed`` in ``game``'s notation) is said by its kind, never in the engine's
+    English."""
+    if texts.lang == "en":
         return str(error)
+    if not isinstance(error, IllegalActionError):
+        return _unreadable(str(error), texts, game, typed)
     template = texts.refusal_template(error.reason)
     if template is None:
         return str(error)
@@ -268,6 +287,17 @@ def refusal(error: RulesError, names: Names, texts: Texts) -> str:
 
     text = template.format(**{k: word(k, v) for k, v in error.params.items()})
     return f"{error.ruling}: {text}" if error.ruling else text
+
+
+def _unreadable(message: str, texts: Texts, game: str, typed: str) -> str:
+    """A malformed action's refusal by its kind (see :data:`_UNREADABLE`)."""
+    for pattern, key in _UNREADABLE:
+        match = pattern.search(message)
+        if match:
+            value = match[1] if match.groups() else ""
+            return texts(key, value=value, cards=", ".join(IDS))
+    example = {"scout": SCOUT_NOTATION, "schmaus": SCHMAUS_NOTATION}.get(game, "")
+    return texts("unreadable", text=typed.strip(), example=example)
 
 
 def schmaus_hand(cards: Sequence[str], texts: Texts) -> Table:
@@ -330,10 +360,7 @@ def schmaus_status(
     parts.append(table)
     parts.append(Text(texts("draw_pile", n=view["draw_pile_size"])))
     discard = list(view["discard"])
-    shown = " ".join(discard[-12:]) if discard else texts("empty_pile")
-    if len(discard) > 12:
-        shown = "… " + shown
-    parts.append(Text(texts("discard_pile", n=len(discard), cards=shown)))
+    parts.append(Text(texts("discard_pile", n=len(discard), cards=pile_text(discard, texts))))
     gap: list[RenderableType] = [] if compact else [Text("")]
     if view.get("revealed"):
         parts.extend(gap)
@@ -353,6 +380,17 @@ def schmaus_status(
             if view.get("must_keep_play"):
                 parts.append(Text(texts("must_keep_play"), style="italic"))
     return Group(*parts)
+
+
+def pile_text(cards: Sequence[str], texts: Texts) -> str:
+    """A public pile by card names in the table's language, counted: "berries (3), nuts"
+    (not "×3": some names have a × of their own)."""
+    if not cards:
+        return texts("empty_pile")
+    counts = Counter(cards)
+    return ", ".join(
+        card_name(c, texts.lang) + (f" ({counts[c]})" if counts[c] > 1 else "") for c in IDS if counts[c]
+    )
 
 
 def _lay_text(cards: Sequence[str], texts: Texts) -> str:
@@ -381,8 +419,10 @@ def schmaus_round_summary(result: Mapping[str, Any], names: Names, texts: Texts)
     table.add_column(texts("col_won"), justify="right")
     table.add_column(texts("col_draws"), justify="right")
     table.add_column(texts("col_total"), justify="right")
+    void = bool(result.get("hunter")) and not result.get("guardian")  # W-8: nobody scores
+    nobody = void or not result["pot"]
     for s in range(n):
-        mark = " ★" if s in result["winners"] else ""
+        mark = " ★" if s in result["winners"] and not nobody else ""
         table.add_row(
             names.cell(s) + mark,
             _lay_text(result["plays"][s], texts),
@@ -397,7 +437,13 @@ def schmaus_round_summary(result: Mapping[str, Any], names: Names, texts: Texts)
         lines.extend(Text(f"  {i}. {e}") for i, e in enumerate(effects, 1))
     else:
         lines.append(Text(f"  {texts('no_effects')}"))
-    lines.append(Text(texts("pot", pot=result["pot"], winners=names.dative_list(result["winners"]))))
+    if void:
+        pot = texts("pot_void")
+    elif nobody:
+        pot = texts("pot_empty")
+    else:
+        pot = texts("pot", pot=result["pot"], winners=names.dative_list(result["winners"]))
+    lines.append(Text(pot))
     return Group(*lines)
 
 
@@ -570,9 +616,12 @@ def recent_log(lines: Sequence[str], texts: Texts, limit: int = 8) -> Group:
 # -- the review (docs/review.md, "Terminal") ------------------------------------------
 
 
-def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, texts: Texts) -> Group:
+def review_tables(
+    result: Mapping[str, Any], mine: Sequence[int], names: Names, texts: Texts, width: int = 80
+) -> Group:
     """A review (``Review.to_json()``): the marked decisions of the seats ``mine``
-    (the people at the keyboard), then the summary of every reviewed seat."""
+    (the people at the keyboard), then the summary of every reviewed seat; the
+    tables fit ``width`` columns without cutting a figure or a header."""
     limits = result["thresholds"]
     parts: list[RenderableType] = [
         Text(
@@ -588,22 +637,24 @@ def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, 
             parts.append(Text(texts.say("review_none", names, who=seat)))
             continue
         table = Table(title=texts.say("review_marked", names, who=seat), header_style="bold")
-        for key in ("col_move", "col_round", "col_played", "col_estimate", "col_best", "col_best_estimate"):
-            table.add_column(texts(key), justify="right" if key in ("col_move", "col_round") else "left")
-        table.add_column(texts("col_loss"), justify="right")
-        table.add_column(texts("col_mark"))
+        number_column(table, texts("col_move"))
+        number_column(table, texts("col_round"))
+        for key in ("col_played", "col_estimate", "col_best", "col_best_estimate"):
+            (text_column if key in ("col_played", "col_best") else number_column)(table, texts(key))
+        number_column(table, texts("col_loss"))
+        text_column(table, texts("col_mark"))
         for d in marked:
             table.add_row(
                 str(d["number"]), str(d["round"]), d["played"], f"{d['played_estimate']:+.1f}",
                 d["best"] or "", f"{d['best_estimate']:+.1f}", f"{d['loss']:.1f}",
                 Text(texts(f"mark_{d['mark']}"), style="bold red" if d["mark"] == "blunder" else "yellow"),
             )  # fmt: skip
-        parts.append(table)
+        parts.append(lighter(table, width))
     summary = Table(title=texts("review_summary"), header_style="bold")
-    summary.add_column(texts("col_player"))
+    text_column(summary, texts("col_player"))
     for key in ("col_decisions", "col_mean_loss", "col_mistakes", "col_blunders"):
-        summary.add_column(texts(key), justify="right")
-    summary.add_column(texts("col_biggest"))
+        number_column(summary, texts(key))
+    text_column(summary, texts("col_biggest"))
     loss = {(d["seat"], d["number"]): d["loss"] for d in decisions}
     for s in result["summary"]:
         biggest = ", ".join(f"#{n}: {loss[s['seat'], n]:.1f}" for n in s["biggest"]) or "-"
@@ -611,5 +662,5 @@ def review_tables(result: Mapping[str, Any], mine: Sequence[int], names: Names, 
             names.cell(s["seat"]), str(s["rated"]), f"{s['accuracy']:.1f}", str(s["mistakes"]),
             str(s["blunders"]), biggest,
         )  # fmt: skip
-    parts.append(summary)
+    parts.append(lighter(summary, width))
     return Group(*parts)

@@ -20,6 +20,7 @@ from rich.text import Text
 from spieltisch.analysis.review import Review, ReviewBudget, ReviewError, load_record, review
 from spieltisch.engine import get_game
 from spieltisch.progress import EtaColumn, count_columns
+from spieltisch.tables import lighter, number_column, text_column
 
 
 def run_review(
@@ -67,21 +68,22 @@ def print_review(result: Review, console: Any) -> None:
         f"(worlds x playouts); utility: {result.utility}; mistake ≥ {result.thresholds['mistake']:g}, "
         f"blunder ≥ {result.thresholds['blunder']:g}"
     )
+    width = console.width
     marked = [d for d in result.decisions if d.mark]
     if marked:
         table = Table(title="Mistakes and blunders")
-        for col in ("#", "seat", "round", "played", "estimate", "best", "estimate ", "loss", "mark"):
-            table.add_column(col, justify="right" if col in ("#", "seat", "round", "loss") else "left")
+        for col in ("#", "seat", "round", "played", "estimate", "best", "its\nestimate", "loss", "mark"):
+            (text_column if col in ("played", "best", "mark") else number_column)(table, col)
         for d in marked:
             table.add_row(
                 str(d.number), str(d.seat), str(d.round), d.played, f"{d.played_estimate:+.2f}",
                 d.best or "", f"{d.best_estimate:+.2f}", f"{d.loss:.2f}", d.mark or "",
             )  # fmt: skip
-        console.print(table)
+        console.print(lighter(table, width))
     summary = Table(title="Summary per player")
     for col in ("seat", "decisions", "rated", "mean loss", "mistakes", "blunders"):
-        summary.add_column(col, justify="right")
-    summary.add_column("biggest (action #: loss)")
+        number_column(summary, col)
+    text_column(summary, "biggest (action #: loss)")
     by_number = {(d.seat, d.number): d for d in result.decisions}
     for s in result.summary:
         biggest = ", ".join(f"#{n}: {by_number[s.seat, n].loss:.2f}" for n in s.biggest)
@@ -89,7 +91,7 @@ def print_review(result: Review, console: Any) -> None:
             str(s.seat), str(s.decisions), str(s.rated), f"{s.accuracy:.2f}",
             str(s.mistakes), str(s.blunders), biggest or "-",
         )  # fmt: skip
-    console.print(summary)
+    console.print(lighter(summary, width))
 
 
 class RateColumn(ProgressColumn):

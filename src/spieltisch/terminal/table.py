@@ -10,6 +10,7 @@ the engine validates.
 from __future__ import annotations
 
 import json
+import os
 import random
 import select
 import time
@@ -43,8 +44,13 @@ from spieltisch.terminal.menu import (
 
 RECENT = 8
 """Log lines shown above a decision when the terminal is tall enough."""
+SINCE = 4
+"""Lines at most of the "since your last turn" summary above the prompt."""
 REVIEW_BUDGET = "8"
 """Sampled worlds per decision of the review offered after a game."""
+REVIEW_WORKERS = min(2, os.cpu_count() or 1)
+"""Processes that review after a game (the game is over: both cores are free; the
+review is the same for any number)."""
 
 
 class LineInput(Protocol):
@@ -53,12 +59,17 @@ class LineInput(Protocol):
     def readline(self) -> str: ...
 
 
-class Abandoned(Exception):
-    """The human quit, or the input ended."""
+INTERRUPTED = 130
+"""The exit code after Ctrl+C (128 + SIGINT, as shells report it)."""
 
-    def __init__(self, by_input_end: bool) -> None:
-        super().__init__("input ended" if by_input_end else "quit")
+
+class Abandoned(Exception):
+    """The human quit, the input ended or Ctrl+C was pressed."""
+
+    def __init__(self, by_input_end: bool, interrupted: bool = False) -> None:
+        super().__init__("input ended" if by_input_end else "interrupted" if interrupted else "quit")
         self.by_input_end = by_input_end
+        self.interrupted = interrupted
 
 
 def make_bots(config: PlayConfig) -> dict[int, Bot]:
@@ -120,6 +131,8 @@ class TerminalTable:
         self.faults = [0] * config.players
         self.fault_messages: list[str] = []
         self.log: list[str] = []
+        self.seen: dict[int, int] = {}
+        """Per person: how much of the log they have seen (it is summed up before their prompt)."""
         self.fallback = random.Random(f"terminal/{config.seed}/fallback")
         self.results_shown = 0
         self.clocks: Clocks | None = None
@@ -146,24 +159,33 @@ class TerminalTable:
 
     # -- the game loop -----------------------------------------------------------
     def run(self) -> int:
-        """Play to the end (0), or until the human quits (0) or input ends (1)."""
+        """Play to the end (0), or until the human quits (0), input ends (1) or
+        Ctrl+C (130: the seed to replay the deal is printed as after ``q``)."""
         try:
-            self._header()
-            if self.clocks is not None:
-                self.clocks.start(self.state.to_move(), time.monotonic())
-            while not self.state.is_over():
-                self._decision_round()
-            self._finish()
+            try:
+                self._header()
+                if self.clocks is not None:
+                    self.clocks.start(self.state.to_move(), time.monotonic())
+                while not self.state.is_over():
+                    self._decision_round()
+                self._finish()
+            except KeyboardInterrupt:
+                self.console.print()
+                raise Abandoned(by_input_end=False, interrupted=True) from None
             self._save_record()
             if self.offer_review:
-                self._review()
+                try:
+                    self._review()
+                except KeyboardInterrupt:
+                    self.console.print()
+                    return INTERRUPTED
             return 0
         except Abandoned as exc:
             if exc.by_input_end:
                 self.console.print(self.texts("input_ended"))
             self.console.print(self.texts("quit", seed=self.config.seed), style="bold")
             self._save_record()
-            return 1 if exc.by_input_end else 0
+            return INTERRUPTED if exc.interrupted else 1 if exc.by_input_end else 0
         finally:
             for bot in [*self.bots.values(), *self.stand_ins.values()]:
                 bot.close()
@@ -207,6 +229,8 @@ class TerminalTable:
                 after = self.state.to_move() if not self.state.is_over() else ()
                 self.clocks.moved([seat], movers_before, after, time.monotonic())
             self._event(seat, action, before)
+            if seat in self.humans:
+                self.seen[seat] = len(self.log)
             self._show_results()
         self._show_reveal(key)
 
@@ -285,6 +309,7 @@ class TerminalTable:
         while self.results_shown < len(results):
             result = results[self.results_shown]
             self.results_shown += 1
+            self.seen = dict.fromkeys(self.humans, len(self.log))  # the summary tells the round's end
             self.console.print()
             if self.game.name == "scout":
                 self.console.print(render.scout_round_summary(result, self.names, self.texts))
@@ -364,10 +389,13 @@ class TerminalTable:
             task = bar.add_task("review", total=None)
             result = review(
                 start, record.actions, record.seed, budget=ReviewBudget.parse(self.review_budget),
-                advance=lambda n: bar.advance(task, n), on_total=lambda n: bar.update(task, total=n),
+                workers=REVIEW_WORKERS, advance=lambda n: bar.advance(task, n),
+                on_total=lambda n: bar.update(task, total=n),
             )  # fmt: skip
         self.console.print(
-            render.review_tables(result.to_json(), sorted(self.humans), self.names, self.texts)
+            render.review_tables(
+                result.to_json(), sorted(self.humans), self.names, self.texts, self.console.width
+            )
         )
 
     def _hint(self, seat: int) -> None:
@@ -436,7 +464,7 @@ class TerminalTable:
                     action = self.game.parse_action(command.text)
                     self.state.check(seat, action)
                 except RulesError as exc:
-                    message = render.refusal(exc, self.names, self.texts)
+                    message = render.refusal(exc, self.names, self.texts, self.game.name, command.text)
                     continue
                 return action
 
@@ -471,12 +499,15 @@ class TerminalTable:
         if used + whole_menu > room:
             shown = status(True)
             used = self._lines(shown) + 1
+        mark = self.seen.get(seat, 0)
+        since = self._since(self.log[mark:], min(SINCE, max(1, room - used - fixed - 3)))
+        used += self._lines(since) if since is not None else 0
         menu_rows = max(2, room - used - fixed)
         menu_view, pages = render.menu_table(
             self.game.name, menu, view, self.texts, width, rows=menu_rows, page=page
         )
         left = room - used - self._lines(menu_view)
-        recent = render.recent_log(self.log, self.texts, min(RECENT, left - 1) if left >= 2 else 0)
+        recent = render.recent_log(self.log[:mark], self.texts, min(RECENT, left - 1) if left >= 2 else 0)
         self.console.print()
         self.console.print(shown)
         self.console.print(recent)
@@ -486,9 +517,25 @@ class TerminalTable:
             then = self.texts("clock_bot", level=self.config.stand_in)
             self.console.print(Text(f"{clock} — {then}", style="bold"))
         self.console.print(menu_view)
+        if since is not None:
+            self.console.print(since)
         if message:
             self._refuse(message)
         return pages
+
+    def _since(self, lines: list[str], most: int) -> Text | None:
+        """What the others did since this person's last decision, on at most ``most``
+        lines right above the prompt (the oldest moves give way, marked "…"), so that
+        the bots' moves do not scroll away on a small terminal."""
+        if not lines:
+            return None
+        shown = list(lines)
+        while True:
+            more = "… " if len(shown) < len(lines) else ""
+            text = Text.assemble((f"{self.texts('since')}: ", "bold"), more, " · ".join(shown))
+            if len(shown) == 1 or self._lines(text) <= most:
+                return text
+            shown.pop(0)
 
     def _refuse(self, reason: str) -> None:
         self.console.print(Text(self.texts("not_accepted", reason=reason), style="bold yellow"))
@@ -510,7 +557,11 @@ class TerminalTable:
 
     def _header(self) -> None:
         title = self.texts("title", game=self.game.title, players=self.config.players, seed=self.config.seed)
-        self.console.rule(Text(title, style="bold"))
+        if len(title) + 6 <= self.console.width:
+            self.console.rule(Text(title, style="bold"))
+        else:  # a rule would cut the title, and the seed to replay the deal with it
+            self.console.rule()
+            self.console.print(Text(title, style="bold"))
         seats = ", ".join(f"{s}: {self.names.cell(s)}" for s in range(len(self.names)))
         self.console.print(f"{self.texts('seats')}: {seats}")
         if self.config.hints:

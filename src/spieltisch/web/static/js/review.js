@@ -82,9 +82,10 @@ export function moveText(game, text, frame, seat, name) {
     if (m && table.length) {
       const taken = m[1] === "L" ? table[0] : table[table.length - 1];
       const card = m[2] ? bottom(taken) : top(taken);
-      if (m[4] === undefined) return t("move.scout", { card });
+      const where = gapText(numbers, +m[3]);
+      if (m[4] === undefined) return t("move.scout", { card, where });
       const after = [...numbers.slice(0, +m[3]), card, ...numbers.slice(+m[3])];
-      return t("move.scoutShow", { card, cards: run(after, +m[4], +(m[5] ?? m[4])) });
+      return t("move.scoutShow", { card, where, cards: run(after, +m[4], +(m[5] ?? m[4])) });
     }
     return text;
   }
@@ -94,6 +95,14 @@ export function moveText(game, text, frame, seat, name) {
   if (verb === "x5") return t("move.x5", { card: schmausName(args[0]) });
   if (verb === "discard") return t("move.discard", { cards: args.map(schmausName).join(", ") });
   return text;
+}
+
+/** Where a scouted card goes in the hand `numbers` (insert position `at`), by its neighbours. */
+function gapText(numbers, at) {
+  if (!numbers.length) return t("move.gapOnly");
+  if (at === 0) return t("move.gapFirst", { right: numbers[0] });
+  if (at >= numbers.length) return t("move.gapLast", { left: numbers[numbers.length - 1] });
+  return t("move.gapBetween", { left: numbers[at - 1], right: numbers[at] });
 }
 
 function number(x, signed = true) {
@@ -233,7 +242,9 @@ export function stepRating(game, rv, frames, index, name) {
     ? t("review.notRated")
     : d.best === d.played || !d.loss
       ? t("review.stepBest", { estimate: number(d.played_estimate) })
-      : t("review.step", { best: moveText(game, d.best, before, d.seat, name), loss: number(d.loss, false) });
+      : !(d.better || d.mark) // a loss within the sampling noise: no "better" move
+        ? t("review.stepEven", { estimate: number(d.played_estimate) })
+        : t("review.step", { best: moveText(game, d.best, before, d.seat, name), loss: number(d.loss, false) });
   return h("p.replay-rating", { "data-testid": "replay-rating" }, markBadge(d.mark), " ", text);
 }
 
