@@ -15,7 +15,7 @@ from spieltisch.server.codes import new_secret
 from spieltisch.server.commands import Claim, Join, Rematch
 from spieltisch.server.directory import RoomDirectory, SeatSpec
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import Addresses, CountUnavailable
+from spieltisch.server.limits import Addresses, CountUnavailable, retry_after
 from spieltisch.server.messages import (
     ClaimIn,
     ClaimOut,
@@ -82,7 +82,7 @@ async def charge_room(addresses: Addresses, request: Request) -> None:
             429,
             f"rooms_per_minute: at most {addresses.limits.rooms_per_minute} new rooms per minute from one "
             f"address; try again in {wait:.0f} s",
-            headers={"Retry-After": str(max(1, round(wait)))},
+            headers=retry_after(wait),
         )
 
 
@@ -94,12 +94,14 @@ def rooms_api(
     ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
     :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
 
-    def not_guessing(request: Request) -> None:
+    async def not_guessing(request: Request) -> None:
         if "code" in request.path_params:
-            wait = addresses.locked_out(client_address(request.client))
+            try:
+                wait = await addresses.locked_out_async(client_address(request.client))
+            except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
+                raise HTTPException(503, str(exc)) from None
             if wait is not None:
-                retry = {"Retry-After": str(max(1, round(wait)))}
-                raise HTTPException(429, addresses.locked_text(wait), headers=retry)
+                raise HTTPException(429, addresses.locked_text(wait), headers=retry_after(wait))
 
     router = APIRouter(dependencies=[Depends(not_guessing)])
 

@@ -23,6 +23,13 @@ def normalize_code(code: str) -> str:
     return code.strip().upper()
 
 
+def split_name(name: str) -> tuple[str, str | None]:
+    """A room's name in a URL: its code, and the invite key after a ``-`` if any
+    (``K7QX2M-...``: docs/protocol.md, "Room names")."""
+    code, _, key = normalize_code(name).partition("-")
+    return code, key or None
+
+
 def new_secret() -> str:
     return secrets.token_urlsafe(18)
 

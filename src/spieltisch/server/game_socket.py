@@ -49,14 +49,14 @@ def game_socket(
             await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
             return
         address = client_address(websocket.client)
-        wait = addresses.locked_out(address)
-        if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
-            await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
-            return
         try:
-            admitted = await addresses.open_socket_async(address)
+            wait = await addresses.locked_out_async(address)
+            admitted = wait is None and await addresses.open_socket_async(address)
         except CountUnavailable as exc:  # not let through uncounted: try another worker
             await _refuse(websocket, "unavailable", str(exc), 1013)
+            return
+        if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
+            await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
             return
         if not admitted:
             await _refuse(
@@ -74,7 +74,7 @@ def game_socket(
                 if exc.status == 409:  # a stored record this engine cannot open at all
                     await _refuse(websocket, "archived", exc.detail, 4409)
                 else:
-                    addresses.miss(address)
+                    await addresses.miss_async(address)
                     await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
             shutdown.sockets.add(websocket)
@@ -169,10 +169,13 @@ async def _greet(
     if not room.check_seat(seat, secret):
         await room.hooks.refresh(room)  # the seat may have been taken through another worker just now
     if not room.check_seat(seat, secret):
-        addresses.miss(address)
-        await _refuse(
-            websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403, ref
-        )
+        await addresses.miss_async(address)
+        wait = await addresses.room_miss_async(room.code)
+        if wait is not None:  # the room's failures from every address (issue #34)
+            await _refuse(websocket, "rate_limited", addresses.room_text(room.code, wait), 1008, ref)
+        else:
+            text = f"seat {seat} of room {room.code}: wrong or missing secret"
+            await _refuse(websocket, "forbidden", text, 4403, ref)
         return None
     return seat, ref
 
