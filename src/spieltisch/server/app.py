@@ -107,7 +107,14 @@ def create_app(
         owner = cluster = Cluster(redis, prefix, name=worker_name)
         # With several workers, sockets and rooms per address are counted across all of them.
         addresses = SharedAddresses(limits, cluster)
-    directory = RoomDirectory(store, pool, owner, bot_delay=bot_delay, turn_notices=TurnNotices(mailer))
+    directory = RoomDirectory(
+        store,
+        pool,
+        owner,
+        bot_delay=bot_delay,
+        turn_notices=TurnNotices(mailer),
+        private=bool(limits.private_rooms),
+    )
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
     shutdown = Shutdown(owner)

@@ -53,6 +53,13 @@ class Limits:
     ``429`` and ``Retry-After`` (on a socket ``rate_limited``) until the oldest is an hour
     old. A right secret and a join that finds a free seat always pass, so nobody can lock
     the room's players out (docs/deploy.md, "Threat model"; with ``--redis``: all workers)."""
+    private_rooms: int = _limit(
+        1, "1: a started game opens only by its invite link or a seat's secret; 0: by its code too."
+    )
+    """``1`` (any other than 0): a game that has started opens only by its invite link (``/r/CODE-KEY``) or a
+    seat's secret; its 6-letter code alone answers as a room that does not exist, so that
+    guessing codes finds only rooms still waiting for players. ``0``: the code opens every
+    room (a public server where anyone may watch by code). docs/deploy.md, "Threat model"."""
     hello_timeout: float = _limit(10.0, "Seconds a new socket has to send its hello.")
     """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
     request_timeout: float = _limit(10.0, "Seconds a client has to send a request line and its headers.")
