@@ -128,17 +128,13 @@ class RoomDirectory:
         guessing codes finds no game that has started (docs/deploy.md, "Threat model")."""
         code, key = split_name(name)
         room = await self.room(code)
-        if not self.private or room.admits(key) or self._seated(room, seat, secret):
-            return room
-        if seat is not None:
+        seated = seat is not None and room.check_seat(seat, secret)
+        if seat is not None and not seated:
             await room.hooks.refresh(room)  # (a cluster: the seat may have been taken elsewhere)
-            if self._seated(room, seat, secret):
-                return room
+            seated = room.check_seat(seat, secret)
+        if seated or not self.private or room.admits(key):
+            return room
         raise RoomError(404, f"no room {code}")
-
-    @staticmethod
-    def _seated(room: Room, seat: int | None, secret: str | None) -> bool:
-        return seat is not None and room.check_seat(seat, secret)
 
     async def _load(self, code: str) -> Room:
         if not plausible(code):

@@ -53,13 +53,9 @@ def game_socket(
             return
         address = client_address(websocket.client)
         try:
-            wait = await addresses.locked_out_async(address)
-            counted = wait is None and await addresses.open_socket_async(address)
+            counted = await addresses.open_socket_async(address)
         except CountUnavailable as exc:  # not let through uncounted: try another worker
             await _refuse(websocket, "unavailable", str(exc), 1013)
-            return
-        if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
-            await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
             return
         if not counted:
             await _refuse(
@@ -71,6 +67,14 @@ def game_socket(
             )
             return
         try:
+            try:
+                wait = await addresses.locked_out_async(address)
+            except CountUnavailable as exc:
+                await _refuse(websocket, "unavailable", str(exc), 1013)
+                return
+            if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
+                await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
+                return
             try:
                 room = await directory.room(code)
             except RoomError as exc:
