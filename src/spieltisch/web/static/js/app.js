@@ -510,11 +510,11 @@ function loadTokens(room) {
   }
 }
 
-function roomPage(name) {
+function roomPage(roomName) {
   // `code`: the room's 6 letters (shown, and the key of its remembered seat); `ref`: how the
   // requests name it, its invite name CODE-KEY as soon as the server has told it (adopt).
-  const code = name.split("-")[0];
-  let ref = name;
+  const code = roomName.split("-")[0];
+  let ref = roomName;
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.has("seat") && frag.has("secret")) {
     saveSeat(code, Number(frag.get("seat")), frag.get("secret"));
@@ -770,7 +770,7 @@ function roomPage(name) {
       if (!target) target = (await api("POST", `/api/rooms/${ref}/rematch`, { seat: st.seat.seat, secret: st.seat.secret })).room;
       const claim = await api("POST", `/api/rooms/${target}/claim`, { from: code, seat: st.seat.seat, secret: st.seat.secret });
       saveSeat(claim.room, claim.seat, claim.secret);
-      navigate(`/r/${claim.room}`);
+      navigate(room.invite.replace(room.room, claim.room)); // the rematch keeps the invite key
     } catch (err) {
       st.notice = err.message;
       render();
