@@ -12,6 +12,7 @@ tests/server/test_cluster_limits.py.
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from collections.abc import Iterator
@@ -176,12 +177,20 @@ def _guesses_on_a_socket(srv: ServerThread, name: str) -> list[str]:
     return out
 
 
-def test_the_room_lock_counts_sockets_and_echoes_the_ref(make_server: Any) -> None:
+def test_the_room_lock_counts_sockets_and_echoes_the_ref(
+    make_server: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     srv = make_server(room_misses_per_hour=5)
     with srv.client() as client:
         data, _ = open_table(client, 2, 2)
     name = data["invite"].removeprefix("/r/")
-    assert _guesses_on_a_socket(srv, name) == ["forbidden"] * 5 + ["rate_limited"] * 7
+    with caplog.at_level(logging.WARNING, logger="spieltisch.server"):
+        assert _guesses_on_a_socket(srv, name) == ["forbidden"] * 5 + ["rate_limited"] * 7
+    said = [r.getMessage() for r in caplog.records if "room_misses_per_hour" in r.getMessage()]
+    assert said == [
+        f"room {data['room']}: 5 failed joins or wrong secrets in the last hour (room_misses_per_hour); "
+        "further ones are refused with 429 - is somebody guessing?"
+    ]  # once
     assert first(ws_url(srv, name), "10.7.1.1")["type"] == "state"  # watching is no failure
     with connect(f"{srv.ws}/ws/{name}", additional_headers=at("10.7.1.2")) as ws:
         ws.send(json.dumps({"type": "hello", "seat": 1, "secret": "nope", "ref": "mine"}))
