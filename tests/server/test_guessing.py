@@ -266,8 +266,8 @@ def test_rooms_stored_before_invite_keys_open_by_their_code(make_server: Any) ->
 def test_the_invite_keys_revision_keeps_the_stored_rooms(tmp_path: Path) -> None:
     """Revision 0006 adds ``rooms.invite`` (NULL for the rooms stored before) and takes
     it away again; a store opened on an older database upgrades it, its rooms intact."""
-    rev = migration_revision("0006_invite_keys")
-    assert (rev.revision, rev.down_revision) == ("0006_invite_keys", "0005_bot_memory")
+    rev = migration_revision("0007_invite_keys")
+    assert (rev.revision, rev.down_revision) == ("0007_invite_keys", "0006_lobby")
     url = f"sqlite:///{tmp_path / 'old.db'}"
     store = Store(url)
     seats = [SeatRow(0, "human", name="Alice", secret_hash="h", taken=True), SeatRow(1, "human")]
@@ -276,13 +276,13 @@ def test_the_invite_keys_revision_keeps_the_stored_rooms(tmp_path: Path) -> None
     engine = sa.create_engine(url)
     try:
         with engine.begin() as conn:
-            alembic_command.downgrade(migrate.alembic_config(conn, ""), "0005_bot_memory")
+            alembic_command.downgrade(migrate.alembic_config(conn, ""), "0006_lobby")
             assert "invite" not in {c["name"] for c in sa.inspect(conn).get_columns("rooms")}
     finally:
         engine.dispose()
     store = Store(url)  # upgraded again when it opens
     try:
-        assert migrate.current(url, "").current == migrate.head() == "0006_invite_keys"
+        assert migrate.current(url, "").current == migrate.head() == "0007_invite_keys"
         row = store.load("BEFORE")
         assert row is not None and row.invite is None and row.seats[0].name == "Alice"
     finally:
