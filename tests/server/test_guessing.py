@@ -30,6 +30,7 @@ from websockets.sync.client import ClientConnection, connect
 from spieltisch.server import migrate
 from spieltisch.server.codes import ALPHABET, CODE_LENGTH, KEY_LENGTH
 from spieltisch.server.limits import Limits
+from spieltisch.server.quickplay import TICKET_HEADER
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
 HUMAN = {"kind": "human"}
@@ -249,6 +250,27 @@ def test_a_started_game_opens_only_by_its_invite_link_or_a_seats_secret(make_ser
     assert first(ws_url(srv, name), "10.9.0.1")["type"] == "state"
     assert first(ws_url(srv, name, 1, "wrong"), "10.9.0.1")["code"] == "forbidden"
     assert first(ws_url(srv, code, 1, bob["secret"]), "10.9.0.1")["type"] == "state"
+
+
+def test_a_quick_play_game_is_private_too(make_server: Any) -> None:
+    srv = make_server()
+    with srv.client() as client:
+        ticket = {
+            TICKET_HEADER: client.post(
+                "/api/quickplay", json={"game": "scout", "players": 2, "bots_after": 0}
+            ).json()["ticket"]
+        }
+        deadline = time.monotonic() + 20
+        status = client.get("/api/quickplay", headers=ticket).json()
+        while status["status"] != "seated":
+            assert time.monotonic() < deadline, status
+            time.sleep(0.2)
+            status = client.get("/api/quickplay", headers=ticket).json()
+        code = status["room"]
+        assert client.get(f"/api/rooms/{code}").status_code == 404
+        info = client.get(f"/api/rooms/{code}", headers=seat_headers(status["seat"], status["secret"])).json()
+        assert info["invite"].startswith(f"/r/{code}-")
+        assert client.get(f"/api/rooms/{info['invite'].removeprefix('/r/')}").status_code == 200
 
 
 def test_rooms_stored_before_invite_keys_open_by_their_code(make_server: Any) -> None:
