@@ -3,6 +3,7 @@ tables are listed live and joined with one click."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import httpx
@@ -94,9 +95,10 @@ def test_a_turn_based_game_waits_for_you_in_your_games(live_server: LiveServer, 
     page.get_by_test_id("name-input").fill("Tess")
     page.get_by_test_id("email-input").fill("tess@example.org")  # turn notices (SMTP: tests/server)
     page.get_by_test_id("create-room").click()
-    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
-    code = page.url.rsplit("/", 1)[1]
-    assert httpx.get(f"{base}/api/rooms/{code}").json()["clock"]["move"] == 48 * 3600
+    page.wait_for_url(INVITE_URL)
+    name = page.url.rsplit("/", 1)[1]
+    code = name.split("-")[0]
+    assert httpx.get(f"{base}/api/rooms/{name}").json()["clock"]["move"] == 48 * 3600
     page.get_by_role("link", name="Spieltisch").click()
     entry = page.get_by_test_id(f"mine-{code}")
     expect(page.get_by_test_id(f"mine-turn-{code}")).to_have_text("Du bist dran")

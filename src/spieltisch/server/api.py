@@ -197,17 +197,26 @@ def rooms_api(
         return await replay_of(await directory.find(code, seat, secret), seat, secret)
 
     @router.get("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 429))
-    async def review_status(code: str) -> dict[str, Any]:
+    async def review_status(
+        code: str,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
         """The review of a finished game (docs/review.md): ``done`` with every seat's
         review when it is stored, ``running`` with the progress, or ``none``."""
-        room = await directory.find(code)
+        room = await directory.find(code, seat, secret)
         return await reviewer.status(room.code, record(room), start=False)
 
     @router.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 503, 429))
-    async def review_start(code: str) -> dict[str, Any]:
+    async def review_start(
+        code: str,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
         """Start the review of a finished game (or answer the stored one at once). The
-        game is over and every card public: any seat or spectator may ask."""
-        room = await directory.find(code)
+        game is over and every card public: any seat or spectator may ask (by the invite
+        link, or by the code with a seat's secret in the headers)."""
+        room = await directory.find(code, seat, secret)
         return await reviewer.status(room.code, record(room), start=True)
 
     return router
