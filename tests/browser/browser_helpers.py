@@ -23,6 +23,8 @@ from spieltisch.server.limits import Limits
 
 ROOM = "[data-testid=room]"
 
+INVITE_URL = re.compile(r"/r/[A-Z0-9]{6}-[A-Z0-9]{26}$")
+"""A room's invite link, ``/r/CODE-KEY`` (docs/protocol.md, "Room names"): where a table is."""
 BROWSER_LIMITS = Limits(rooms_per_minute=0, misses_per_hour=0)
 """The test session opens rooms faster than the default 10 per minute per address
 allows (every test comes from 127.0.0.1); the limit itself is tested in tests/server."""
@@ -93,7 +95,7 @@ def create_room(
             control.fill(value)
     page.get_by_test_id("name-input").fill(name)
     page.get_by_test_id("create-room").click()
-    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
+    page.wait_for_url(INVITE_URL)
     return page.url
 
 

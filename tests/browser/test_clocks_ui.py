@@ -3,11 +3,10 @@ stand-in bots"), in English and German, with the accessibility audit on every ne
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, check_screen, create_room
+from browser_helpers import INVITE_URL, LiveServer, check_screen, create_room
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -52,7 +51,7 @@ def test_the_clock_settings_of_the_start_page_make_a_ticking_clock(
     check_screen(page, "the start page with the clock settings open")
     page.get_by_test_id("name-input").fill("Alice")
     page.get_by_test_id("create-room").click()
-    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
+    page.wait_for_url(INVITE_URL)
     clock = page.get_by_test_id("clock-0")
     expect(clock).to_contain_text("+ 2:00")  # this decision's time + the bank
     expect(page.get_by_test_id("clock-info")).to_have_text("0:30 per decision · 2:00 bank · 1:00 grace")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
-from browser_helpers import ROOM, LiveServer, check_screen
+from browser_helpers import INVITE_URL, ROOM, LiveServer, check_screen
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -37,14 +37,14 @@ def test_quick_play_seats_three_people_in_one_game(live_server: LiveServer, new_
     expect(ann.get_by_test_id("queue-line")).to_contain_text("2 waiting in quick play")  # live, no reload
     cid = new_page()
     _quick_play(cid, base, "Cid")
-    codes = set()
-    for page in (ann, ben, cid):
-        page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"), timeout=20_000)
+    names = set()
+    for page in (ann, ben, cid):  # each at the game's invite link /r/CODE-KEY
+        page.wait_for_url(INVITE_URL, timeout=20_000)
         expect(page.locator(ROOM)).to_have_count(1)
-        codes.add(page.url.rsplit("/", 1)[1])
-    assert len(codes) == 1
-    code = codes.pop()
-    seats = httpx.get(f"{base}/api/rooms/{code}").json()["seats"]
+        names.add(page.url.rsplit("/", 1)[1])
+    assert len(names) == 1
+    name = names.pop()
+    seats = httpx.get(f"{base}/api/rooms/{name}").json()["seats"]
     assert sorted(s["name"] for s in seats) == ["Ann", "Ben", "Cid"]
     for page in (ann, ben, cid):  # each in their own seat, able to play: the flip decision is theirs
         expect(page.locator(f"{ROOM}[data-mine=true]")).to_have_count(1)
@@ -65,18 +65,19 @@ def test_public_tables_are_listed_live_and_joined_with_one_click(
     host.get_by_test_id("opt-public").check()
     host.get_by_test_id("name-input").fill("Host")
     host.get_by_test_id("create-room").click()
-    host.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
-    code = host.url.rsplit("/", 1)[1]
+    host.wait_for_url(INVITE_URL)
+    name = host.url.rsplit("/", 1)[1]
+    code = name.split("-")[0]
     row = guest.get_by_test_id(f"lobby-{code}")
     expect(row).to_contain_text("Waschbär-Schmaus")  # arrived without a reload
     expect(row).to_contain_text("1 free seat")
     check_screen(guest, "the lobby with an open table")
     guest.get_by_test_id("quick-name").fill("Guest")
     guest.get_by_test_id(f"join-{code}").click()
-    guest.wait_for_url(re.compile(rf"/r/{code}$"))
+    expect(guest).to_have_url(host.url)  # the code, then the invite link the server tells
     expect(guest.locator(ROOM)).to_have_count(1)
     expect(host.locator(ROOM)).to_have_count(1)
-    seats = httpx.get(f"{base}/api/rooms/{code}").json()["seats"]
+    seats = httpx.get(f"{base}/api/rooms/{name}").json()["seats"]
     names = sorted(s["name"] for s in seats if s["kind"] == "human")
     assert names == ["Guest", "Host"]
 
@@ -94,9 +95,10 @@ def test_a_turn_based_game_waits_for_you_in_your_games(live_server: LiveServer, 
     page.get_by_test_id("name-input").fill("Tess")
     page.get_by_test_id("email-input").fill("tess@example.org")  # turn notices (SMTP: tests/server)
     page.get_by_test_id("create-room").click()
-    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
-    code = page.url.rsplit("/", 1)[1]
-    assert httpx.get(f"{base}/api/rooms/{code}").json()["clock"]["move"] == 48 * 3600
+    page.wait_for_url(INVITE_URL)
+    name = page.url.rsplit("/", 1)[1]
+    code = name.split("-")[0]
+    assert httpx.get(f"{base}/api/rooms/{name}").json()["clock"]["move"] == 48 * 3600
     page.get_by_role("link", name="Spieltisch").click()
     entry = page.get_by_test_id(f"mine-{code}")
     expect(page.get_by_test_id(f"mine-turn-{code}")).to_have_text("Du bist dran")

@@ -33,7 +33,7 @@ def open_room(page: Page, base: str, hints: bool) -> str:
 
 def test_a_hint_then_the_review_of_the_finished_game(live_server: LiveServer, new_page: NewPage) -> None:
     page = new_page()
-    code = open_room(page, live_server.url, hints=True)
+    open_room(page, live_server.url, hints=True)
     # Hints are on: everybody sees it; the button shows the bot's move and why.
     expect(page.get_by_test_id("hints-on")).to_have_text("Hints allowed")
     while not is_mine(page):
@@ -53,7 +53,8 @@ def test_a_hint_then_the_review_of_the_finished_game(live_server: LiveServer, ne
     expect(summary).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("review-summary-0")).to_contain_text("Alice")
     expect(page.get_by_test_id("review-summary-1")).to_contain_text("Bot 2")
-    stored = page.request.get(f"{live_server.url}/api/rooms/{code}/review").json()
+    name = page.url.rsplit("/", 1)[1]  # the invite link's CODE-KEY: a finished game opens by it
+    stored = page.request.get(f"{live_server.url}/api/rooms/{name}/review").json()
     assert stored["status"] == "done"
     marks = {
         seat["seat"]: [d["number"] for d in seat["decisions"] if d["mark"]] for seat in stored["reviews"]

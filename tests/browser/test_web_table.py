@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from browser_helpers import (
+    INVITE_URL,
     LiveServer,
     assert_fits,
     assert_translated,
@@ -163,7 +164,7 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     old = alice.url
     alice.get_by_test_id("rematch").click()
     alice.wait_for_url(lambda url: url != old)
-    assert re.search(r"/r/[A-Z0-9]{6}$", alice.url)
+    assert INVITE_URL.search(alice.url)
     expect(alice.get_by_test_id("room")).to_have_attribute("data-status", "playing")
     expect(bob.get_by_test_id("rematch")).to_have_text("Join the rematch")
     bob.get_by_test_id("rematch").click()

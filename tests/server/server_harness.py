@@ -43,9 +43,17 @@ if TYPE_CHECKING:  # conftest imports this module
 
 T = TypeVar("T")
 
-TEST_LIMITS = Limits(messages_per_second=0, sockets_per_address=0, rooms_per_minute=0, misses_per_hour=0)
-"""The production limits, except the per-address counts: every test client comes from
-127.0.0.1, like many people at once (tests of those limits set them)."""
+TEST_LIMITS = Limits(
+    messages_per_second=0,
+    sockets_per_address=0,
+    rooms_per_minute=0,
+    misses_per_hour=0,
+    room_misses_per_hour=0,
+    private_rooms=0,
+)
+"""The production limits, except the per-address and per-room counts (every test client
+comes from 127.0.0.1, like many people at once) and private rooms (the tests watch games
+by their codes); the tests of those limits set them (tests/server/test_guessing.py)."""
 
 
 class ServerThread:
@@ -447,7 +455,7 @@ def serve_workers(env: ClusterEnv, prefix: str, *args: str) -> subprocess.Popen[
         "serve", "--workers", "2", "--port", "0", "--bot-delay", "0", "--trusted-proxy", "127.0.0.1", *args,
         "--redis", env.redis, "--database", env.database,
         "--sockets-per-address", "0", "--rooms-per-minute", "0", "--messages-per-second", "0",
-        "--misses-per-hour", "0",
+        "--misses-per-hour", "0", "--room-misses-per-hour", "0", "--private-rooms", "0",
     ]  # fmt: skip
     return subprocess.Popen(cmd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 

@@ -1,5 +1,5 @@
-"""The limits with several workers (docs/deploy.md): sockets per address and rooms per
-minute per address are counted across all workers, and a worker cut from Redis refuses
+"""The limits with several workers (docs/deploy.md): sockets, rooms per minute and misses
+per address, and failures per room, are counted across all workers, and a worker cut from Redis refuses
 new sockets and rooms (fails closed) instead of letting them through uncounted; old
 rooms expire (keep_abandoned_days) one sweep at a time, never a room another worker
 serves, and rooms nobody has loaded still go."""
@@ -7,6 +7,7 @@ serves, and rooms nobody has loaded still go."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -15,11 +16,12 @@ from typing import Any
 import pytest
 import redis
 from conftest import ClusterEnv
-from server_harness import Proxy, Workers, connect_seat, open_room
+from server_harness import Proxy, Workers, connect_seat, open_room, seat_headers
 from sqlalchemy.engine import make_url
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
+from spieltisch.server.codes import ALPHABET, CODE_LENGTH
 from spieltisch.server.store import Store
 
 BODY = {"game": "scout", "players": 3}
@@ -32,7 +34,8 @@ KEEP = 3.0
 def setup(
     cluster_env: ClusterEnv, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Workers, Proxy]]:
-    """Two workers with 3 sockets and 2 rooms a minute per address, rooms kept 3 s and
+    """Two workers with 3 sockets, 2 rooms a minute and 6 misses an hour per address, 8
+    failures an hour per room, rooms kept 3 s and
     let go from memory after 1 s (sweeps every 0.25 s); worker 0 reaches Redis through
     a proxy the tests cut."""
     to_redis = Proxy("127.0.0.1", make_url(cluster_env.redis).port or 6379)
@@ -41,6 +44,8 @@ def setup(
     w.options["limits"] = {
         "sockets_per_address": 3,
         "rooms_per_minute": 2,
+        "misses_per_hour": 6,
+        "room_misses_per_hour": 8,
         "keep_abandoned_days": KEEP / 86400,
         "keep_finished_days": KEEP / 86400,
     }
@@ -106,6 +111,48 @@ def test_rooms_and_sockets_per_address_count_on_every_worker(setup: tuple[Worker
                     break
             assert time.monotonic() < deadline, "a closed socket still counted on the other worker"
             time.sleep(0.1)
+
+
+def test_misses_are_one_budget_on_every_worker_together(setup: tuple[Workers, Proxy]) -> None:
+    """An address that spreads its guesses over both workers gets ``misses_per_hour`` (6)
+    answers in all, not 6 per worker; the wrong secrets of many addresses on one room,
+    spread likewise, get ``room_misses_per_hour`` (8) in all; a right secret passes."""
+    w, _ = setup
+    rng = random.Random(35)
+    a = {"X-Forwarded-For": "10.9.1.1"}
+    with w.client(0) as c0, w.client(1) as c1:
+        start = time.perf_counter()
+        lookups = [
+            (c0, c1)[n % 2].get(f"/api/rooms/{''.join(rng.choices(ALPHABET, k=CODE_LENGTH))}", headers=a)
+            for n in range(40)
+        ]
+        took = time.perf_counter() - start
+        answers = [r.status_code for r in lookups]
+        assert answers == [404] * 6 + [429] * 34, answers
+        creator = {"X-Forwarded-For": "10.9.1.2"}
+        data = c0.post("/api/rooms", json={"game": "scout", "players": 2}, headers=creator).json()
+        room = data["room"]
+        bob = c1.post(f"/api/rooms/{room}/join", json={}, headers=creator).json()
+        guesses = [
+            (c0, c1)[n % 2].get(
+                f"/api/rooms/{room}/replay",
+                headers={**seat_headers(1, f"guess{n}"), "X-Forwarded-For": f"10.9.2.{n + 1}"},
+            )
+            for n in range(20)
+        ]
+        assert [r.status_code for r in guesses] == [403] * 8 + [429] * 12
+        for client in (c0, c1):  # the right secret: "not over yet", not refused
+            right = {**seat_headers(1, bob["secret"]), "X-Forwarded-For": "10.9.2.1"}
+            r = client.get(f"/api/rooms/{room}/replay", headers=right)
+            assert r.status_code == 409, r.text
+    with connect_seat(w.url(1, room, 1, "wrong"), **_from("10.9.2.99")) as ws:
+        err = _first(ws)
+        assert err["code"] == "rate_limited" and err["message"].startswith("room_misses_per_hour"), err
+    print(
+        f"\ntwo workers, lookups alternating: {answers.count(404)} of {len(answers)} answered, "
+        f"{answers.count(429)} refused ({took:.2f} s); one room: 8 of 20 wrong secrets answered, "
+        "12 refused (a budget per worker would have answered 12 and 16)"
+    )
 
 
 def test_a_worker_cut_from_redis_refuses_new_sockets_and_rooms(setup: tuple[Workers, Proxy]) -> None:

@@ -68,8 +68,10 @@ def make_server(tmp_path: Path) -> Iterator[Any]:
     servers: list[ServerThread] = []
 
     def make(proxies: tuple[str, ...] = ("127.0.0.1",), **limits: Any) -> ServerThread:
+        """A server with the production limits and ``limits``, whose games open by their
+        codes (these tests watch them so; private rooms: tests/server/test_guessing.py)."""
         db = f"sqlite:///{tmp_path / f'limits{len(servers)}.db'}"
-        srv = ServerThread(db, limits=Limits(**limits), proxies=proxies)
+        srv = ServerThread(db, limits=Limits(**{"private_rooms": 0, **limits}), proxies=proxies)
         servers.append(srv)
         return srv
 

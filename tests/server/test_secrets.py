@@ -61,7 +61,12 @@ def test_a_whole_game_logs_no_secret(logged_server: Logged) -> None:
     srv, capture, _level = logged_server
     with srv.client() as client:
         room, secrets = open_room(client, "schmaus", [HUMAN, HUMAN, BOT], 9, options={"rounds": 1})
-        every = set(secrets.values())
+        invite = client.get(f"/api/rooms/{room}").json()["invite"]
+        key = invite.rsplit("-", 1)[1]  # the invite key: whoever reads the log cannot watch
+        assert client.get(f"/api/rooms{invite.removeprefix('/r')}").status_code == 200
+        with connect_seat(ws_url(srv, invite.removeprefix("/r/"))) as ws:
+            assert json.loads(ws.recv(timeout=5))["type"] == "state"
+        every = {*secrets.values(), key}
         players = [Player(ws_url(srv, room, s, secrets[s]), s, random.Random(s)) for s in sorted(secrets)]
         spectator = Player(ws_url(srv, room), None, random.Random(0))
         play([*players, spectator])
@@ -90,6 +95,7 @@ def test_a_whole_game_logs_no_secret(logged_server: Logged) -> None:
     # The capture works: the access log and the WebSocket lines are there ...
     assert f'"GET /api/rooms/{room}/replay HTTP/1.1" 200' in text
     assert f'"WebSocket /ws/{room}" [accepted]' in text
+    assert f'"GET /api/rooms/{room}-[redacted] HTTP/1.1" 200' in text
     assert "secret=[redacted]" in text and re.search(r"< TEXT \[\d+ bytes\]", text)  # a frame: its size only
     # ... and not one secret.
     leaked = [s for s in every if s in text]

@@ -454,11 +454,12 @@ async def _game_loop(
         # The first client on the worker after the one that made the room (its owner), and so
         # on; or every client on the room's worker.
         start = (index + 1) % len(ws_bases)
+        name = room["invite"].removeprefix("/r/")  # CODE-KEY: spectators watch a started game by it
         if route == "room":
             start = route_of(game.room, len(ws_bases))
-            urls = itertools.cycle([f"{ws_bases[start]}/ws/{game.room}"])
+            urls = itertools.cycle([f"{ws_bases[start]}/ws/{name}"])
         else:
-            urls = itertools.cycle([f"{w}/ws/{game.room}" for w in ws_bases[start:] + ws_bases[:start]])
+            urls = itertools.cycle([f"{w}/ws/{name}" for w in ws_bases[start:] + ws_bases[:start]])
         clients = [
             _client(next(urls), hello(s, sec), game, rng, stats, window, refs, think, True)
             for s, sec in secrets.items()

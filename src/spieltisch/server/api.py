@@ -11,11 +11,11 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 
-from spieltisch.server.codes import new_secret
+from spieltisch.server.codes import new_secret, split_name
 from spieltisch.server.commands import Claim, Join, Rematch
 from spieltisch.server.directory import RoomDirectory, SeatSpec
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import Addresses, CountUnavailable
+from spieltisch.server.limits import Addresses, CountUnavailable, retry_after
 from spieltisch.server.messages import (
     ClaimIn,
     ClaimOut,
@@ -53,7 +53,8 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         409: "the room's state does not allow it (full, taken, not over yet)",
         422: "an invalid body or parameter, or a rule option the engine refuses",
         413: "the request body is over max_body",
-        429: "a per-address limit was hit (the detail names it; Retry-After says when to try again)",
+        429: "a per-address or per-room limit was hit (the detail names it; Retry-After says when to "
+        "try again)",
         503: "the database refused the write (or, for a review: too many reviews running)",
     }
     # 422 everywhere: a bad parameter is answered {"detail": "..."} too (validation_error below).
@@ -82,7 +83,7 @@ async def charge_room(addresses: Addresses, request: Request) -> None:
             429,
             f"rooms_per_minute: at most {addresses.limits.rooms_per_minute} new rooms per minute from one "
             f"address; try again in {wait:.0f} s",
-            headers={"Retry-After": str(max(1, round(wait)))},
+            headers=retry_after(wait),
         )
 
 
@@ -94,12 +95,14 @@ def rooms_api(
     ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
     :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
 
-    def not_guessing(request: Request) -> None:
+    async def not_guessing(request: Request) -> None:
         if "code" in request.path_params:
-            wait = addresses.locked_out(client_address(request.client))
+            try:
+                wait = await addresses.locked_out_async(client_address(request.client))
+            except CountUnavailable as exc:  # not let through uncounted (docs/deploy.md)
+                raise HTTPException(503, str(exc)) from None
             if wait is not None:
-                retry = {"Retry-After": str(max(1, round(wait)))}
-                raise HTTPException(429, addresses.locked_text(wait), headers=retry)
+                raise HTTPException(429, addresses.locked_text(wait), headers=retry_after(wait))
 
     router = APIRouter(dependencies=[Depends(not_guessing)])
 
@@ -134,7 +137,7 @@ def rooms_api(
             "room": room.code,
             "seat": plan.seat,
             "secret": plan.secret,
-            "invite": f"/r/{room.code}",
+            "invite": room.invite,
             "remote": [{"seat": s, "token": t} for s, t in tokens.items()],
         }
 
@@ -142,35 +145,47 @@ def rooms_api(
         "/api/rooms/{code}",
         response_model=RoomInfo,
         response_model_exclude_unset=True,
-        responses=_errors(404),
+        responses=_errors(404, 429),
     )
-    async def room_info(code: str) -> dict[str, Any]:
-        return (await directory.room(code)).info()
+    async def room_info(
+        code: str,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
+        """The room named ``code`` (its code, or ``CODE-KEY`` from its invite link; a seat's
+        secret in the headers opens a started game by its code too: docs/protocol.md)."""
+        return (await directory.find(code, seat, secret)).info()
 
-    @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503))
+    @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503, 429))
     async def join(code: str, body: JoinIn) -> dict[str, Any]:
-        seat, secret = await directory.run(Join(code, body.name, body.seat, body.email, body.lang))
+        room = await directory.find(code)
+        seat, secret = await directory.run(Join(room.code, body.name, body.seat, body.email, body.lang))
         lobby_changed()
         return {"seat": seat, "secret": secret}
 
     @router.post(
-        "/api/rooms/{code}/rematch", response_model=RematchOut, responses=_errors(403, 404, 409, 503)
+        "/api/rooms/{code}/rematch", response_model=RematchOut, responses=_errors(403, 404, 409, 503, 429)
     )
     async def rematch(code: str, body: RematchIn) -> dict[str, Any]:
-        return {"room": await directory.run(Rematch(code, body.seat, body.secret))}
+        room = await directory.find(code, body.seat, body.secret)
+        return {"room": await directory.run(Rematch(room.code, body.seat, body.secret))}
 
-    @router.post("/api/rooms/{code}/claim", response_model=ClaimOut, responses=_errors(403, 404))
+    @router.post("/api/rooms/{code}/claim", response_model=ClaimOut, responses=_errors(403, 404, 429))
     async def claim(code: str, body: ClaimIn) -> dict[str, Any]:
         """A seat's secret in the rematch room ``code``, from its secret in the old room."""
-        secret = await directory.run(Claim(code, body.from_, body.seat, body.secret))
-        return {"room": code.upper(), "seat": body.seat, "secret": secret}
+        old = await directory.find(body.from_, body.seat, body.secret)
+        room, _key = split_name(code)
+        secret = await directory.run(Claim(room, old.code, body.seat, body.secret))
+        return {"room": room, "seat": body.seat, "secret": secret}
 
     @router.get("/api/rooms/{code}/claim", include_in_schema=False)
     async def claim_by_url(code: str, request: Request) -> None:
         no_secret_in_url(request)
         raise HTTPException(405, "claim a rematch seat with POST and a JSON body {from, seat, secret}")
 
-    @router.get("/api/rooms/{code}/replay", response_model=ReplayOut, responses=_errors(400, 403, 404, 409))
+    @router.get(
+        "/api/rooms/{code}/replay", response_model=ReplayOut, responses=_errors(400, 403, 404, 409, 429)
+    )
     async def replay(
         code: str,
         request: Request,
@@ -179,20 +194,29 @@ def rooms_api(
     ) -> dict[str, Any]:
         """The finished game step by step, as seen by the seat in the headers (none: a spectator)."""
         no_secret_in_url(request)
-        return await replay_of(await directory.room(code), seat, secret)
+        return await replay_of(await directory.find(code, seat, secret), seat, secret)
 
-    @router.get("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409))
-    async def review_status(code: str) -> dict[str, Any]:
+    @router.get("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 429))
+    async def review_status(
+        code: str,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
         """The review of a finished game (docs/review.md): ``done`` with every seat's
         review when it is stored, ``running`` with the progress, or ``none``."""
-        room = await directory.room(code)
+        room = await directory.find(code, seat, secret)
         return await reviewer.status(room.code, record(room), start=False)
 
-    @router.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 503))
-    async def review_start(code: str) -> dict[str, Any]:
+    @router.post("/api/rooms/{code}/review", response_model=ReviewOut, responses=_errors(404, 409, 503, 429))
+    async def review_start(
+        code: str,
+        seat: int | None = Header(default=None, alias=SEAT_HEADER),
+        secret: str | None = Header(default=None, alias=SECRET_HEADER),
+    ) -> dict[str, Any]:
         """Start the review of a finished game (or answer the stored one at once). The
-        game is over and every card public: any seat or spectator may ask."""
-        room = await directory.room(code)
+        game is over and every card public: any seat or spectator may ask (by the invite
+        link, or by the code with a seat's secret in the headers)."""
+        room = await directory.find(code, seat, secret)
         return await reviewer.status(room.code, record(room), start=True)
 
     return router

@@ -29,11 +29,12 @@ from fastapi.responses import JSONResponse
 from spieltisch.server import logs
 from spieltisch.server.api import client_address, rooms_api
 from spieltisch.server.botpool import BotPool
+from spieltisch.server.codes import split_name
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.errors import RoomError
 from spieltisch.server.game_socket import game_socket
 from spieltisch.server.housekeeping import Sweeper
-from spieltisch.server.limits import Addresses, BodyLimit, Limits
+from spieltisch.server.limits import Addresses, BodyLimit, Limits, retry_after
 from spieltisch.server.lobby import Lobby, lobby_routes
 from spieltisch.server.my_games import my_games_routes
 from spieltisch.server.notify import Mailer, TurnNotices
@@ -106,7 +107,14 @@ def create_app(
         owner = cluster = Cluster(redis, prefix, name=worker_name)
         # With several workers, sockets and rooms per address are counted across all of them.
         addresses = SharedAddresses(limits, cluster)
-    directory = RoomDirectory(store, pool, owner, bot_delay=bot_delay, turn_notices=TurnNotices(mailer))
+    directory = RoomDirectory(
+        store,
+        pool,
+        owner,
+        bot_delay=bot_delay,
+        turn_notices=TurnNotices(mailer),
+        private=bool(limits.private_rooms),
+    )
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
     shutdown = Shutdown(owner)
@@ -175,7 +183,17 @@ def create_app(
 
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
         if exc.status in (403, 404):  # a room that does not exist, a wrong secret: a miss
-            addresses.miss(client_address(request.client))
+            await addresses.miss_async(client_address(request.client))
+        name = request.path_params.get("code")
+        joining = request.url.path.endswith("/join")
+        if name is not None and (exc.status == 403 or (joining and exc.status in (409, 422))):
+            # A wrong secret or a failed join, counted for the room whoever made it (issue #34).
+            code, _key = split_name(name)
+            wait = await addresses.room_miss_async(code)
+            if wait is not None:
+                return JSONResponse(
+                    {"detail": addresses.room_text(code, wait)}, status_code=429, headers=retry_after(wait)
+                )
         return JSONResponse({"detail": exc.detail}, status_code=exc.status)
 
     app.add_exception_handler(RoomError, room_error)  # type: ignore[arg-type]

@@ -15,16 +15,37 @@ CODE_LENGTH = 6
 MAX_NAME = 32
 
 
+KEY_LENGTH = 26
+"""Invite key letters (of :data:`ALPHABET`, 5 bits each: 130 bits)."""
+
+
 def new_code() -> str:
     return "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def new_key() -> str:
+    """A room's invite key: its link is ``/r/CODE-KEY`` (:func:`split_name`)."""
+    return "".join(secrets.choice(ALPHABET) for _ in range(KEY_LENGTH))
 
 
 def normalize_code(code: str) -> str:
     return code.strip().upper()
 
 
+def split_name(name: str) -> tuple[str, str | None]:
+    """A room's name in a URL: its code, and the invite key after a ``-`` if any
+    (``K7QX2M-...``: docs/protocol.md, "Room names")."""
+    code, _, key = normalize_code(name).partition("-")
+    return code, key or None
+
+
 def new_secret() -> str:
     return secrets.token_urlsafe(18)
+
+
+def key_matches(key: str | None, invite: str) -> bool:
+    """Constant-time comparison of a presented invite key with a room's."""
+    return key is not None and hmac.compare_digest(key.encode(), invite.encode())
 
 
 def hash_secret(secret: str) -> str:

@@ -151,6 +151,7 @@ async def _rematch(rooms: Rooms, room: Room, command: Rematch) -> str:
             rematch_of=room.code,
             clock=row.clock,
             hints=row.hints,
+            invite=row.invite,  # the same people: the old room's link opens the rematch too
         )
         new = await rooms.insert(template)
         row.rematch = new.code

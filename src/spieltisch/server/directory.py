@@ -25,7 +25,16 @@ from spieltisch.clocks import ClockError, ClockSettings
 from spieltisch.engine import RulesError, get_game
 from spieltisch.server.bot_seats import bot_levels
 from spieltisch.server.botpool import BotPool
-from spieltisch.server.codes import clean_name, hash_secret, new_code, new_secret, normalize_code, plausible
+from spieltisch.server.codes import (
+    clean_name,
+    hash_secret,
+    new_code,
+    new_key,
+    new_secret,
+    normalize_code,
+    plausible,
+    split_name,
+)
 from spieltisch.server.commands import Command
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, RoomError, storage_fault
@@ -68,13 +77,17 @@ class RoomDirectory:
         owner: Owner,
         bot_delay: float = 0.6,
         turn_notices: TurnNotices | None = None,
+        private: bool = True,
     ) -> None:
+        """``private``: a game that has started opens only by its invite link or a seat's
+        secret (:meth:`find`); ``False``: by its code alone too."""
         self.store = store
         self.turn_notices = turn_notices or TurnNotices(None)
         """Tells the players of turn-based rooms by e-mail when it is their turn."""
         self.pool = pool
         self.owner = owner
         self.bot_delay = bot_delay
+        self.private = private
         self.rooms: dict[str, Room] = {}
         self._load_lock = asyncio.Lock()
         """Held while a room is loaded or let go (and while old rooms are expired)."""
@@ -107,6 +120,21 @@ class RoomDirectory:
                 room = await self._load(code)
         room.used = time.monotonic()
         return room
+
+    async def find(self, name: str, seat: int | None = None, secret: str | None = None) -> Room:
+        """The room a request names by ``name`` (its code, or ``CODE-KEY`` from its invite
+        link), if the request may see it (:meth:`Room.admits`, or ``seat``'s ``secret``);
+        else :class:`RoomError` 404 worded as for a room that does not exist, so that
+        guessing codes finds no game that has started (docs/deploy.md, "Threat model")."""
+        code, key = split_name(name)
+        room = await self.room(code)
+        seated = seat is not None and room.check_seat(seat, secret)
+        if seat is not None and not seated:
+            await room.hooks.refresh(room)  # (a cluster: the seat may have been taken elsewhere)
+            seated = room.check_seat(seat, secret)
+        if seated or not self.private or room.admits(key):
+            return room
+        raise RoomError(404, f"no room {code}")
 
     async def _load(self, code: str) -> Room:
         if not plausible(code):
@@ -232,6 +260,7 @@ class RoomDirectory:
         clock_json = settings.to_json() if settings is not None else None
         template = RoomRow("", g.name, players, dict(options or {}), seed, delay, status, rows)
         template.clock, template.hints, template.public = clock_json, allow_hints, public
+        template.invite = new_key()
         return RoomPlan(template, first, secret)
 
     async def insert(self, template: RoomRow) -> Room:

@@ -16,6 +16,7 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from spieltisch.server.api import SEAT_HEADER, SECRET_HEADER, SECRET_IN_URL, SECRET_PARAMS, client_address
+from spieltisch.server.codes import split_name
 from spieltisch.server.commands import End, Leave, Move, TakeBack
 from spieltisch.server.connection import Connection
 from spieltisch.server.directory import RoomDirectory
@@ -41,6 +42,8 @@ def game_socket(
 
     @router.websocket("/ws/{code}")
     async def socket(websocket: WebSocket, code: str) -> None:
+        """``code``: the room's code, or ``CODE-KEY`` from its invite link (docs/protocol.md)."""
+        code, key = split_name(code)
         await websocket.accept()
         if any(p in websocket.query_params for p in SECRET_PARAMS):
             await _refuse(websocket, "forbidden", f"{SECRET_IN_URL}, or in the first message (hello)", 4403)
@@ -49,16 +52,12 @@ def game_socket(
             await _refuse(websocket, "unavailable", "the server is stopping; connect again", GOING_AWAY)
             return
         address = client_address(websocket.client)
-        wait = addresses.locked_out(address)
-        if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
-            await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
-            return
         try:
-            admitted = await addresses.open_socket_async(address)
+            counted = await addresses.open_socket_async(address)
         except CountUnavailable as exc:  # not let through uncounted: try another worker
             await _refuse(websocket, "unavailable", str(exc), 1013)
             return
-        if not admitted:
+        if not counted:
             await _refuse(
                 websocket,
                 "too_many_sockets",
@@ -69,16 +68,25 @@ def game_socket(
             return
         try:
             try:
+                wait = await addresses.locked_out_async(address)
+            except CountUnavailable as exc:
+                await _refuse(websocket, "unavailable", str(exc), 1013)
+                return
+            if wait is not None:  # guessing room codes or secrets (docs/deploy.md, "Threat model")
+                await _refuse(websocket, "rate_limited", addresses.locked_text(wait), 1008)
+                return
+            try:
                 room = await directory.room(code)
             except RoomError as exc:
                 if exc.status == 409:  # a stored record this engine cannot open at all
                     await _refuse(websocket, "archived", exc.detail, 4409)
                 else:
-                    addresses.miss(address)
+                    await addresses.miss_async(address)
                     await _refuse(websocket, "no_room", exc.detail, 4404)
                 return
             shutdown.sockets.add(websocket)
-            greeted = await _greet(websocket, room, address, addresses)
+            admitted = not directory.private or room.admits(key)
+            greeted = await _greet(websocket, room, admitted, address, addresses)
             if greeted is not None:
                 if directory.rooms.get(room.code) is not room:  # let go meanwhile: load it again
                     try:
@@ -110,11 +118,13 @@ def _header_seat(websocket: WebSocket) -> tuple[str | None, str | None]:
 
 
 async def _greet(
-    websocket: WebSocket, room: Room, address: str, addresses: Addresses
+    websocket: WebSocket, room: Room, admitted: bool, address: str, addresses: Addresses
 ) -> tuple[int | None, str | None] | None:
     """Who is this socket: the seat and secret from the headers, or from the first
     message (``hello``, within ``hello_timeout`` s). Returns ``(seat, ref)``
-    (seat ``None``: a spectator), or ``None`` after refusing the socket."""
+    (seat ``None``: a spectator), or ``None`` after refusing the socket. A socket not
+    ``admitted`` by the room's name (:meth:`Room.admits`) needs a seat's secret: without
+    one it is told ``no_room``, as for a room that does not exist."""
     limits = addresses.limits
     seat_text, secret = _header_seat(websocket)
     ref: str | None = None
@@ -154,6 +164,9 @@ async def _greet(
             return None
         ref = hello.ref
         if hello.seat is None and hello.secret is None:
+            if not admitted:
+                await _no_room(websocket, room.code, address, addresses, ref)
+                return None
             return None, ref
         if hello.seat is None:
             await _refuse(websocket, "forbidden", "a hello with a 'secret' needs its 'seat'", 4403, ref)
@@ -169,12 +182,25 @@ async def _greet(
     if not room.check_seat(seat, secret):
         await room.hooks.refresh(room)  # the seat may have been taken through another worker just now
     if not room.check_seat(seat, secret):
-        addresses.miss(address)
-        await _refuse(
-            websocket, "forbidden", f"seat {seat} of room {room.code}: wrong or missing secret", 4403, ref
-        )
+        if not admitted:  # nothing tells a guesser that the room exists
+            await _no_room(websocket, room.code, address, addresses, ref)
+            return None
+        await addresses.miss_async(address)
+        wait = await addresses.room_miss_async(room.code)
+        if wait is not None:  # the room's failures from every address (issue #34)
+            await _refuse(websocket, "rate_limited", addresses.room_text(room.code, wait), 1008, ref)
+        else:
+            text = f"seat {seat} of room {room.code}: wrong or missing secret"
+            await _refuse(websocket, "forbidden", text, 4403, ref)
         return None
     return seat, ref
+
+
+async def _no_room(
+    websocket: WebSocket, code: str, address: str, addresses: Addresses, ref: str | None
+) -> None:
+    await addresses.miss_async(address)
+    await _refuse(websocket, "no_room", f"no room {code}", 4404, ref)
 
 
 async def serve(

@@ -37,14 +37,29 @@ class Limits:
     sockets_per_address: int = _limit(32, "Open WebSockets per client address, spectators included.")
     """Open WebSockets per client address, spectators included (with ``--redis``: on all workers together)."""
     rooms_per_minute: int = _limit(10, "Rooms one client address may open per minute.")
+    """Rooms one client address may open per minute (``POST /api/rooms``; with ``--redis``: all workers)."""
     misses_per_hour: int = _limit(
         30, "Failed room lookups and secret checks per client address per hour, then 429 (anti-guessing)."
     )
     """Requests naming a room that does not exist, or a seat with a wrong secret, that one
     client address may make per hour; then every room request of it is refused until the
     oldest miss is an hour old (``429`` with ``Retry-After``; on a socket ``rate_limited``).
-    Against guessing room codes (docs/deploy.md, "Threat model")."""
-    """Rooms one client address may open per minute (``POST /api/rooms``; with ``--redis``: all workers)."""
+    Against guessing room codes (docs/deploy.md, "Threat model"; with ``--redis``: all workers)."""
+    room_misses_per_hour: int = _limit(
+        20, "Failed joins and wrong secrets on one room per hour, all addresses together; then 429."
+    )
+    """Failed joins (the room full, the seat taken) and wrong secrets on one room that all
+    client addresses together may make per hour; then each further one is refused with
+    ``429`` and ``Retry-After`` (on a socket ``rate_limited``) until the oldest is an hour
+    old. A right secret and a join that finds a free seat always pass, so nobody can lock
+    the room's players out (docs/deploy.md, "Threat model"; with ``--redis``: all workers)."""
+    private_rooms: int = _limit(
+        1, "1: a started game opens only by its invite link or a seat's secret; 0: by its code too."
+    )
+    """``1`` (any other than 0): a game that has started opens only by its invite link (``/r/CODE-KEY``) or a
+    seat's secret; its 6-letter code alone answers as a room that does not exist, so that
+    guessing codes finds only rooms still waiting for players. ``0``: the code opens every
+    room (a public server where anyone may watch by code). docs/deploy.md, "Threat model"."""
     hello_timeout: float = _limit(10.0, "Seconds a new socket has to send its hello.")
     """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
     request_timeout: float = _limit(10.0, "Seconds a client has to send a request line and its headers.")

@@ -3,7 +3,8 @@
 :class:`Limits` (:mod:`spieltisch.server.limit_values`) holds every limit with its
 default and help text; ``spieltisch serve`` makes an option of each.
 :class:`Addresses` counts per client address (open sockets, messages per second
-across all of its sockets, rooms created per minute).
+across all of its sockets, rooms created per minute, misses) and per room (failed
+joins and wrong secrets).
 :func:`uvicorn_options` sets the limits that must be enforced by the server
 itself, before the application reads anything: the WebSocket frame size, the
 size of a request line with its headers, and the time a client may take to
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -26,6 +28,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from spieltisch.server.limit_values import DAY, Limits
 
+log = logging.getLogger("spieltisch.server")
+
 __all__ = [
     "DAY",
     "Addresses",
@@ -33,6 +37,7 @@ __all__ = [
     "CountUnavailable",
     "GuardedH11Protocol",
     "Limits",
+    "retry_after",
     "uvicorn_options",
 ]
 
@@ -62,14 +67,31 @@ def _prune(times: deque[float], now: float, window: float) -> deque[float]:
     return times
 
 
+def retry_after(wait: float) -> dict[str, str]:
+    """The ``Retry-After`` header of a refusal that may be tried again in ``wait`` seconds."""
+    return {"Retry-After": str(max(1, round(wait)))}
+
+
+def _add_miss(times: deque[float], now: float, limit: int) -> float | None:
+    """Count a miss at ``now`` in ``times`` (the last ``limit`` kept); ``None`` if fewer than
+    ``limit`` were counted in the window before it, else the seconds until fewer are."""
+    refused = len(_prune(times, now, MISS_WINDOW)) >= limit
+    times.append(now)
+    while len(times) > limit:
+        times.popleft()
+    return MISS_WINDOW - (now - times[0]) if refused else None
+
+
 class Addresses:
     """Per client address: open sockets, a message token bucket shared by all of
     its sockets, and the times of its recent room creations and misses (a room that
-    does not exist, a wrong secret)."""
+    does not exist, a wrong secret); per room: the times of its recent failures
+    (a failed join, a wrong secret: :meth:`room_miss`)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._by: dict[str, _Address] = {}
+        self._rooms: dict[str, deque[float]] = {}
 
     def _get(self, address: str) -> _Address:
         entry = self._by.get(address)
@@ -96,6 +118,8 @@ class Addresses:
         now = time.monotonic()
         for address in [a for a, e in self._by.items() if self._idle(e, now)]:
             del self._by[address]
+        for code in [c for c, times in self._rooms.items() if not _prune(times, now, MISS_WINDOW)]:
+            del self._rooms[code]
         return len(self._by)
 
     def open_socket(self, address: str) -> bool:
@@ -143,10 +167,36 @@ class Addresses:
     def miss(self, address: str) -> None:
         """Count a miss of ``address``: a room that does not exist, or a wrong secret."""
         if self.limits.misses_per_hour:
-            entry = self._get(address)
-            entry.misses.append(time.monotonic())
-            while len(entry.misses) > self.limits.misses_per_hour:
-                entry.misses.popleft()
+            _add_miss(self._get(address).misses, time.monotonic(), self.limits.misses_per_hour)
+
+    def room_miss(self, code: str) -> float | None:
+        """Count a failure on the room ``code`` (a failed join, a wrong secret), whoever
+        made it; ``None`` while the room had fewer than ``room_misses_per_hour`` in the
+        last hour, else the seconds until it has: the failure is then refused (``429``)."""
+        limit = self.limits.room_misses_per_hour
+        if not limit:
+            return None
+        times = self._rooms.setdefault(code, deque())
+        wait = _add_miss(times, time.monotonic(), limit)
+        if wait is None and len(times) == limit:
+            self.room_locked(code)
+        return wait
+
+    def room_locked(self, code: str) -> None:
+        """The room ``code`` has just had ``room_misses_per_hour`` failures: say so once."""
+        log.warning(
+            "room %s: %d failed joins or wrong secrets in the last hour (room_misses_per_hour); "
+            "further ones are refused with 429 - is somebody guessing?",
+            code,
+            self.limits.room_misses_per_hour,
+        )
+
+    def room_text(self, code: str, wait: float) -> str:
+        """What a failure on a locked room is told."""
+        return (
+            f"room_misses_per_hour: more than {self.limits.room_misses_per_hour} failed joins or wrong "
+            f"secrets on room {code} in an hour; try again in {wait:.0f} s"
+        )
 
     def locked_out(self, address: str) -> float | None:
         """``None`` while ``address`` may look rooms up, else the seconds until it may again
@@ -171,8 +221,8 @@ class Addresses:
         entry = self._by.get(address)
         return entry.sockets if entry is not None else 0
 
-    # What the server awaits; a worker of several counts sockets and rooms across all
-    # workers (spieltisch.server.cluster.SharedAddresses). One server: the counts above.
+    # What the server awaits; a worker of several counts sockets, rooms and misses across
+    # all workers (spieltisch.server.cluster.SharedAddresses). One server: the counts above.
     async def open_socket_async(self, address: str) -> bool:
         """:meth:`open_socket`; raises :class:`CountUnavailable` when it cannot count."""
         return self.open_socket(address)
@@ -183,6 +233,18 @@ class Addresses:
     async def take_room_async(self, address: str) -> float | None:
         """:meth:`take_room`; raises :class:`CountUnavailable` when it cannot count."""
         return self.take_room(address)
+
+    async def locked_out_async(self, address: str) -> float | None:
+        """:meth:`locked_out`; raises :class:`CountUnavailable` when it cannot count."""
+        return self.locked_out(address)
+
+    async def miss_async(self, address: str) -> None:
+        """:meth:`miss` (a miss that cannot be counted is not counted)."""
+        self.miss(address)
+
+    async def room_miss_async(self, code: str) -> float | None:
+        """:meth:`room_miss` (a failure that cannot be counted is not counted, nor refused)."""
+        return self.room_miss(code)
 
 
 class GuardedH11Protocol(H11Protocol):

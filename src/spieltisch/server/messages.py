@@ -287,6 +287,10 @@ class RoomInfo(_Out):
         description="Why the game is over without an outcome: 'ended' (ended after a player left) "
         "or 'left' (every person left).",
     )
+    invite: str = Field(
+        description="The room's invite link (a path, /r/CODE-KEY): it opens the room at any time; "
+        "the 6-letter code alone opens it only while it waits for players (docs/protocol.md, 'Room names')."
+    )
 
 
 class LogEntry(_Out):

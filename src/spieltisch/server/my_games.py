@@ -41,7 +41,8 @@ def my_games_routes(directory: RoomDirectory, addresses: Addresses) -> APIRouter
                 games.append({"room": entry.room.upper(), "seat": entry.seat, "status": "gone"})
                 continue
             if not room.check_seat(entry.seat, entry.secret):
-                addresses.miss(address)
+                await addresses.miss_async(address)
+                await addresses.room_miss_async(room.code)  # (answered "gone" either way)
                 games.append({"room": room.code, "seat": entry.seat, "status": "gone"})
                 continue
             games.append(_game(room, entry.seat))

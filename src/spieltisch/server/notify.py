@@ -123,7 +123,7 @@ class TurnNotices:
                 "code": room.code,
                 "name": s.name or "",
                 "hours": f"{(settings.move or 0) / 3600:g}",
-                "link": f"{self.mailer.public_url.rstrip('/')}/r/{room.code}",
+                "link": f"{self.mailer.public_url.rstrip('/')}{room.invite}",
             }
             sent = asyncio.get_running_loop().run_in_executor(
                 None, self._send, s.email, subject.format(**values), body.format(**values), room.code, seat

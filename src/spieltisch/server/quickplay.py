@@ -41,7 +41,7 @@ from spieltisch.clocks import ClockSettings
 from spieltisch.engine import RulesError, get_game
 from spieltisch.server.api import charge_room
 from spieltisch.server.bot_seats import bot_levels
-from spieltisch.server.codes import clean_name, hash_secret, new_code, new_secret
+from spieltisch.server.codes import clean_name, hash_secret, new_code, new_key, new_secret
 from spieltisch.server.errors import RoomError
 from spieltisch.server.limits import Addresses
 from spieltisch.server.messages import QuickPlayIn, QuickPlayOut, QuickPlayStatus
@@ -244,7 +244,7 @@ class QuickPlay:
         return RoomRow(
             code, game.name, players, {}, secrets.randbits(62), self.bot_delay, "playing", seats,
             created=now, started=now, active=now, rules_version=game.rules_version,
-            clock=_clock(game.name),
+            clock=_clock(game.name), invite=new_key(),
         )  # fmt: skip
 
     async def _write(self, write: Callable[[Connection], None]) -> None:

@@ -10,8 +10,9 @@ puts :func:`redact` into the process's log-record factory, so every record of
 every logger (uvicorn's own, the WebSocket library's, SQLAlchemy's, ours) is
 redacted when it is made, before any filter or handler sees it: the value of a
 ``secret``/``token`` query parameter, of a ``"secret"``/``"token"`` JSON field
-(a hello) and of a secret, token, authorization or cookie header; a WebSocket
-frame shows only its kind and size (its text may be a seat's hand or a sealed lay).
+(a hello) and of a secret, token, authorization or cookie header, and a room's invite
+key in a path; a WebSocket frame shows only its kind and size (its text may be a
+seat's hand or a sealed lay).
 """
 
 from __future__ import annotations
@@ -32,12 +33,14 @@ SECRET_HEADER = re.compile(
     re.IGNORECASE,
 )
 """A secret in a header line (``< spieltisch-secret: ...``, as the handshake is logged)."""
+INVITE_KEY = re.compile(r"((?:/ws|/r|/api/rooms)/[A-Z0-9]{6}-)[A-Z0-9]+", re.IGNORECASE)
+"""A room's invite key in a path (``/ws/K7QX2M-...``): who reads the log cannot watch the game."""
 REDACTED = "[redacted]"
 
 
 def redact(text: str) -> str:
     """``text`` with the value of every secret it shows replaced by ``[redacted]``."""
-    for pattern in (SECRET_PARAM, SECRET_FIELD, SECRET_HEADER):
+    for pattern in (SECRET_PARAM, SECRET_FIELD, SECRET_HEADER, INVITE_KEY):
         text = pattern.sub(lambda m: m.group(1) + REDACTED, text)
     return text
 

@@ -32,7 +32,7 @@ from spieltisch.engine import GameRecord, IllegalActionError, RecordError, Rules
 from spieltisch.server.bot_seats import SeatBots, bot_levels
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.clock_timer import ClockTimer
-from spieltisch.server.codes import secret_matches
+from spieltisch.server.codes import key_matches, secret_matches
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
@@ -202,6 +202,21 @@ class Room:
         levels = bot_levels(self.game.name)
         return DEFAULT_STAND_IN if DEFAULT_STAND_IN in levels else levels[0]
 
+    @property
+    def invite(self) -> str:
+        """The room's invite link (a path): ``/r/CODE-KEY``; ``/r/CODE`` for a room stored
+        before invite keys."""
+        key = self.row.invite
+        return f"/r/{self.code}-{key}" if key else f"/r/{self.code}"
+
+    def admits(self, key: str | None) -> bool:
+        """May a request that names this room with the invite key ``key`` (``None``: by its
+        code alone) see it? Yes while it waits for players (people type its code to join),
+        and always for a room stored before invite keys; after that only with its key
+        (or a seat's secret: the caller's check). docs/deploy.md, "Threat model"."""
+        invite = self.row.invite
+        return invite is None or self.row.status == "waiting" or key_matches(key, invite)
+
     def info(self) -> dict[str, Any]:
         row = self.row
         seats: list[dict[str, Any]] = []
@@ -251,6 +266,7 @@ class Room:
             "archived_reason": self.archived,
             "clock": self.clock_settings.to_json() if self.clock_settings is not None else None,
             "ended": row.ended,
+            "invite": self.invite,
         }
 
     def check_seat(self, seat: int, secret: str | None) -> bool:

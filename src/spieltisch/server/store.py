@@ -134,6 +134,9 @@ class RoomRow:
     """The room allows hints (docs/review.md, "Hints")."""
     public: bool = False
     """The room is listed in the lobby while it waits for players (server/lobby.py)."""
+    invite: str | None = None
+    """The room's invite key (its link is ``/r/CODE-KEY``); ``None``: a room stored before
+    keys existed, which opens by its code alone (docs/deploy.md, "Threat model")."""
 
 
 @dataclass
@@ -215,6 +218,7 @@ class Store:
             Column("ended", String(16), nullable=True),
             Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
             Column("public", Boolean, nullable=False, default=False, server_default=false()),  # 0006_lobby
+            Column("invite", String(32), nullable=True),  # 0007_invite_keys
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -428,6 +432,7 @@ class Store:
                         active=room.created,
                         hints=room.hints,
                         public=room.public,
+                        invite=room.invite,
                     )
                 )
             except IntegrityError as exc:
@@ -509,6 +514,7 @@ class Store:
                 ended=r["ended"],
                 hints=bool(r["hints"]),
                 public=bool(r["public"]),
+                invite=r["invite"],
                 seats=[
                     SeatRow(
                         seat=s["seat"],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
-from spieltisch.server.cluster.keys import NO_REDIS, OPEN_SOCKET, SOCKETS_TTL, TAKE_ROOM
+from spieltisch.server.cluster.keys import LOCKED, MISS, NO_REDIS, OPEN_SOCKET, SOCKETS_TTL, TAKE_ROOM
 from spieltisch.server.limits import Addresses, CountUnavailable, Limits
 
 if TYPE_CHECKING:
@@ -18,22 +18,28 @@ if TYPE_CHECKING:
 class SharedAddresses(Addresses):
     """Per-address limits counted across every worker: ``sockets_per_address`` (each
     worker keeps its own count of an address's sockets in the hash ``sockets:ADDRESS``,
-    and a new socket is refused when the live workers' counts together reach the limit)
-    and ``rooms_per_minute`` (a sliding window of the last minute in ``rooms_by:ADDRESS``,
-    on Redis's clock). ``messages_per_second`` stays per worker: a Redis request per
-    message would cost more than the message.
+    and a new socket is refused when the live workers' counts together reach the limit),
+    ``rooms_per_minute`` (a sliding window of the last minute in ``rooms_by:ADDRESS``,
+    on Redis's clock), ``misses_per_hour`` and ``room_misses_per_hour`` (sliding windows
+    of the last hour in ``misses:ADDRESS`` and ``room_misses:CODE``), so that an attacker
+    cannot multiply a budget by the number of workers. ``messages_per_second`` stays per
+    worker: a Redis request per message would cost more than the message.
 
     A worker that cannot reach Redis fails closed: it refuses new sockets and rooms
     (:class:`~spieltisch.server.limits.CountUnavailable`) instead of letting them through
     uncounted - it could not acknowledge a move then anyway, and the client reconnects to
-    another worker. A close that could not be counted is counted again with the address's
-    next socket here (each worker writes its whole count, never a difference)."""
+    another worker; it refuses room requests too when it cannot read an address's misses.
+    A miss that cannot be written is not counted (nor refused). A close that could not be
+    counted is counted again with the address's next socket here (each worker writes its
+    whole count, never a difference)."""
 
     def __init__(self, limits: Limits, cluster: Cluster) -> None:
         super().__init__(limits)
         self.cluster = cluster
         self._open = cluster.redis.register_script(OPEN_SOCKET)
         self._room = cluster.redis.register_script(TAKE_ROOM)
+        self._miss = cluster.redis.register_script(MISS)
+        self._locked = cluster.redis.register_script(LOCKED)
 
     async def open_socket_async(self, address: str) -> bool:
         if not self.open_socket(address):  # this worker's count alone is over
@@ -78,3 +84,34 @@ class SharedAddresses(Addresses):
         except (RedisError, OSError) as exc:
             raise CountUnavailable(NO_REDIS) from exc
         return float(wait) if wait else None
+
+    async def locked_out_async(self, address: str) -> float | None:
+        limit = self.limits.misses_per_hour
+        if not limit:
+            return None
+        try:
+            wait = await self._locked(keys=[self.cluster.keys.misses(address)], args=[limit])
+        except (RedisError, OSError) as exc:
+            raise CountUnavailable(NO_REDIS) from exc
+        return float(wait) if wait else None
+
+    async def _count(self, key: str, limit: int) -> tuple[float | None, int]:
+        """A miss in ``key``: the wait if it is refused, and the count (none counted: ``None, 0``)."""
+        try:
+            wait, count = await self._miss(keys=[key], args=[limit, uuid.uuid4().hex])
+        except (RedisError, OSError):
+            return None, 0
+        return (float(wait) if wait else None), int(count)
+
+    async def miss_async(self, address: str) -> None:
+        if self.limits.misses_per_hour:
+            await self._count(self.cluster.keys.misses(address), self.limits.misses_per_hour)
+
+    async def room_miss_async(self, code: str) -> float | None:
+        limit = self.limits.room_misses_per_hour
+        if not limit:
+            return None
+        wait, count = await self._count(self.cluster.keys.room_misses(code), limit)
+        if wait is None and count == limit:
+            self.room_locked(code)
+        return wait

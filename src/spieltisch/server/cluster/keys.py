@@ -125,6 +125,32 @@ return ''
 """A room opened by an address in the last minute (Redis's clock: one for all workers),
 unless it opened ARGV[1] already; else the seconds until it may (a string: Lua numbers
 would be cut to integers)."""
+MISS = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local limit = tonumber(ARGV[1])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - 3600)
+local before = redis.call('zcard', KEYS[1])
+redis.call('zadd', KEYS[1], now, ARGV[2])
+redis.call('zremrangebyrank', KEYS[1], 0, -limit - 1)
+redis.call('pexpire', KEYS[1], 3601000)
+if before < limit then return {'', before + 1} end
+local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+return {tostring(3600 - (now - tonumber(oldest[2]))), limit}
+"""
+"""A miss (ARGV[2], unique) in the sorted set KEYS[1] of the last hour's misses (Redis's
+clock; the newest ARGV[1] kept): ``{'', count}`` if there were fewer than ARGV[1] before
+it, else ``{seconds until there are, count}`` - the per-address and per-room misses of
+every worker together (``misses_per_hour``, ``room_misses_per_hour``)."""
+LOCKED = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - 3600)
+if redis.call('zcard', KEYS[1]) < tonumber(ARGV[1]) then return '' end
+local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+return tostring(3600 - (now - tonumber(oldest[2])))
+"""
+"""The seconds until the misses in KEYS[1] are fewer than ARGV[1] again ('' if they are)."""
 SOCKETS_TTL = 86400
 """Seconds an address's socket counts live in Redis after its last new socket."""
 RECENT = 60.0
@@ -180,3 +206,9 @@ class Keys:
 
     def rooms_by(self, address: str) -> str:
         return f"{self.ns}rooms_by:{address}"
+
+    def misses(self, address: str) -> str:
+        return f"{self.ns}misses:{address}"
+
+    def room_misses(self, code: str) -> str:
+        return f"{self.ns}room_misses:{code}"

@@ -75,7 +75,8 @@ function navigate(path) {
 function route() {
   page?.dispose?.();
   page = null;
-  const m = /^\/r\/([A-Za-z0-9]+)\/?$/.exec(location.pathname);
+  // A room's code, or CODE-KEY from its invite link (docs/protocol.md, "Room names").
+  const m = /^\/r\/([A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)\/?$/.exec(location.pathname);
   if (m) page = roomPage(m[1].toUpperCase());
   else if (location.pathname.replace(/\/$/, "") === "/lobby") page = lobbyPage({ root, navigate, announce });
   else page = startPage();
@@ -348,7 +349,7 @@ function startPage() {
       const res = await api("POST", "/api/rooms", Number(st.clock.move) >= 3600 ? withEmail(body, st) : body);
       saveSeat(res.room, res.seat, res.secret);
       if (res.remote.length) saveTokens(res.room, res.remote);
-      navigate(`/r/${res.room}`);
+      navigate(res.invite);
     } catch (err) {
       st.busy = false;
       st.error = err.message;
@@ -509,11 +510,15 @@ function loadTokens(room) {
   }
 }
 
-function roomPage(code) {
+function roomPage(roomName) {
+  // `code`: the room's 6 letters (shown, and the key of its remembered seat); `ref`: how the
+  // requests name it, its invite name CODE-KEY as soon as the server has told it (adopt).
+  const code = roomName.split("-")[0];
+  let ref = roomName;
   const frag = new URLSearchParams(location.hash.slice(1));
   if (frag.has("seat") && frag.has("secret")) {
     saveSeat(code, Number(frag.get("seat")), frag.get("secret"));
-    history.replaceState(null, "", `/r/${code}`);
+    history.replaceState(null, "", `/r/${ref}`);
   }
   const st = {
     code,
@@ -554,7 +559,7 @@ function roomPage(code) {
 
   function connect() {
     st.conn?.close();
-    st.conn = new Connection(code, st.seat, {
+    st.conn = new Connection(ref, st.seat, {
       onState,
       onError,
       onHint: (msg) => {
@@ -583,9 +588,20 @@ function roomPage(code) {
     });
   }
 
-  api("GET", `/api/rooms/${code}`)
+  /** The room's info as the server sent it: from now on the requests name the room by its
+   * invite link, which opens it after the game has started too (the code alone does not). */
+  function adopt(info) {
+    st.info = info;
+    if (info.invite && info.invite !== `/r/${ref}`) {
+      ref = info.invite.slice("/r/".length);
+      if (st.conn) st.conn.room = ref;
+      if (location.pathname.startsWith("/r/")) history.replaceState(null, "", info.invite);
+    }
+  }
+
+  api("GET", `/api/rooms/${ref}`, undefined, seatHeaders(st.seat))
     .then((info) => {
-      st.info = info;
+      adopt(info);
       if (info.archived && !st.seat) st.spectator = true; // a record to read: its log comes over the socket
       if (st.seat || info.archived) connect();
       render();
@@ -608,7 +624,7 @@ function roomPage(code) {
     }
     st.msg = msg;
     st.arrived = performance.now();
-    st.info = msg.room;
+    adopt(msg.room);
     const v = msg.view;
     const sig = msg.legal.map((x) => x[0]).join(",");
     if (sig !== st.sig) {
@@ -728,14 +744,14 @@ function roomPage(code) {
     if (!nameValue) return;
     try {
       const body = seatNo === undefined ? { name: nameValue } : { name: nameValue, seat: seatNo };
-      const res = await api("POST", `/api/rooms/${code}/join`, st.info?.clock?.move >= 3600 ? withEmail(body, st) : body);
+      const res = await api("POST", `/api/rooms/${ref}/join`, st.info?.clock?.move >= 3600 ? withEmail(body, st) : body);
       saveSeat(code, res.seat, res.secret);
       st.seat = { seat: res.seat, secret: res.secret };
       st.joinError = null;
       connect();
     } catch (err) {
       st.joinError = err.message;
-      api("GET", `/api/rooms/${code}`).then((info) => { st.info = info; render(); }).catch(() => {});
+      api("GET", `/api/rooms/${ref}`).then((info) => { adopt(info); render(); }).catch(() => {});
     }
     render();
   }
@@ -751,10 +767,10 @@ function roomPage(code) {
     const room = st.info;
     try {
       let target = room.rematch;
-      if (!target) target = (await api("POST", `/api/rooms/${code}/rematch`, { seat: st.seat.seat, secret: st.seat.secret })).room;
+      if (!target) target = (await api("POST", `/api/rooms/${ref}/rematch`, { seat: st.seat.seat, secret: st.seat.secret })).room;
       const claim = await api("POST", `/api/rooms/${target}/claim`, { from: code, seat: st.seat.seat, secret: st.seat.secret });
       saveSeat(claim.room, claim.seat, claim.secret);
-      navigate(`/r/${claim.room}`);
+      navigate(room.invite.replace(room.room, claim.room)); // the rematch keeps the invite key
     } catch (err) {
       st.notice = err.message;
       render();
@@ -772,7 +788,7 @@ function roomPage(code) {
     if (st.review && st.review.status !== "failed") return;
     st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
     render();
-    openReview(code, st.review, () => render());
+    openReview(ref, st.review, () => render());
   }
 
   function hideReview() {
@@ -783,7 +799,7 @@ function roomPage(code) {
 
   async function openReplay() {
     try {
-      const data = await api("GET", `/api/rooms/${code}/replay`, undefined, seatHeaders(st.spectator ? null : st.seat));
+      const data = await api("GET", `/api/rooms/${ref}/replay`, undefined, seatHeaders(st.spectator ? null : st.seat));
       st.replay = { data, index: 0 };
       render();
       root.querySelector("[data-testid=replay-slider]")?.focus();
@@ -858,7 +874,7 @@ function roomPage(code) {
 
   function lobbyView() {
     const info = st.info;
-    const invite = `${location.origin}/r/${code}`;
+    const invite = `${location.origin}${info.invite}`;
     const panel = h("div.card-panel.lobby", { "data-testid": "lobby" });
     panel.append(h("h1", null, t("lobby.title", { game: info.title })));
     panel.append(h("p", null, t("lobby.invite")));
@@ -1153,7 +1169,8 @@ function roomPage(code) {
       if (st.seat && !st.spectator) {
         actions.append(h("button.primary", { type: "button", "data-testid": "rematch", onclick: rematch }, msg.room.rematch ? t("final.joinRematch") : t("final.rematch")));
       } else if (msg.room.rematch) {
-        actions.append(h("a.button", { href: `/r/${msg.room.rematch}` }, t("final.watchRematch")));
+        // The rematch has the old room's invite key: its link is this one with the new code.
+        actions.append(h("a.button", { href: msg.room.invite.replace(msg.room.room, msg.room.rematch) }, t("final.watchRematch")));
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
       if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
@@ -1209,7 +1226,7 @@ function roomPage(code) {
       );
     }
     append(side, [tokensPanel()]);
-    if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}/r/${code}`, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")), deviceLink()));
+    if (!over) side.append(h("details.side-panel", { "data-keep": "invite" }, h("summary", null, t("lobby.inviteShort")), copyField(`${location.origin}${st.info.invite}`, "invite-link", t("lobby.inviteLink"), t("lobby.copyInvite")), deviceLink()));
     wrap.append(side);
     return wrap;
   }
