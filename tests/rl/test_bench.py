@@ -69,3 +69,8 @@ def test_bench_rl_prints_both_scout_backends_side_by_side() -> None:
     text = " ".join(result.output.split())
     assert "Batched Scout (numpy, numba, one core)" in text
     assert text.count("numba") >= 3  # the title and both numba columns
+
+
+def test_bench_help_lists_rl() -> None:
+    result = CliRunner().invoke(app, ["bench", "--help"], terminal_width=200)
+    assert result.exit_code == 0 and "\n  rl " in result.output
