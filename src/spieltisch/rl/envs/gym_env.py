@@ -7,8 +7,8 @@
 ['action_mask', 'observation']
 
 ``opponents`` is one seat spec for every other seat, or a list with one per
-other seat in seat order: ``random``, ``easy``, ``medium``, ``hard`` or
-``cmd:PROGRAM`` (as everywhere, see :func:`spieltisch.bots.make_bot`). Bots
+other seat in seat order: ``random``, ``easy``, ``medium``, ``hard``,
+``cmd:PROGRAM`` or ``py:MODULE:FACTORY`` (as everywhere, see :func:`spieltisch.bots.make_bot`). Bots
 get their seat's view and the engine's legal ids, never the state.
 
 The reward is the change of the learner's game total over the step, so an
