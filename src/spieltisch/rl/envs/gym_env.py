@@ -144,11 +144,19 @@ def schmaus_env(**kwargs: Any) -> SpieltischEnv:
     return SpieltischEnv("schmaus", **kwargs)
 
 
+VECTOR_ENTRY_POINTS = {"Scout": "spieltisch.rl.envs.gym_vector:scout_vector_env"}
+"""Batched vector environments (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``,
+the default of ``make_vec`` where there is one; docs/rl.md)."""
+
+
 def register_envs() -> None:
     """Register ``spieltisch/Scout-v0`` and ``spieltisch/Schmaus-v0`` (idempotent)."""
     for name, entry in (("Scout", "scout_env"), ("Schmaus", "schmaus_env")):
         env_id = f"spieltisch/{name}-v0"
         if env_id not in gymnasium.registry:
             gymnasium.register(
-                id=env_id, entry_point=f"spieltisch.rl.envs.gym_env:{entry}", disable_env_checker=False
+                id=env_id,
+                entry_point=f"spieltisch.rl.envs.gym_env:{entry}",
+                vector_entry_point=VECTOR_ENTRY_POINTS.get(name),
+                disable_env_checker=False,
             )

@@ -448,8 +448,8 @@ class BatchedScout(BatchedGames):
 
     # -- stepping -----------------------------------------------------------------------
     def step(self, actions: IntArray) -> IntArray:
-        """Apply one learning id per game (ignored where a game is over); returns the
-        change of every seat's total (B, P).
+        """Apply one learning id per game (none where a game is over or the id is -1); returns
+        the change of every seat's total (B, P).
 
         Trusted path: the ids must be legal (see :meth:`legal_mask`).
         """
@@ -457,7 +457,7 @@ class BatchedScout(BatchedGames):
         before = self.totals.copy()
         seat = self.to_move()
         phase = self.phase.copy()
-        flip = np.nonzero(phase == FLIP)[0]
+        flip = np.nonzero((phase == FLIP) & (actions >= 0))[0]
         if len(flip):
             self._flip(flip, seat[flip], actions[flip] == SA.FLIP)
         play = phase == PLAY
