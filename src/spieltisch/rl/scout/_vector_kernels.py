@@ -182,11 +182,22 @@ def advance(
                 observe_game(st, tr, g, final_seat, rounds, final_obs, g)
             for s in range(p):
                 final[g, s] = totals[g, s]
-                totals[g, s] = 0
-            deal_game(st, g, 0, tb, dealt, bitgen, sc)
-            clear_track(tr, g)
-            steps[g] = 0
-            opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners)
+            new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps)
+
+
+@kernel(inline="always")
+def new_game(
+    st: Any, tr: Any, g: int, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any,
+    learners: Any, steps: Any,
+) -> None:  # fmt: skip
+    """Game ``g`` dealt anew (S-1 .. S-5); opponents move until a learner decides."""
+    totals = st[14]
+    for s in range(totals.shape[1]):
+        totals[g, s] = 0
+    deal_game(st, g, 0, tb, dealt, bitgen, sc)
+    clear_track(tr, g)
+    steps[g] = 0
+    opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners)
 
 
 @kernel()
@@ -194,15 +205,8 @@ def reset(
     st: Any, tr: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any, learners: Any, steps: Any
 ) -> None:
     """Deal every game anew; opponents move until a learner decides."""
-    size, totals = st[2], st[14]
-    b, p = size.shape[0], size.shape[1]
-    for g in range(b):
-        for s in range(p):
-            totals[g, s] = 0
-        deal_game(st, g, 0, tb, dealt, bitgen, sc)
-        clear_track(tr, g)
-        steps[g] = 0
-        opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners)
+    for g in range(st[2].shape[0]):
+        new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps)
 
 
 @kernel()
