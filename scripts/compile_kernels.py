@@ -1,4 +1,5 @@
-"""Compile the numba kernels of both batched engines into numba's on-disk cache.
+"""Compile the numba kernels of both batched engines and of Scout's learner environment into
+numba's on-disk cache.
 
 scripts/test runs this in the background beside the type check, so that the tests (in
 every pytest-xdist worker and every process they start) load the kernels from the cache
@@ -36,6 +37,12 @@ def main() -> int:
     scout.step(scout.sample_legal(np.random.default_rng(1)))
     scout.reset_done(np.ones(4, dtype=bool))
     scout.reset_done()
+    from spieltisch.rl.scout.vector import ScoutVectorEnv  # the learner environment's kernels
+
+    for learners in (0, "all"):
+        vector = ScoutVectorEnv(4, 3, learners=learners, seed=1)
+        vector.reset()
+        vector.step(vector.sample(np.random.default_rng(1)))
     print(f"numba kernels compiled or loaded from the cache: {time.process_time() - start:.1f} CPU s")
     return 0
 

@@ -126,8 +126,8 @@ def play(
         list[str] | None,
         typer.Option(
             metavar="N=SPEC",
-            help="Who plays seat N: human, random, easy, medium, hard (hard:playouts=2000, see docs/bots.md) "
-            "or cmd:PROGRAM (repeatable).",
+            help="Who plays seat N: human, random, easy, medium, hard (hard:playouts=2000, see "
+            "docs/bots.md), cmd:PROGRAM or py:MODULE:FACTORY[:ARG] (repeatable).",
         ),
     ] = None,
     you: Annotated[int, typer.Option(help="Your seat.")] = 0,

@@ -11,8 +11,9 @@ np = pytest.importorskip("numpy")
 
 from spieltisch.engine import get_game  # noqa: E402
 from spieltisch.rl.fast import BACKENDS, make_schmaus, numba_available  # noqa: E402
+from spieltisch.rl.replay import replay_in_engine  # noqa: E402
 from spieltisch.rl.schmaus import batched  # noqa: E402
-from spieltisch.rl.schmaus.batched import BatchedSchmaus  # noqa: E402
+from spieltisch.rl.schmaus.batched import BatchedSchmaus, engine_shuffler  # noqa: E402
 from spieltisch.rl.schmaus.obs import KIND  # noqa: E402
 
 SCHMAUS = get_game("schmaus")
@@ -27,17 +28,6 @@ backends = pytest.mark.parametrize(
         ),
     ],
 )
-
-
-def engine_shuffler(seeds: list[int]) -> batched.Shuffler:
-    """The reference engine's W-17 reshuffle of game ``g`` (its seed string, its count)."""
-
-    def shuffle(g: int, number: int, size: int) -> list[int]:
-        order = list(range(size))
-        random.Random(f"schmaus/{seeds[g]}/reshuffle/{number}").shuffle(order)
-        return order
-
-    return shuffle
 
 
 def counts(cards: list[str]) -> list[int]:
@@ -82,13 +72,7 @@ def run_against_engine(players: int, games: int, seed: int, backend: str = "nump
     seeds = [seed * 10_000 + i for i in range(games)]
     states = [SCHMAUS.new_state(players, s) for s in seeds]
     env = make_schmaus(games, players, shuffler=engine_shuffler(seeds), backend=backend)
-    data = [s.to_json() for s in states]
-    hands = np.array([[counts(h) for h in d["hands"]] for d in data])
-    sizes = np.array([len(d["draw_pile"]) for d in data])
-    piles = np.zeros((games, int(sizes.max())), dtype=np.int64)
-    for g, d in enumerate(data):
-        piles[g, : sizes[g]] = [KIND[c] for c in reversed(d["draw_pile"])]
-    env.load(np.arange(games), hands, piles, sizes)
+    env.load_states(np.arange(games), states)
     rng = random.Random(seed)
     nodes = 0
     buffer = np.ones((games, players, batched.NUM_ACTIONS), dtype=bool)
@@ -251,3 +235,29 @@ def test_bad_sizes_are_refused() -> None:
         BatchedSchmaus(4, 6)
     with pytest.raises(ValueError, match="at least one game"):
         BatchedSchmaus(0, 3)
+
+
+@backends
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_replay_in_engine_reaches_the_batched_states(players: int, backend: str) -> None:
+    """Whole batched games (own random ids, W-17 reshuffles the engine's) replayed in the
+    reference engine with the public helper: the same state after every node."""
+    games = 8
+    seeds = [players * 1000 + g for g in range(games)]
+    env = make_schmaus(games, players, shuffler=engine_shuffler(seeds), backend=backend)
+    env.load_states(np.arange(games), [SCHMAUS.new_state(players, s) for s in seeds])
+    rng = np.random.default_rng(players)
+    log: list[list[list[int]]] = [[] for _ in range(games)]
+    seen: list[list[dict[str, Any]]] = [[] for _ in range(games)]
+    while (env.phase != batched.OVER).any():
+        live = env.phase != batched.OVER
+        actions = env.sample_legal(rng)
+        env.step(actions)
+        for g in np.nonzero(live)[0]:
+            log[g].append(actions[g].tolist())
+            seen[g].append(batched_snapshot(env, g))
+    for g in range(games):
+        states = replay_in_engine("schmaus", players, seeds[g], log[g])
+        assert len(states) == len(log[g]) and states[-1].is_over()
+        for node, (state, snap) in enumerate(zip(states, seen[g], strict=True)):
+            assert snapshot(state.to_json()) == snap, f"game {g} differs at node {node}"

@@ -16,30 +16,16 @@ import pytest
 np = pytest.importorskip("numpy")
 
 from spieltisch.engine import get_game  # noqa: E402
-from spieltisch.engine.scout.cards import ALL_CARDS, TURNED  # noqa: E402
-from spieltisch.engine.scout.state import REMOVED  # noqa: E402
 from spieltisch.rl.fast import BACKENDS, make_scout, numba_available  # noqa: E402
+from spieltisch.rl.replay import replay_in_engine  # noqa: E402
 from spieltisch.rl.scout import actions as scout_actions  # noqa: E402
 from spieltisch.rl.scout import batched as batched_scout  # noqa: E402
-from spieltisch.rl.scout.batched import BatchedScout  # noqa: E402
+from spieltisch.rl.scout.batched import BatchedScout, engine_dealer  # noqa: E402
 
 needs_numba = pytest.mark.skipif(not numba_available(), reason="numba not installed (extra rl-fast)")
 
 SCOUT = get_game("scout")
 PHASES = {batched_scout.FLIP: "flip", batched_scout.PLAY: "play", batched_scout.OVER: "over"}
-
-
-def engine_dealer(players: int, seeds: list[int]) -> batched_scout.Dealer:
-    """The reference engine's deal of game ``g``, round ``r`` (S-1: its seed string, its orientations)."""
-    cards = [c for c in ALL_CARDS if c not in REMOVED[players]]
-
-    def deal(g: int, round_index: int) -> list[int]:
-        rng = random.Random(f"scout/{seeds[g]}/round/{round_index}")
-        deck = list(cards)
-        rng.shuffle(deck)
-        return [TURNED[c] if rng.random() < 0.5 else c for c in deck]
-
-    return deal
 
 
 def snapshot(state: Any) -> dict[str, Any]:
@@ -300,3 +286,33 @@ def test_bad_sizes_are_refused(backend: str) -> None:
         make_scout(4, 6, backend=backend)
     with pytest.raises(ValueError, match="at least one game"):
         make_scout(0, 3, backend=backend)
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("numba", marks=needs_numba)])
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_replay_in_engine_reaches_the_batched_states(players: int, backend: str) -> None:
+    """Whole batched games (own random ids) replayed in the reference engine with the public
+    helper: the same state after every step (S-1 .. S-16)."""
+    games = 6
+    seeds = [players * 1000 + g for g in range(games)]
+    env = make_scout(games, players, dealer=engine_dealer(players, seeds), backend=backend)
+    rng = np.random.default_rng(players)
+    log: list[list[int]] = [[] for _ in range(games)]
+    seen: list[list[dict[str, Any]]] = [[] for _ in range(games)]
+    while (env.phase != batched_scout.OVER).any():
+        actions = env.sample_legal(rng)
+        env.step(actions)
+        for g in np.nonzero(actions >= 0)[0]:
+            log[g].append(int(actions[g]))
+            seen[g].append(batched_snapshot(env, g) if env.half_at[g] < 0 else {})
+    for g in range(games):
+        states = replay_in_engine("scout", players, seeds[g], log[g])
+        assert len(states) == len(log[g]) and states[-1].is_over()
+        for step, (state, snap) in enumerate(zip(states, seen[g], strict=True)):
+            if snap:  # after a scout half the engine waits for the show half
+                assert snapshot(state) == snap, f"game {g} differs at step {step}"
+
+
+def test_replay_in_engine_refuses_an_illegal_id() -> None:
+    with pytest.raises(ValueError):  # three keeps, then a scout with no active set (S-8)
+        replay_in_engine("scout", 3, 1, [0, 0, 0, scout_actions.SCOUT_BASE])

@@ -69,3 +69,21 @@ def test_bench_rl_prints_both_scout_backends_side_by_side() -> None:
     text = " ".join(result.output.split())
     assert "Batched Scout (numpy, numba, one core)" in text
     assert text.count("numba") >= 3  # the title and both numba columns
+
+
+def test_bench_help_lists_rl() -> None:
+    result = CliRunner().invoke(app, ["bench", "--help"], terminal_width=200)
+    assert result.exit_code == 0 and "\n  rl " in result.output
+
+
+def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
+    pytest.importorskip("numba")
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8", "--players", "3", "--game", "scout"]
+    result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Scout learner steps per CPU second" in text and "one Gym env vs medium" in text
+    row = [line for line in result.output.splitlines() if "not batched yet" in line][-1]
+    cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
+    assert cells[0] == "3" and cells[3] == "not batched yet"
+    assert min(float(cells[i]) for i in (1, 2, 4, 5)) > 0

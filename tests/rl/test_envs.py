@@ -198,6 +198,24 @@ def test_parallel_idle_seats_wait() -> None:
     assert steps >= 9  # 3 × players rounds (W-2)
 
 
+def test_schmaus_wait_only_in_the_parallel_env() -> None:
+    """Id 183 ``wait`` exists only in the parallel environment (docs/rl.md): 183 actions
+    in the AEC and Gymnasium environments, 184 in the parallel one."""
+    aec = schmaus_v0.env(players=3)
+    aec.reset(seed=1)
+    par = schmaus_v0.parallel_env(players=3)
+    par.reset(seed=1)
+    gym = gymnasium.make("spieltisch/Schmaus-v0", players=3)
+    obs, _ = gym.reset(seed=1)
+    for space, mask in (
+        (aec.action_space("player_0"), aec.observe("player_0")["action_mask"]),
+        (gym.action_space, obs["action_mask"]),
+    ):
+        assert space.n == schmaus_obs.NUM_ACTIONS == 183
+        assert mask.shape == (183,)
+    assert par.action_space("player_0").n == schmaus_obs.PARALLEL_ACTIONS == 184
+
+
 @pytest.mark.parametrize("observation", ["observation", "information_state"])
 @pytest.mark.parametrize("game", ["Scout", "Schmaus"])
 @pytest.mark.parametrize("players", PLAYERS)

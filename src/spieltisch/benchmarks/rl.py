@@ -13,6 +13,10 @@ one decision of one game of the batch:
   space).
 
 A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
+A *learner step* (the last table, Scout with numba) is one decision of the learner's seat
+with the opponents' decisions until its next one, the observation tensor and the mask
+included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` at 1,024 games beside one
+``gymnasium.make("spieltisch/Scout-v0")`` environment, in the same run.
 "+ mask" also builds the full legal mask of every game at every step (what a
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
@@ -132,6 +136,81 @@ def measure_env(game: str, players: int, seconds: float, seed: int) -> float:
                 return decisions / elapsed
 
 
+LEARNER_BATCH = 1024
+"""Games in the batch of the learner environment's figures."""
+
+
+def measure_learner(players: int, batch: int, seconds: float, seed: int) -> tuple[float, float]:
+    """Learner steps per CPU second of :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`
+    (learner in seat 0, random opponents inside the batch), observations and masks written
+    into reused buffers (``step_into``): (the environment's time only, with the learner's ids
+    drawn by ``sample`` too)."""
+    import numpy as np
+
+    from spieltisch.rl.scout.vector import ScoutVectorEnv
+
+    env = ScoutVectorEnv(batch, players, seed=seed)
+    obs, mask = env.reset()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    in_env = 0.0
+    start = time.process_time()
+    while True:
+        actions = env.sample(rng)
+        before = time.process_time()
+        env.step_into(actions, obs, mask)
+        in_env += time.process_time() - before
+        steps += batch
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return steps / in_env, steps / elapsed
+
+
+def measure_gym(players: int, opponents: str, seconds: float, seed: int) -> float:
+    """Learner steps per CPU second of one ``gymnasium.make("spieltisch/Scout-v0")`` (today's
+    path: the reference engine, the opponents' bots and the tensors in Python), the learner
+    picking a random legal id from the mask."""
+    import gymnasium
+    import numpy as np
+
+    import spieltisch.rl  # noqa: F401 - registers the environments
+
+    env = gymnasium.make("spieltisch/Scout-v0", players=players, opponents=opponents)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    steps = 0
+    start = time.process_time()
+    while True:
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+        if terminated or truncated:
+            obs, _ = env.reset()
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
+    """Scout learner steps per CPU second, batched (numba) and through one Gymnasium env."""
+    table = Table(
+        title=f"Scout learner steps per CPU second, one core (learner in seat 0; batched: "
+        f"ScoutVectorEnv, {LEARNER_BATCH:,} games, observations + masks; targets 1,000,000 vs "
+        "random, 100,000 vs medium)"
+    )
+    table.add_column("players")
+    for name in ("batched vs random", "+ learner sampling", "batched vs medium", "one Gym env vs random"):
+        table.add_column(name, justify="right")
+    table.add_column("one Gym env vs medium", justify="right")
+    for p in players:
+        env_only, with_sampling = measure_learner(p, LEARNER_BATCH, seconds, seed)
+        gym_random, gym_medium = (measure_gym(p, o, seconds, seed) for o in ("random", "medium"))
+        table.add_row(
+            str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", "not batched yet",
+            f"{gym_random:,.0f}", f"{gym_medium:,.0f}",
+        )  # fmt: skip
+    return table
+
+
 TITLES = {"schmaus": "Batched Waschbär-Schmaus", "scout": "Batched Scout"}
 
 
@@ -205,3 +284,5 @@ def run(
         for p in sorted({min(players), max(players)}):
             envs.add_row(game, str(p), f"{measure_env(game, p, seconds, seed):,.0f}")
     console.print(envs)
+    if "scout" in games and "numba" in backends:
+        console.print(learner_table(players, seconds, seed))

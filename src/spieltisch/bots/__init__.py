@@ -14,6 +14,8 @@ everywhere (terminal play, the lab, the web table):
   machine-dependent); see :mod:`spieltisch.bots.spec`
 * ``cmd:COMMAND`` - an external program speaking the bot protocol
   (``docs/bot-protocol.md``)
+* ``py:MODULE:FACTORY[:ARG]`` - an in-process bot made by a Python factory
+  (:mod:`spieltisch.bots.python`)
 
 A retired version (``hard@v9``) is refused with a message naming the kept
 ones; a game stored while it played resumes with today's default in its
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from spieltisch.bots.base import Bot, Budget, RandomBot, View
+from spieltisch.bots.python import PREFIX as PY_PREFIX
+from spieltisch.bots.python import load_factory, make_python_bot
 from spieltisch.bots.spec import BotSpec, parse_spec
 from spieltisch.engine import OptionsError, get_game
 
@@ -92,7 +96,9 @@ def _level(game: str, level: str) -> Level:
         return Level("spieltisch.bots.base", "RandomBot")
     found = _BUILT_IN[get_game(game).name].get(level)
     if found is None:
-        raise OptionsError(f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)} or cmd:...")
+        raise OptionsError(
+            f"unknown bot level {level!r}: choose one of {', '.join(LEVELS)}, cmd:... or py:..."
+        )
     return found
 
 
@@ -153,8 +159,11 @@ def parse_bot_spec(game: str, spec: str) -> tuple[type[Bot], BotSpec]:
 
 def check_spec(game: str, spec: str) -> None:
     """Raise :class:`OptionsError` unless ``spec`` names a built-in bot of
-    ``game`` with a valid budget (``cmd:`` specs are checked when started)."""
-    if not spec.startswith("cmd:"):
+    ``game`` with a valid budget, or a ``py:`` factory that exists (``cmd:`` specs
+    are checked when started)."""
+    if spec.startswith(PY_PREFIX):
+        load_factory(spec)
+    elif not spec.startswith("cmd:"):
         parse_bot_spec(game, spec)
 
 
@@ -189,6 +198,8 @@ def make_bot(
         from spieltisch.bots.external import ExternalBot
 
         return ExternalBot(game, seat, seed, command=spec[4:], timeout=timeout, budget=budget)
+    if spec.startswith(PY_PREFIX):
+        return make_python_bot(game, spec, seat, seed, budget)
     cls, parsed = parse_bot_spec(game, spec)
     config = bot_config(game, spec.strip().split(":", 1)[0].strip())
     if config is None:

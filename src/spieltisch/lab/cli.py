@@ -25,7 +25,7 @@ BotOpt = Annotated[
         "--bot",
         "-b",
         help="Bot for the next seat (repeat): random, easy, medium, hard (hard@baseline, hard:playouts=1200, "
-        "see docs/bots.md), cmd:COMMAND or "
+        "see docs/bots.md), cmd:COMMAND, py:MODULE:FACTORY[:ARG] or "
         "avoid=CARD:SPEC (Waschbär-Schmaus: SPEC that never lays CARD, e.g. avoid=HUNTER:medium).",
     ),
 ]

@@ -59,11 +59,14 @@ def validate_options(game: str, players: int, options: Mapping[str, Any]) -> dic
 
 
 def split_bots(bots: Sequence[str]) -> list[str]:
-    """``--bot hard --bots medium,easy`` -> ``["hard", "medium", "easy"]`` (cmd: specs are
-    never split at commas)."""
+    """``--bot hard --bots medium,easy`` -> ``["hard", "medium", "easy"]`` (cmd: and py: specs
+    are never split at commas)."""
     out: list[str] = []
     for item in bots:
-        if item.strip().startswith("cmd:") or (AVOID_PREFIX in item and "cmd:" in item):
+        whole = any(
+            item.strip().startswith(p) or (AVOID_PREFIX in item and p in item) for p in ("cmd:", "py:")
+        )
+        if whole:
             out.append(item.strip())
             continue
         out.extend(part.strip() for part in item.split(","))
@@ -111,10 +114,16 @@ def check_bot_spec(game: str, spec: str) -> None:
         except ImportError as exc:
             raise LabError(f"bot spec {spec!r}: external bots are not available: {exc}") from exc
         return
+    if spec.startswith("py:"):
+        try:
+            check_spec(game, spec)
+        except RulesError as exc:
+            raise LabError(str(exc)) from exc
+        return
     if spec.split(":", 1)[0].partition("@")[0].strip() not in LEVELS:
         raise LabError(
             f"unknown bot spec {spec!r}: use one of {', '.join(LEVELS)} (LEVEL:KEY=VALUE for a budget), "
-            "cmd:COMMAND or avoid=CARD:SPEC"
+            "cmd:COMMAND, py:MODULE:FACTORY[:ARG] or avoid=CARD:SPEC"
         )
     try:
         check_spec(game, spec)

@@ -5,7 +5,9 @@ One folder per game, one for the environments, the shared pieces here:
 * :mod:`spieltisch.rl.scout`: Scout's learning ids (:mod:`~spieltisch.rl.scout.actions`),
   tensors (:mod:`~spieltisch.rl.scout.obs`), episode (:mod:`~spieltisch.rl.scout.episode`)
   and batched engine (:mod:`~spieltisch.rl.scout.batched`, numba kernels
-  :mod:`~spieltisch.rl.scout.fast`);
+  :mod:`~spieltisch.rl.scout.fast`), and its batched learner environment
+  (:mod:`~spieltisch.rl.scout.vector`; as a Gymnasium ``VectorEnv``
+  :mod:`~spieltisch.rl.envs.gym_vector`);
 * :mod:`spieltisch.rl.schmaus`: the same for Waschbär-Schmaus (its learning ids are the
   engine's, named in :mod:`~spieltisch.rl.schmaus.obs`);
 * :mod:`spieltisch.rl.envs`: PettingZoo (:mod:`spieltisch.rl.scout_v0`,
@@ -13,9 +15,10 @@ One folder per game, one for the environments, the shared pieces here:
   ``spieltisch/Scout-v0`` and ``spieltisch/Schmaus-v0``, :mod:`~spieltisch.rl.envs.gym_env`)
   and OpenSpiel (importing :mod:`spieltisch.rl.envs.openspiel` registers
   ``python_spieltisch_scout`` and ``python_spieltisch_schmaus``);
-* shared: :mod:`~spieltisch.rl.episode` (what every environment wraps) and
+* shared: :mod:`~spieltisch.rl.episode` (what every environment wraps),
   :mod:`~spieltisch.rl.fast` (the batched engines' backends: ``make_scout``,
-  ``make_schmaus``).
+  ``make_schmaus``) and :mod:`~spieltisch.rl.replay` (a batched game replayed in
+  the reference engine).
 """
 
 from __future__ import annotations

@@ -129,6 +129,13 @@ class _Round:
         return record
 
 
+def reshuffle_rng(seed: int, number: int) -> random.Random:
+    """W-17: the random source of reshuffle ``number`` (from 1) of the game dealt from ``seed``;
+    the discards are shuffled with :func:`spieltisch.engine.base.shuffle` (a public name for
+    learning code that replays the engine's games, :mod:`spieltisch.rl`)."""
+    return random.Random(f"schmaus/{seed}/reshuffle/{number}")
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)  # e.g. spieltisch.rl.envs.chance's dealing states
 class SchmausState(BaseState):
     """A Waschbär-Schmaus game in progress. Build one with :meth:`Schmaus.new_state`."""
@@ -308,10 +315,9 @@ class SchmausState(BaseState):
                 if not self.discard:
                     break
                 self.reshuffles += 1
-                rng = random.Random(f"schmaus/{self.seed}/reshuffle/{self.reshuffles}")
                 pile = self.draw_pile = self.discard
                 self.discard = []
-                shuffle(pile, rng)
+                shuffle(pile, reshuffle_rng(self.seed, self.reshuffles))
             c = pile.pop()
             hand[c] = hand[c] + 1
             drawn += 1

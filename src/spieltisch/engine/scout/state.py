@@ -55,6 +55,14 @@ def _round_seed(seed: int, round_index: int) -> random.Random:
     return random.Random(f"scout/{seed}/round/{round_index}")
 
 
+def round_deck(players: int, seed: int, round_index: int) -> list[int]:
+    """S-1, S-2: the shuffled and turned deck of round ``round_index`` (from 0) of the game
+    dealt from ``seed``, dealt in order from seat 0 (a public name for learning code that
+    replays the engine's games, :mod:`spieltisch.rl`). With two players round 1 is dealt from
+    the cards round 0 set aside (S-16), not from this deck."""
+    return _shuffled([c for c in ALL_CARDS if c not in REMOVED[players]], _round_seed(seed, round_index))
+
+
 def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
     """S-1: shuffling also randomises each card's orientation."""
     deck = list(cards)
@@ -194,8 +202,7 @@ class ScoutState(BaseState):
             deck = self.set_aside  # S-16: round 2 uses the 22 set-aside cards
             self.set_aside = []
         else:
-            cards = [c for c in ALL_CARDS if c not in REMOVED[n]]
-            deck = _shuffled(cards, _round_seed(self.seed, round_index))
+            deck = round_deck(n, self.seed, round_index)
             if n == 2:
                 self.set_aside = deck[2 * DEALT[2] :]
                 deck = deck[: 2 * DEALT[2]]

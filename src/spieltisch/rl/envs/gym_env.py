@@ -7,8 +7,8 @@
 ['action_mask', 'observation']
 
 ``opponents`` is one seat spec for every other seat, or a list with one per
-other seat in seat order: ``random``, ``easy``, ``medium``, ``hard`` or
-``cmd:PROGRAM`` (as everywhere, see :func:`spieltisch.bots.make_bot`). Bots
+other seat in seat order: ``random``, ``easy``, ``medium``, ``hard``,
+``cmd:PROGRAM`` or ``py:MODULE:FACTORY`` (as everywhere, see :func:`spieltisch.bots.make_bot`). Bots
 get their seat's view and the engine's legal ids, never the state.
 
 The reward is the change of the learner's game total over the step, so an
@@ -144,11 +144,19 @@ def schmaus_env(**kwargs: Any) -> SpieltischEnv:
     return SpieltischEnv("schmaus", **kwargs)
 
 
+VECTOR_ENTRY_POINTS = {"Scout": "spieltisch.rl.envs.gym_vector:scout_vector_env"}
+"""Batched vector environments (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``,
+the default of ``make_vec`` where there is one; docs/rl.md)."""
+
+
 def register_envs() -> None:
     """Register ``spieltisch/Scout-v0`` and ``spieltisch/Schmaus-v0`` (idempotent)."""
     for name, entry in (("Scout", "scout_env"), ("Schmaus", "schmaus_env")):
         env_id = f"spieltisch/{name}-v0"
         if env_id not in gymnasium.registry:
             gymnasium.register(
-                id=env_id, entry_point=f"spieltisch.rl.envs.gym_env:{entry}", disable_env_checker=False
+                id=env_id,
+                entry_point=f"spieltisch.rl.envs.gym_env:{entry}",
+                vector_entry_point=VECTOR_ENTRY_POINTS.get(name),
+                disable_env_checker=False,
             )

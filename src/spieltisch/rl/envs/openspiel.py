@@ -49,7 +49,6 @@ from spieltisch.rl.envs.chance import (
 )
 from spieltisch.rl.envs.frame import make_episode
 from spieltisch.rl.episode import Episode
-from spieltisch.rl.schmaus.episode import SchmausEpisode
 from spieltisch.rl.scout.episode import ScoutEpisode
 
 PLAYERS_DEFAULT = 4
@@ -101,7 +100,7 @@ class _Game(pyspiel.Game):
         self.template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0)
         self._first: Distribution | None = None
         info = pyspiel.GameInfo(
-            num_distinct_actions=probe.num_actions - (1 if isinstance(probe, SchmausEpisode) else 0),
+            num_distinct_actions=probe.num_actions,
             max_chance_outcomes=SCOUT_OUTCOMES if self.name == "scout" else SCHMAUS_OUTCOMES,
             num_players=players,
             min_utility=low,

@@ -24,8 +24,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spieltisch.engine import get_game
+from spieltisch.engine import State, get_game
+from spieltisch.engine.base import shuffle
 from spieltisch.engine.schmaus import Discard, Play, Target, Times5
+from spieltisch.engine.schmaus.cards import IDS as CARD_IDS
+from spieltisch.engine.schmaus.cards import KIND as CARD_KIND
+from spieltisch.engine.schmaus.state import reshuffle_rng
 from spieltisch.rl.batching import BatchedGames, check_mask_out
 
 IntArray = npt.NDArray[np.integer[Any]]
@@ -143,6 +147,19 @@ Shuffler = Callable[[int, int, int], Sequence[int]]
 """``(game index, reshuffle number from 1, pile size) -> permutation`` (W-17)."""
 
 
+def engine_shuffler(seeds: Sequence[int]) -> Shuffler:
+    """A :data:`Shuffler` that reshuffles game ``g`` as the reference engine reshuffles the game
+    of seed ``seeds[g]`` (W-17), for games started from the engine's deals
+    (:meth:`BatchedSchmaus.load_states`)."""
+
+    def order(g: int, number: int, size: int) -> list[int]:
+        out = list(range(size))
+        shuffle(out, reshuffle_rng(seeds[g], number))
+        return out
+
+    return order
+
+
 class BatchedSchmaus(BatchedGames):
     """B games of Waschbär-Schmaus with the default rule options, ``players`` seats each."""
 
@@ -210,6 +227,18 @@ class BatchedSchmaus(BatchedGames):
         self.round[idx] = 1
         self.reshuffles[idx] = 0
         self._start_round(np.asarray(idx))
+
+    def load_states(self, idx: IntArray, states: Sequence[State]) -> None:
+        """Start games ``idx`` from the deals of new reference-engine games ``states`` (W-3;
+        their hands and draw piles, read with ``to_json``: for replaying the engine's games,
+        never for an agent)."""
+        data = [s.to_json() for s in states]
+        hands = np.array([[[h.count(k) for k in CARD_IDS] for h in d["hands"]] for d in data])
+        sizes = np.array([len(d["draw_pile"]) for d in data])
+        piles = np.zeros((len(data), int(sizes.max())), dtype=np.int64)
+        for i, d in enumerate(data):
+            piles[i, : sizes[i]] = [CARD_KIND[c] for c in reversed(d["draw_pile"])]
+        self.load(np.asarray(idx), hands, piles, sizes)
 
     # -- drawing (W-17) -----------------------------------------------------------
     def _reshuffle_under(self, games: IntArray) -> None:

@@ -12,8 +12,8 @@ from spieltisch.rl.schmaus import obs as schmaus_obs
 
 
 class SchmausEpisode(Episode):
-    """Waschbär-Schmaus with the engine's ids; ``wait`` (183) is legal for idle seats
-    only when ``allow_wait`` (the parallel environment)."""
+    """Waschbär-Schmaus with the engine's ids (183 actions); with ``allow_wait`` (the parallel
+    environment) one more, ``wait`` (183), the only legal id of an idle seat."""
 
     game = "schmaus"
     num_actions = schmaus_obs.NUM_ACTIONS
@@ -29,6 +29,8 @@ class SchmausEpisode(Episode):
     ) -> None:
         super().__init__(players, seed, options, state)
         self.allow_wait = allow_wait
+        if allow_wait:
+            self.num_actions = schmaus_obs.PARALLEL_ACTIONS
 
     def legal_ids(self, seat: int) -> list[int]:
         if self.is_over():

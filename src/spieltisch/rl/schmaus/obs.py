@@ -32,8 +32,11 @@ KINDS = 12
 SEATS = 5
 
 ENGINE_ACTIONS = get_game("schmaus").num_actions(SEATS)
+NUM_ACTIONS = ENGINE_ACTIONS
+"""183: the action space of the AEC, Gymnasium, OpenSpiel and batched environments."""
 WAIT = ENGINE_ACTIONS
-NUM_ACTIONS = ENGINE_ACTIONS + 1
+PARALLEL_ACTIONS = WAIT + 1
+"""184: the parallel environment's action space, ``wait`` included."""
 
 PHASES = ("play", "target", "discard", "game_over")
 SEAT_FEATURES = 6

@@ -239,11 +239,8 @@ def half_fill(
 @kernel(inline="always")
 def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, decks: Any) -> None:
     """Deal round ``r`` (from 0) to games ``idx[:n]``, as ``BatchedScout._deal``."""
-    (
-        top, bottom, size, ttop, tbot, tsize, tkey, owner, current, phase, pending,
-        chips, collected, tokens, totals, rnd, first_start, set_aside, half_at,
-    ) = st  # fmt: skip
-    p = size.shape[1]
+    set_aside = st[17]
+    p = st[2].shape[1]
     cards = deck.shape[0]
     if p == 2 and r == 1:  # S-16: round 2 uses the set-aside cards
         for i in range(n):
@@ -259,10 +256,22 @@ def deal(st: Any, idx: Any, n: int, r: int, bitgen: Any, deck: Any, dealt: int, 
                 if bitgen_double(bitgen) < 0.5:
                     d = decks[i, c]
                     decks[i, c] = (d % 11) * 11 + d // 11
-        if p == 2:
-            for i in range(n):
-                for c in range(set_aside.shape[1]):
-                    set_aside[idx[i], c] = decks[i, 2 * dealt + c]
+    place(st, idx, n, r, dealt, decks)
+
+
+@kernel(inline="always")
+def place(st: Any, idx: Any, n: int, r: int, dealt: int, decks: Any) -> None:
+    """Deal the shuffled decks ``decks[:n]`` (round ``r``) to games ``idx[:n]``: the hands
+    (S-2), the set-aside cards of two players' first round (S-16) and the round's start."""
+    (
+        top, bottom, size, ttop, tbot, tsize, tkey, owner, current, phase, pending,
+        chips, collected, tokens, totals, rnd, first_start, set_aside, half_at,
+    ) = st  # fmt: skip
+    p = size.shape[1]
+    if p == 2 and r == 0:
+        for i in range(n):
+            for c in range(set_aside.shape[1]):
+                set_aside[idx[i], c] = decks[i, 2 * dealt + c]
     for i in range(n):
         g = idx[i]
         best: Any = 1 << 30
@@ -433,63 +442,70 @@ def scout(st: Any, g: int, seat: int, a: int, rounds: int, step: Any, runlen: An
     return POINT_SCOUT if pass_turn(st, g, seat, rounds, step, runlen) else -1
 
 
+@kernel(inline="always")
+def step_game(st: Any, g: int, a: int, tb: Any, rounds: int, step_: Any, runlen: Any) -> int:
+    """One decision ``a`` in game ``g`` (nothing for a game that is over, or for ``a`` < 0);
+    the point of a deal to follow (see ``POINT_*``; the caller deals it), or -1."""
+    top, bottom, size, phase, pending, current = st[0], st[1], st[2], st[9], st[10], st[8]
+    show_start, show_count, _ = tb
+    p = size.shape[1]
+    ph = phase[g]
+    if a < 0:
+        return -1
+    if ph == FLIP:
+        seat = 0
+        while not pending[g, seat]:
+            seat += 1
+        if a == FLIP_ID:  # S-5: mirrored order, every card shows its other number
+            sz = size[g, seat]
+            for j in range((sz + 1) // 2):
+                k = sz - 1 - j
+                tj, bj, tk, bk = top[g, seat, j], bottom[g, seat, j], top[g, seat, k], bottom[g, seat, k]
+                top[g, seat, j] = bk
+                bottom[g, seat, j] = tk
+                top[g, seat, k] = bj
+                bottom[g, seat, k] = tj
+        pending[g, seat] = False
+        done = True
+        for s in range(p):
+            if pending[g, s]:
+                done = False
+        if done:
+            phase[g] = PLAY
+        return -1
+    if ph == PLAY:
+        seat = current[g]
+        if SHOW_BASE <= a < SCOUT_BASE:
+            return show(
+                st, g, seat, show_start[a - SHOW_BASE], show_count[a - SHOW_BASE], rounds, step_, runlen
+            )
+        if a >= SCOUT_BASE:
+            return scout(st, g, seat, a, rounds, step_, runlen)
+    return -1
+
+
 @kernel()
 def step(
     actions: Any, st: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, use_rng: bool,
     change: Any, req_game: Any, req_key: Any, idx: Any, decks: Any, step_: Any, runlen: Any,
 ) -> int:  # fmt: skip
-    """One decision in every game (``BatchedScout.step``); ``change`` gets the totals' changes.
-    Round ends are queued in ``req_game`` / ``req_key`` and, with ``use_rng``, dealt here in
-    the numpy backend's order. Returns how many were queued."""
-    top, bottom, size, phase, pending, current, totals, rnd = (
-        st[0], st[1], st[2], st[9], st[10], st[8], st[14], st[15],
-    )  # fmt: skip
-    show_start, show_count, deck = tb
+    """One decision in every game (``BatchedScout.step``; none where the id is -1); ``change``
+    gets the totals' changes. Round ends are queued in ``req_game`` / ``req_key`` and, with
+    ``use_rng``, dealt here in the numpy backend's order. Returns how many were queued."""
+    size, totals, rnd = st[2], st[14], st[15]
+    deck = tb[2]
     b, p = size.shape[0], size.shape[1]
     nreq = 0
     for g in range(b):
-        ph = phase[g]
-        a = actions[g]
-        if ph != PLAY:
-            for s in range(p):
-                change[g, s] = 0
-        if ph == FLIP:
-            seat = 0
-            while not pending[g, seat]:
-                seat += 1
-            if a == FLIP_ID:  # S-5: mirrored order, every card shows its other number
-                sz = size[g, seat]
-                for j in range((sz + 1) // 2):
-                    k = sz - 1 - j
-                    tj, bj, tk, bk = top[g, seat, j], bottom[g, seat, j], top[g, seat, k], bottom[g, seat, k]
-                    top[g, seat, j] = bk
-                    bottom[g, seat, j] = tk
-                    top[g, seat, k] = bj
-                    bottom[g, seat, k] = tj
-            pending[g, seat] = False
-            done = True
-            for s in range(p):
-                if pending[g, s]:
-                    done = False
-            if done:
-                phase[g] = PLAY
-        elif ph == PLAY:
-            for s in range(p):
-                change[g, s] = totals[g, s]
-            seat = current[g]
-            point = -1
-            if SHOW_BASE <= a < SCOUT_BASE:
-                point = show(
-                    st, g, seat, show_start[a - SHOW_BASE], show_count[a - SHOW_BASE], rounds, step_, runlen
-                )
-            elif a >= SCOUT_BASE:
-                point = scout(st, g, seat, a, rounds, step_, runlen)
-            if point >= 0:
-                req_game[nreq] = g
-                req_key[nreq] = point * 8 + rnd[g] + 1
-                nreq += 1
-            for s in range(p):  # totals change at round ends only, and deals leave them be
-                change[g, s] = totals[g, s] - change[g, s]
+        for s in range(p):
+            change[g, s] = totals[g, s]
+        point = step_game(st, g, actions[g], tb, rounds, step_, runlen)
+        if point >= 0:
+            req_game[nreq] = g
+            req_key[nreq] = point * 8 + rnd[g] + 1
+            nreq += 1
+        for s in range(p):  # totals change at round ends only, and deals leave them be
+            change[g, s] = totals[g, s] - change[g, s]
     if use_rng and nreq:
         for key in range(3 * 8):  # the numpy backend's deal calls: by point, then round, then game
             n = 0
@@ -534,84 +550,91 @@ def scoutable(st: Any, g: int, seat: int) -> bool:
     return bool(p != 2 or chips[g, seat] > 0)
 
 
+@kernel(inline="always")
+def sample_game(
+    st: Any, g: int, ug: float, uh: float,
+    step: Any, runlen: Any, fewest: Any, left: Any, right: Any, hm: Any, blocks: Any, spans: Any,
+) -> Any:  # fmt: skip
+    """A uniformly random legal id of game ``g`` from the uniform numbers ``ug`` (the decision)
+    and ``uh`` (used only for a show half), with the numpy backend's arithmetic; -1 when over."""
+    top, size, ttop, tbot, tsize, tkey, current, phase, chips, half_at = (
+        st[0], st[2], st[3], st[4], st[5], st[6], st[8], st[9], st[11], st[18],
+    )  # fmt: skip
+    p = size.shape[1]
+    ph = phase[g]
+    if ph == FLIP:
+        return np.int64(ug * 2)  # keep (0) or flip (1)
+    if ph != PLAY:
+        return -1
+    seat = current[g]
+    sz = size[g, seat]
+    hand_runs(top, g, seat, sz, step, runlen)
+    shows = bounds(top, g, seat, sz, step, runlen, tkey[g], fewest)
+    at = half_at[g]
+    if at >= 0:  # the show half: the canonical shows, less the folded count per start
+        total = 0
+        for j in range(sz):
+            f = folded(at, j)
+            total += max(runlen[j] - fewest[j] + 1, 0) - (1 if f > 0 and fewest[j] <= f <= runlen[j] else 0)
+        k = np.int64(uh * total)
+        for j in range(sz):
+            f = folded(at, j)
+            excluded = f > 0 and fewest[j] <= f <= runlen[j]
+            here = max(runlen[j] - fewest[j] + 1, 0) - (1 if excluded else 0)
+            if k < here:
+                c = fewest[j] + k
+                if excluded and c >= f:
+                    c += 1
+                return SHOW_BASE + j * MAX_HAND - j * (j - 1) // 2 + c - 1
+            k -= here
+        return -1
+    n = tsize[g]
+    can = scoutable(st, g, seat)
+    scouts = (4 if n > 1 else 2) * (sz + 1) if can else 0
+    halves = 0
+    if p > 2 and can and chips[g, seat] > 0:
+        halves = half_fill(
+            top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, hm, 0, 0, False, blocks, spans
+        )
+    k = np.int64(ug * (shows + scouts + halves))
+    if k < shows:
+        for j in range(sz):
+            here = max(runlen[j] - fewest[j] + 1, 0)
+            if k < here:
+                return SHOW_BASE + j * MAX_HAND - j * (j - 1) // 2 + fewest[j] + k - 1
+            k -= here
+    elif k - shows < scouts:
+        k -= shows
+        return SCOUT_BASE + (k // (sz + 1)) * INSERTS + k % (sz + 1)
+    elif halves:
+        k -= shows + scouts
+        for blk in range(4):
+            if k < blocks[blk]:
+                lo, hi = spans[2 * blk], spans[2 * blk + 1]
+                for a in range(sz + 1):
+                    if a < lo or a > hi or hm[0, blk * INSERTS + a]:
+                        if k == 0:
+                            return SCOUT_SHOW_BASE + blk * INSERTS + a
+                        k -= 1
+                return -1
+            k -= blocks[blk]
+    return -1
+
+
 @kernel()
 def sample(
     st: Any, u: Any, u_half: Any, out: Any,
     step: Any, runlen: Any, fewest: Any, left: Any, right: Any, hm: Any, blocks: Any, spans: Any,
 ) -> None:  # fmt: skip
     """``sample_legal`` from the numpy backend's uniform numbers, with its arithmetic."""
-    top, size, ttop, tbot, tsize, tkey, current, phase, chips, half_at = (
-        st[0], st[2], st[3], st[4], st[5], st[6], st[8], st[9], st[11], st[18],
-    )  # fmt: skip
-    b, p = size.shape[0], size.shape[1]
+    phase, half_at = st[9], st[18]
     ih = 0
-    for g in range(b):
-        ph = phase[g]
-        if ph == FLIP:
-            out[g] = np.int64(u[g] * 2)  # keep (0) or flip (1)
-            continue
-        if ph != PLAY:
-            out[g] = -1
-            continue
-        seat = current[g]
-        sz = size[g, seat]
-        hand_runs(top, g, seat, sz, step, runlen)
-        shows = bounds(top, g, seat, sz, step, runlen, tkey[g], fewest)
-        at = half_at[g]
-        if at >= 0:  # the show half: the canonical shows, less the folded count per start
-            total = 0
-            for j in range(sz):
-                f = folded(at, j)
-                total += max(runlen[j] - fewest[j] + 1, 0) - (
-                    1 if f > 0 and fewest[j] <= f <= runlen[j] else 0
-                )
-            k = np.int64(u_half[ih] * total)
+    for g in range(phase.shape[0]):
+        uh = 0.0
+        if phase[g] == PLAY and half_at[g] >= 0:
+            uh = u_half[ih]
             ih += 1
-            for j in range(sz):
-                f = folded(at, j)
-                excluded = f > 0 and fewest[j] <= f <= runlen[j]
-                here = max(runlen[j] - fewest[j] + 1, 0) - (1 if excluded else 0)
-                if k < here:
-                    c = fewest[j] + k
-                    if excluded and c >= f:
-                        c += 1
-                    out[g] = SHOW_BASE + j * MAX_HAND - j * (j - 1) // 2 + c - 1
-                    break
-                k -= here
-            continue
-        n = tsize[g]
-        can = scoutable(st, g, seat)
-        scouts = (4 if n > 1 else 2) * (sz + 1) if can else 0
-        halves = 0
-        if p > 2 and can and chips[g, seat] > 0:
-            halves = half_fill(
-                top, g, seat, sz, ttop, tbot, n, step, runlen, left, right, hm, 0, 0, False, blocks, spans
-            )
-        k = np.int64(u[g] * (shows + scouts + halves))
-        out[g] = -1
-        if k < shows:
-            for j in range(sz):
-                here = max(runlen[j] - fewest[j] + 1, 0)
-                if k < here:
-                    out[g] = SHOW_BASE + j * MAX_HAND - j * (j - 1) // 2 + fewest[j] + k - 1
-                    break
-                k -= here
-        elif k - shows < scouts:
-            k -= shows
-            out[g] = SCOUT_BASE + (k // (sz + 1)) * INSERTS + k % (sz + 1)
-        elif halves:
-            k -= shows + scouts
-            for blk in range(4):
-                if k < blocks[blk]:
-                    lo, hi = spans[2 * blk], spans[2 * blk + 1]
-                    for a in range(sz + 1):
-                        if a < lo or a > hi or hm[0, blk * INSERTS + a]:
-                            if k == 0:
-                                out[g] = SCOUT_SHOW_BASE + blk * INSERTS + a
-                                break
-                            k -= 1
-                    break
-                k -= blocks[blk]
+        out[g] = sample_game(st, g, u[g], uh, step, runlen, fewest, left, right, hm, blocks, spans)
 
 
 @kernel()

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from spieltisch.engine.scout.cards import ALL_CARDS
-from spieltisch.engine.scout.state import DEALT, REMOVED, ROUNDS, TWO_PLAYER_CHIPS
+from spieltisch.engine.scout.state import DEALT, REMOVED, ROUNDS, TWO_PLAYER_CHIPS, round_deck
 from spieltisch.rl.batching import BatchedGames, check_mask_out
 from spieltisch.rl.scout import actions as SA
 
@@ -74,6 +74,13 @@ Dealer = Callable[[int, int], Sequence[int]]
 (``live * 11 + other``), dealt in order: seat 0's hand first (S-1, S-2). With two
 players round 1 is dealt from the cards set aside in round 0 (S-16) and the
 dealer is not asked."""
+
+
+def engine_dealer(players: int, seeds: Sequence[int]) -> Dealer:
+    """A :data:`Dealer` that deals game ``g`` as the reference engine deals the game of seed
+    ``seeds[g]`` (its decks and orientations, S-1), so that a batched game can be replayed in
+    the engine (:func:`spieltisch.rl.replay.replay_in_engine`)."""
+    return lambda g, round_index: round_deck(players, seeds[g], round_index)
 
 
 def set_key(top: SmallArray, size: IntArray) -> IntArray:
@@ -441,8 +448,8 @@ class BatchedScout(BatchedGames):
 
     # -- stepping -----------------------------------------------------------------------
     def step(self, actions: IntArray) -> IntArray:
-        """Apply one learning id per game (ignored where a game is over); returns the
-        change of every seat's total (B, P).
+        """Apply one learning id per game (none where a game is over or the id is -1); returns
+        the change of every seat's total (B, P).
 
         Trusted path: the ids must be legal (see :meth:`legal_mask`).
         """
@@ -450,7 +457,7 @@ class BatchedScout(BatchedGames):
         before = self.totals.copy()
         seat = self.to_move()
         phase = self.phase.copy()
-        flip = np.nonzero(phase == FLIP)[0]
+        flip = np.nonzero((phase == FLIP) & (actions >= 0))[0]
         if len(flip):
             self._flip(flip, seat[flip], actions[flip] == SA.FLIP)
         play = phase == PLAY

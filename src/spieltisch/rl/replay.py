@@ -1,0 +1,44 @@
+"""Replaying a batched game (:mod:`spieltisch.rl.scout.batched`, :mod:`spieltisch.rl.schmaus.batched`)
+in the reference engine: what the tests compare the batched engines with, step by step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from spieltisch.engine import State, get_game
+from spieltisch.rl.schmaus.episode import SchmausEpisode
+from spieltisch.rl.scout.episode import ScoutEpisode
+
+
+def replay_in_engine(
+    game: str, players: int, seed: int, actions: Sequence[int] | Sequence[Sequence[int]]
+) -> list[State]:
+    """One batched game replayed in the reference engine: the engine state after every step.
+
+    The batched game must have been dealt as the engine deals the game of ``seed``: Scout by
+    :func:`spieltisch.rl.scout.batched.engine_dealer`, Waschbär-Schmaus from
+    :meth:`~spieltisch.rl.schmaus.batched.BatchedSchmaus.load_states` with
+    :func:`~spieltisch.rl.schmaus.batched.engine_shuffler`. ``actions`` are the game's own
+    learning ids, step by step as its batched engine took them: Scout one id per step (of the
+    seat to move; a scout half leaves the engine state as it was, S-9), Waschbär-Schmaus one
+    row of ``players`` ids per node (-1 for the seats not deciding). Steps after the game's end
+    (-1 entries) are ignored. Every id goes through the engine's checked path, so an id the
+    engine refuses raises its :class:`ValueError`."""
+    name = get_game(game).name
+    states: list[State] = []
+    if name == "scout":
+        scout = ScoutEpisode(players, seed)
+        for action in actions:
+            if scout.is_over():
+                break
+            scout.step(scout.to_move()[0], int(action))  # type: ignore[arg-type]
+            states.append(scout.state.clone())
+        return states
+    schmaus = SchmausEpisode(players, seed)
+    for row in actions:
+        if schmaus.is_over():
+            break
+        for seat in schmaus.to_move():
+            schmaus.step(seat, int(row[seat]))  # type: ignore[index]
+        states.append(schmaus.state.clone())
+    return states
