@@ -9,6 +9,7 @@ import { seatClock, settingsText, tickClocks } from "./clocks.js";
 import { append, clear, h, rerender } from "./dom.js";
 import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
+import { learnOpen, learnPanel, rememberLearn } from "./learn.js";
 import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -30,6 +31,8 @@ function announce(text) {
 
 function renderHeader() {
   const header = document.getElementById("top");
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = t("nav.skip"); // index.html's English text, in the UI language
   clear(header);
   header.append(
     h("a.brand", { href: "/", translate: "no", onclick: (e) => { e.preventDefault(); navigate("/"); } }, art("card-back", "brand-icon"), "Spieltisch"),
@@ -138,6 +141,7 @@ function startPage() {
     code: "",
     clock: { move: "", bank: "", grace: "", stand_in: "" },
     hints: false,
+    learn: false,
   };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
 
@@ -281,6 +285,30 @@ function startPage() {
     );
   }
 
+  /** A learning game (issue #35): you against easy bots, hints on, the explanations open at the table. */
+  function learnChoice(g) {
+    const easy = g.bot_levels.includes("easy") ? "easy" : g.bot_levels[0];
+    return h(
+      "label.check.learn-choice",
+      { for: "opt-learn" },
+      h("input", {
+        id: "opt-learn",
+        type: "checkbox",
+        checked: st.learn,
+        "data-testid": "opt-learn",
+        onchange: (e) => {
+          st.learn = e.target.checked;
+          if (st.learn) {
+            st.hints = true;
+            st.seats = st.seats.map((x, i) => (i === 0 ? x : { kind: "bot", level: easy }));
+          }
+          render();
+        },
+      }),
+      h("span", null, h("b", null, t("start.learn")), " ", h("span.muted", null, t("start.learnHint"))),
+    );
+  }
+
   async function create() {
     const g = gameInfo();
     const name = enteredName(st, "error", render);
@@ -302,6 +330,7 @@ function startPage() {
       if (st.hints) body.hints = true;
       const res = await api("POST", "/api/rooms", body);
       saveSeat(res.room, res.seat, res.secret);
+      if (st.learn) rememberLearn(res.room, true);
       if (res.remote.length) saveTokens(res.room, res.remote);
       navigate(`/r/${res.room}`);
     } catch (err) {
@@ -339,6 +368,7 @@ function startPage() {
           ),
         ),
       );
+      form.append(learnChoice(g));
       form.append(
         h(
           "label.field",
@@ -492,6 +522,7 @@ function roomPage(code) {
     confirmLeave: false,
     goneOn: new Set(),
     tokens: loadTokens(code),
+    learnOpen: learnOpen(code), // a learning game opens the explanations (issue #35)
   };
   const ticker = setInterval(() => tickClocks(root, st.msg, st.arrived), 200);
 
@@ -572,6 +603,7 @@ function roomPage(code) {
     else if (rounds > st.seenRounds) {
       st.summary = rounds - 1;
       st.seenRounds = rounds;
+      st.reveal = "[data-testid=summary-panel]"; // it appears above the hand: bring it into view
       announce(t("summary.round", { n: v.round_results[rounds - 1].round }));
     }
     const status = statusText();
@@ -662,6 +694,9 @@ function roomPage(code) {
     const msg = st.msg;
     if (!msg || !msg.view) return "";
     if (msg.room.status === "waiting") return t("lobby.waiting");
+    // Not "Your turn!" while a stand-in bot plays this seat (docs/web.md, "Clocks and stand-in bots").
+    const me = st.seat && !st.spectator ? msg.room.seats?.[st.seat.seat] : null;
+    if (me?.stand_in && !me.left && msg.room.status === "playing") return t("status.standIn", { level: t(`level.${me.stand_in}`) });
     const ctx = makeCtx(msg.view, msg.legal);
     return msg.view.game === "scout" ? scoutStatus(ctx) : schmausStatus(ctx);
   }
@@ -1105,7 +1140,7 @@ function roomPage(code) {
       wrap.append(
         h(
           "section.summary-panel",
-          { "aria-label": t("summary.title") },
+          { "aria-label": t("summary.title"), "data-testid": "summary-panel" },
           roundSummary(game, view.round_results[st.summary], view.players, name),
           h("button", { type: "button", "data-testid": "summary-close", onclick: () => { st.summary = null; render(); } }, t("btn.continue")),
         ),
@@ -1121,6 +1156,10 @@ function roomPage(code) {
           st.hint ? hintBox(game, st.hint, view, name) : null,
         ),
       );
+    }
+    // Below the hand and its controls, so the hand stays on the first screen of a phone.
+    if (!over && !st.spectator) {
+      wrap.append(learnPanel(ctx, st.learnOpen, () => { st.learnOpen = !st.learnOpen; rememberLearn(code, st.learnOpen); render(); }));
     }
     if (st.notice || st.ruling) {
       wrap.append(
