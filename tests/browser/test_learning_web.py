@@ -112,18 +112,25 @@ COUNTS = """async () => {
   const { hintBox } = await import("/static/js/review.js");
   const { refusalText, scoutRound } = await import("/static/js/results.js");
   const name = (s) => `P${s}`;
-  const reason = (game, hint, view) => hintBox(game, hint, view, name).querySelector("[data-testid=hint-reason]").textContent;
   const scout = { seat: 0, hand: ["5/1", "5/9", "4/2"] };
-  const round = scoutRound({ round: 1, collected: [2, 0, 1], tokens: [0, 1, 0], chips: [1, 1, 1], hand_sizes: [0, 3, 1],
-    points: [2, -2, 0], totals: [2, -2, 0], exempt: null, ended_by: "hand_empty" }, 3, name);
+  const lay = { seat: 0, hand: [] };
+  const say = (game, action, reason, params, view) =>
+    hintBox(game, { action, reason, params }, view, name)
+      .querySelector("[data-testid=hint-reason]").textContent;
+  const round = scoutRound({
+    round: 1, collected: [2, 0, 1], tokens: [0, 1, 0], chips: [1, 1, 1], hand_sizes: [0, 3, 1],
+    points: [2, -2, 0], totals: [2, -2, 0], exempt: null, ended_by: "hand_empty",
+  }, 3, name);
+  const refusal = { reason: "discard_too_many", ruling: "W-16", params: { need: 1, chosen: 2 } };
   return {
-    one: reason("scout", { action: "show 0", reason: "show.beat", params: { cards: "5", count: 1 } }, scout),
-    two: reason("scout", { action: "show 0-1", reason: "show.beat", params: { cards: "5-5", count: 2 } }, scout),
-    scoutShow: reason("scout", { action: "scout L @0 show 0-1", reason: "scoutshow.beat", params: { card: "7", cards: "7-7", count: 1, owner: 1 } }, scout),
-    lay0: reason("schmaus", { action: "play F1 F2 F3", reason: "lay.best", params: { cards: "F1 F2 F3", points: 0 } }, { seat: 0, hand: [] }),
-    lay1: reason("schmaus", { action: "play F1 F2 F3", reason: "lay.best", params: { cards: "F1 F2 F3", points: 1 } }, { seat: 0, hand: [] }),
+    one: say("scout", "show 0", "show.beat", { cards: "5", count: 1 }, scout),
+    two: say("scout", "show 0-1", "show.beat", { cards: "5-5", count: 2 }, scout),
+    scoutShow: say("scout", "scout L @0 show 0-1", "scoutshow.beat",
+      { card: "7", cards: "7-7", count: 1, owner: 1 }, scout),
+    lay0: say("schmaus", "play F1 F2 F3", "lay.best", { cards: "F1 F2 F3", points: 0 }, lay),
+    lay1: say("schmaus", "play F1 F2 F3", "lay.best", { cards: "F1 F2 F3", points: 1 }, lay),
     hand: [...round.querySelectorAll("tbody tr")].map((tr) => tr.children[3].textContent),
-    refusal: refusalText({ reason: "discard_too_many", ruling: "W-16", params: { need: 1, chosen: 2 } }, name),
+    refusal: refusalText(refusal, name),
     skip: document.querySelector(".skip").textContent,
   };
 }"""
@@ -149,7 +156,9 @@ SAID = {
 
 
 @pytest.mark.parametrize("locale", ["en-US", "de-DE"])
-def test_counts_are_said_in_their_plural_form(live_server: LiveServer, new_page: NewPage, locale: str) -> None:
+def test_counts_are_said_in_their_plural_form(
+    live_server: LiveServer, new_page: NewPage, locale: str
+) -> None:
     page = new_page(locale=locale)
     page.goto(live_server.url + "/")
     expect(page.get_by_test_id("create-room")).to_be_visible()
@@ -168,8 +177,16 @@ HUNTER_SEED = 3
 guardian is laid against it: her hunter voids the final round (W-8)."""
 
 VOID = {
-    "en-US": {"pot": "The hunter voids the round", "note": "all tied lowest: drew 2 cards", "won": "takes the pot"},
-    "de-DE": {"pot": "Der Jäger macht die Runde ungültig", "note": "alle gleich niedrig: zog 2 Karten", "won": "gewinnt den Topf"},
+    "en-US": {
+        "pot": "The hunter voids the round",
+        "note": "all tied lowest: drew 2 cards",
+        "won": "takes the pot",
+    },
+    "de-DE": {
+        "pot": "Der Jäger macht die Runde ungültig",
+        "note": "alle gleich niedrig: zog 2 Karten",
+        "won": "gewinnt den Topf",
+    },
 }
 
 
@@ -179,9 +196,21 @@ def test_a_final_round_voided_by_the_hunter_says_what_happened(
 ) -> None:
     words = VOID[locale]
     page = new_page(locale=locale)
-    open_seeded_room(page, live_server.url, "schmaus", ["random", "random"], "Anna", seed=HUNTER_SEED, options={"rounds": 1})
+    open_seeded_room(
+        page,
+        live_server.url,
+        "schmaus",
+        ["random", "random"],
+        "Anna",
+        seed=HUNTER_SEED,
+        options={"rounds": 1},
+    )
     wait_for_my_turn(page)
-    food = [c for c in page.locator("[data-testid^=hand-card-]").evaluate_all("bs => bs.map(b => b.dataset.card)") if c.startswith("F")]
+    food = [
+        c
+        for c in page.locator("[data-testid^=hand-card-]").evaluate_all("bs => bs.map(b => b.dataset.card)")
+        if c.startswith("F")
+    ]
     for card in ("HUNTER", *food[:2]):
         page.locator(f"[data-testid^=hand-card-][data-card={card}][aria-pressed=false]").first.click()
     page.get_by_test_id("btn-lay").click()

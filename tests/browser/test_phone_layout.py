@@ -41,17 +41,22 @@ FIT = """() => {
   const page = document.documentElement.scrollWidth;
   if (page > w) out.push(`the page is ${page} px wide`);
   for (const hand of document.querySelectorAll(".hand")) {
-    if (hand.scrollWidth > hand.clientWidth) out.push(`a hand scrolls: ${hand.scrollWidth} px in ${hand.clientWidth} px`);
+    if (hand.scrollWidth > hand.clientWidth) {
+      out.push(`a hand scrolls: ${hand.scrollWidth} px in ${hand.clientWidth} px`);
+    }
     const box = hand.getBoundingClientRect();
     for (const card of hand.children) {
       const r = card.getBoundingClientRect();
       if (r.left < 0 || r.right > w || r.left < box.left - 0.5 || r.right > box.right + 0.5) {
-        out.push(`${card.dataset.testid || card.className} at ${Math.round(r.left)}..${Math.round(r.right)} px`);
+        const where = `${Math.round(r.left)}..${Math.round(r.right)} px`;
+        out.push(`${card.dataset.testid || card.className} at ${where}`);
       }
     }
   }
   for (const wrap of document.querySelectorAll(".table-wrap")) {
-    if (wrap.scrollWidth > wrap.clientWidth) out.push(`a table is clipped: ${wrap.scrollWidth} px in ${wrap.clientWidth} px`);
+    if (wrap.scrollWidth > wrap.clientWidth) {
+      out.push(`a table is clipped: ${wrap.scrollWidth} px in ${wrap.clientWidth} px`);
+    }
   }
   return out;
 }"""
@@ -154,11 +159,16 @@ def walk_the_table(page: Page, base: str, game: str, locale: str) -> None:
     play_until_over([page], game, seed=SEED)
     expect(page.get_by_test_id("final-results")).to_be_visible()
     assert_fits(page, f"the final results ({locale})")
+    page.get_by_test_id("open-replay").click()
+    page.get_by_test_id("replay-next").click()
+    assert_fits(page, f"the replay ({locale})")
 
 
 @pytest.mark.parametrize("game", ["scout", "schmaus"])
 @pytest.mark.parametrize("locale", ["en-US", "de-DE"])
-def test_every_screen_fits_a_phone(live_server: LiveServer, new_page: NewPage, game: str, locale: str) -> None:
+def test_every_screen_fits_a_phone(
+    live_server: LiveServer, new_page: NewPage, game: str, locale: str
+) -> None:
     page = new_page(locale=locale, width=390, height=844)
     walk_the_table(page, live_server.url, game, locale)
 
