@@ -294,6 +294,29 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
     return made
 
 
+def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
+    """Wait until the page has a decision to make (the game must not end first)."""
+    deadline = time.monotonic() + limit
+    while not is_mine(page):
+        assert not is_over(page), "the game ended before it was this person's turn"
+        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
+        page.wait_for_timeout(30)
+
+
+def play_to_the_round_summary(page: Page, game: str, seed: int) -> None:
+    """Make this page's decisions until a round summary is shown (or the game is over:
+    a game that ends with the round shows its last round in the final results instead)."""
+    rng = random.Random(seed)
+    move = scout_move if game == "scout" else schmaus_move
+    deadline = time.monotonic() + 300
+    while page.get_by_test_id("summary-close").count() == 0 and not is_over(page):
+        assert time.monotonic() < deadline, "no round summary within 300 s"
+        if is_mine(page):
+            move(page, rng)
+        else:
+            page.wait_for_timeout(30)
+
+
 # -- checks shared by the browser tests -----------------------------------------
 
 HERE = Path(__file__).resolve().parent

@@ -10,11 +10,10 @@ German page, and the summary of a final round voided by the hunter (W-8, W-15).
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, check_screen, is_mine, open_seeded_room
+from browser_helpers import LiveServer, check_screen, open_seeded_room, wait_for_my_turn
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -51,13 +50,6 @@ def start_a_learning_game(page: Page, base: str, game: str) -> None:
     page.get_by_test_id("create-room").click()
     page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
     expect(page.get_by_test_id("hints-on")).to_be_visible()
-
-
-def wait_for_my_turn(page: Page, limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while not is_mine(page):
-        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
-        page.wait_for_timeout(30)
 
 
 @pytest.mark.parametrize("locale", ["en-US", "de-DE"])

@@ -12,19 +12,17 @@ panel beside the table, are not cut off.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import pytest
 from browser_helpers import (
     LiveServer,
     create_room,
-    is_mine,
-    is_over,
     open_seeded_room,
+    play_to_the_round_summary,
     play_until_over,
-    schmaus_move,
     scout_move,
+    wait_for_my_turn,
 )
 from playwright.sync_api import Page, expect
 
@@ -84,32 +82,11 @@ def assert_fits(page: Page, screen: str, sizes: tuple[tuple[int, int], ...] = PH
             page.set_viewport_size(before)
 
 
-def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
-    deadline = time.monotonic() + limit
-    while not is_mine(page):
-        assert not is_over(page), "the game ended before it was this person's turn"
-        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
-        page.wait_for_timeout(30)
-
-
 def hand_on_first_screen(page: Page) -> None:
     """At the top of the page the first card of the hand is whole on a 390×844 screen."""
     page.evaluate("window.scrollTo(0, 0)")
     bottom = page.get_by_test_id("hand-card-0").evaluate("(c) => c.getBoundingClientRect().bottom")
     assert bottom <= 844, f"the hand begins below the first screen ({bottom:.0f} px)"
-
-
-def play_to_the_round_summary(page: Page, game: str) -> None:
-    rng = random.Random(SEED)
-    move = scout_move if game == "scout" else schmaus_move
-    deadline = time.monotonic() + 300
-    while page.get_by_test_id("summary-close").count() == 0:
-        assert not is_over(page), "the game ended without a round summary"
-        assert time.monotonic() < deadline, "no round summary within 300 s"
-        if is_mine(page):
-            move(page, rng)
-        else:
-            page.wait_for_timeout(30)
 
 
 def walk_the_table(page: Page, base: str, game: str, locale: str) -> None:
@@ -148,14 +125,14 @@ def walk_the_table(page: Page, base: str, game: str, locale: str) -> None:
         page.get_by_test_id("gap-0").click()
         assert_fits(page, f"the scouted card in the hand ({locale})")
         page.get_by_test_id("btn-cancel").click()
-    play_to_the_round_summary(page, game)
-    # The summary came into view by itself, and the status line stays in view.
+    play_to_the_round_summary(page, game, SEED)
+    # The summary and the status line are in view wherever the page is scrolled to.
     expect(page.get_by_test_id("summary-panel")).to_be_visible()
-    assert page.evaluate(IN_VIEW, "[data-testid=summary-panel]"), "the round summary is out of sight"
-    assert page.evaluate(IN_VIEW, "[data-testid=status]"), "the status line is out of sight"
+    for where in ("0", "document.body.scrollHeight / 2", "document.body.scrollHeight"):
+        page.evaluate(f"window.scrollTo(0, {where})")
+        assert page.evaluate(IN_VIEW, "[data-testid=summary-panel]"), f"the summary is out of sight ({where})"
+        assert page.evaluate(IN_VIEW, "[data-testid=status]"), f"the status line is out of sight ({where})"
     assert_fits(page, f"the round summary ({locale})")
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    assert page.evaluate(IN_VIEW, "[data-testid=status]"), "the status line scrolled out of sight"
     play_until_over([page], game, seed=SEED)
     expect(page.get_by_test_id("final-results")).to_be_visible()
     assert_fits(page, f"the final results ({locale})")
@@ -192,7 +169,7 @@ def test_the_hand_and_the_round_results_are_not_cut_off_on_a_laptop(
     assert gaps.count() == page.locator("[data-testid^=hand-card-]").count() + 1
     assert_fits(page, "choosing where the scouted card goes", laptop)  # every gap and card inside the hand
     page.get_by_test_id("btn-cancel").click()
-    play_to_the_round_summary(page, "scout")
+    play_to_the_round_summary(page, "scout", SEED)
     page.get_by_test_id("summary-close").click()
     rounds = page.locator(".side details", has=page.get_by_test_id("round-summary"))
     rounds.locator("summary").click()

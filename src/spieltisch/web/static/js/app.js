@@ -603,7 +603,6 @@ function roomPage(code) {
     else if (rounds > st.seenRounds) {
       st.summary = rounds - 1;
       st.seenRounds = rounds;
-      st.reveal = "[data-testid=summary-panel]"; // it appears above the hand: bring it into view
       announce(t("summary.round", { n: v.round_results[rounds - 1].round }));
     }
     const status = statusText();
@@ -1106,7 +1105,11 @@ function roomPage(code) {
       "data-status": msg.room.status,
       "data-testid": "room",
     });
-    wrap.append(
+    // The status line, and a round summary while it is open, stay at the top of the
+    // screen however far the page is scrolled (issue #35).
+    const head = h("div.room-head", { "data-testid": "room-head" });
+    wrap.append(head);
+    head.append(
       h(
         "div.topline",
         null,
@@ -1137,7 +1140,7 @@ function roomPage(code) {
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
     if (st.summary !== null && view.round_results[st.summary] && !over) {
-      wrap.append(
+      head.append(
         h(
           "section.summary-panel",
           { "aria-label": t("summary.title"), "data-testid": "summary-panel" },
