@@ -181,13 +181,22 @@ def _click_cards(page: Page, start: int, end: int) -> None:
         page.get_by_test_id(f"hand-card-{i}").click()
 
 
+def decide(page: Page, choice: str = "keep") -> None:
+    """Keep or turn the Scout hand (S-5) and wait until the table took the decision: a
+    version change alone may be another player's decision, and a page that still
+    shows the buttons would press them again (and wait for a button that went)."""
+    before = version(page)
+    page.get_by_test_id(f"btn-{choice}").click()
+    wait_for_change(page, before)
+    page.get_by_test_id("btn-keep").wait_for(state="detached")
+
+
 def scout_move(page: Page, rng: random.Random) -> str:
     """Make one Scout decision through the UI; returns the notation played."""
     before = version(page)
     if page.get_by_test_id("btn-keep").count():
         choice = rng.choice(["keep", "flip"])
-        page.get_by_test_id(f"btn-{choice}").click()
-        wait_for_change(page, before)
+        decide(page, choice)
         return choice
     moves = legal_moves(page)
     shows = [m for m in moves if m.startswith("show")]

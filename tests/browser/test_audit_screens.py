@@ -21,6 +21,7 @@ from browser_helpers import (
     LiveServer,
     check_screen,
     create_room,
+    decide,
     is_over,
     open_seeded_room,
     play_to_the_round_summary,
@@ -89,7 +90,7 @@ def test_every_scout_screen_is_accessible(live_server: LiveServer, new_page: New
     open_seeded_room(page, base, "scout", ["random", "random"], "Anna", seed=SEED, hints=True)
     expect(page.get_by_test_id("btn-keep")).to_have_text(words["keep"])
     check_screen(page, f"the flip decision ({locale})")
-    page.get_by_test_id("btn-keep").click()
+    decide(page, "keep")
     # Play on until it is Anna's turn with cards on the table (she may scout them).
     rng = random.Random(SEED)
     while True:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, check_screen, open_seeded_room, wait_for_my_turn
+from browser_helpers import LiveServer, check_screen, decide, open_seeded_room, wait_for_my_turn
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -67,7 +67,7 @@ def test_a_learning_game_of_scout_explains_each_decision(
     expect(howto).to_contain_text("S-8")
     assert howto.locator(".scard").count() >= 4  # drawn with Scout's own cards
     check_screen(page, f"the learning panel at the flip ({locale})")
-    page.get_by_test_id("btn-keep").click()
+    decide(page, "keep")
     wait_for_my_turn(page)
     expect(now).to_contain_text(re.compile(words["turn"]))
     expect(now).to_contain_text("S-6")

@@ -18,6 +18,7 @@ import pytest
 from browser_helpers import (
     LiveServer,
     create_room,
+    decide,
     open_seeded_room,
     play_to_the_round_summary,
     play_until_over,
@@ -101,7 +102,7 @@ def walk_the_table(page: Page, base: str, game: str, locale: str) -> None:
         open_seeded_room(page, base, game, ["random", "random"], "Anna", seed=SEED)
         page.get_by_test_id("btn-keep").wait_for()
         assert_fits(page, f"the flip decision ({locale})")
-        page.get_by_test_id("btn-keep").click()
+        decide(page, "keep")
         rng = random.Random(SEED)
         while True:  # on to Anna's turn with cards on the table
             wait_for_my_turn(page)
@@ -156,7 +157,7 @@ def test_the_hand_and_the_round_results_are_not_cut_off_on_a_laptop(
     laptop = ((1280, 800),)
     page = new_page(locale="en-US")
     open_seeded_room(page, live_server.url, "scout", ["random", "random"], "Anna", seed=SEED)
-    page.get_by_test_id("btn-keep").click()
+    decide(page, "keep")
     rng = random.Random(SEED)
     while True:
         wait_for_my_turn(page)
