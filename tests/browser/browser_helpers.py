@@ -241,13 +241,17 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
     before = version(page)
     targets = page.locator("[data-testid^=btn-target-]")
     x5 = page.locator("[data-testid^=btn-x5-]")
+    # After a choice, wait until its buttons went too (as in decide()): the version may
+    # change with another player's secret choice first.
     if targets.count():
         targets.nth(rng.randrange(targets.count())).click()
         wait_for_change(page, before)
+        targets.first.wait_for(state="detached")
         return "target"
     if x5.count():
         x5.nth(rng.randrange(x5.count())).click()
         wait_for_change(page, before)
+        x5.first.wait_for(state="detached")
         return "x5"
     moves = legal_moves(page)
     if page.get_by_test_id("btn-discard").count():
@@ -261,6 +265,7 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
             cards.nth(i).click()
         page.get_by_test_id("btn-discard").click()
         wait_for_change(page, before)
+        page.get_by_test_id("btn-discard").wait_for(state="detached")  # all queued discards went
         return "discard"
     plays = [m for m in moves if m.startswith("play")]
     move = rng.choice(plays)

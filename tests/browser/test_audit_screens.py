@@ -141,5 +141,6 @@ def test_every_waschbaer_schmaus_screen_is_accessible(
     expect(choice).to_have_accessible_name(re.compile(rf"^\S.*, {words['value']} \d+$"))
     check_screen(page, f"choosing the ×5 raccoon's card ({locale})")
     choice.click()
+    page.locator("[data-testid^=btn-x5-]").first.wait_for(state="detached")  # the choice was taken
     play_to_the_round_summary(page, "schmaus", SEED)
     the_end_the_replay_and_the_review(page, "schmaus", locale)
