@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from spieltisch.cli import app
 from spieltisch.engine import get_game
 from spieltisch.terminal import DEFAULT_BOT, HUMAN, PlayError, TerminalTable, make_config
-from spieltisch.terminal.i18n import Texts, detect_lang
+from spieltisch.terminal.i18n import Names, Texts, detect_lang
 from spieltisch.terminal.menu import Choice, Invalid, Notation, Page, build_menu, parse_command
 from spieltisch.terminal.render import scout_cards
 
@@ -91,6 +91,25 @@ def test_scout_scout_and_show_is_entered_by_notation() -> None:
         assert isinstance(chosen, Choice)
         state.apply(seat, chosen.action)
     assert found_scout_show
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two", "nothing"),
+    [
+        ("en", "captures 1 card.", "captures 2 cards.", "none of your lays is likely to win"),
+        ("de", "erbeutet 1 Karte.", "erbeutet 2 Karten.", "keine deiner Auslagen gewinnt"),
+    ],
+)
+def test_hint_reasons_say_counts_in_their_plural_form(lang: str, one: str, two: str, nothing: str) -> None:
+    texts = Texts(lang)
+    names = Names(["Ann", "Bob", "Cy"], 0, lang)
+    assert texts.hint_reason("show.beat", {"cards": "5", "count": 1}, names).endswith(one)
+    assert texts.hint_reason("show.beat", {"cards": "5-5", "count": 2}, names).endswith(two)
+    lay = texts.hint_reason("lay.best", {"cards": "F1 F2 F3", "points": 0}, names)
+    assert nothing in lay and "0 " not in lay
+    assert "(s)" not in texts.hint_reason(
+        "scoutshow.beat", {"card": "7", "cards": "7-7", "count": 3, "owner": 1}, names
+    )
 
 
 def test_quit_and_end_of_input() -> None:

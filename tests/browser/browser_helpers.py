@@ -7,6 +7,7 @@ cards, table ends, gaps and buttons), so the real interaction paths are tested.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import uvicorn
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from spieltisch.server.app import create_app
 from spieltisch.server.limits import Limits
@@ -183,13 +185,22 @@ def _click_cards(page: Page, start: int, end: int) -> None:
         page.get_by_test_id(f"hand-card-{i}").click()
 
 
+def decide(page: Page, choice: str = "keep") -> None:
+    """Keep or turn the Scout hand (S-5) and wait until the table took the decision: a
+    version change alone may be another player's decision, and a page that still
+    shows the buttons would press them again (and wait for a button that went)."""
+    before = version(page)
+    page.get_by_test_id(f"btn-{choice}").click()
+    wait_for_change(page, before)
+    page.get_by_test_id("btn-keep").wait_for(state="detached")
+
+
 def scout_move(page: Page, rng: random.Random) -> str:
     """Make one Scout decision through the UI; returns the notation played."""
     before = version(page)
     if page.get_by_test_id("btn-keep").count():
         choice = rng.choice(["keep", "flip"])
-        page.get_by_test_id(f"btn-{choice}").click()
-        wait_for_change(page, before)
+        decide(page, choice)
         return choice
     moves = legal_moves(page)
     shows = [m for m in moves if m.startswith("show")]
@@ -234,13 +245,17 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
     before = version(page)
     targets = page.locator("[data-testid^=btn-target-]")
     x5 = page.locator("[data-testid^=btn-x5-]")
+    # After a choice, wait until its buttons went too (as in decide()): the version may
+    # change with another player's secret choice first.
     if targets.count():
         targets.nth(rng.randrange(targets.count())).click()
         wait_for_change(page, before)
+        targets.first.wait_for(state="detached")
         return "target"
     if x5.count():
         x5.nth(rng.randrange(x5.count())).click()
         wait_for_change(page, before)
+        x5.first.wait_for(state="detached")
         return "x5"
     moves = legal_moves(page)
     if page.get_by_test_id("btn-discard").count():
@@ -254,6 +269,10 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
             cards.nth(i).click()
         page.get_by_test_id("btn-discard").click()
         wait_for_change(page, before)
+        # Wait for every queued discard (the version changes with the first one); a queued
+        # discard refused (W-16: keep a legal lay) leaves the button: the next call goes on.
+        with contextlib.suppress(PlaywrightTimeout):
+            page.get_by_test_id("btn-discard").wait_for(state="detached", timeout=5000)
         return "discard"
     plays = [m for m in moves if m.startswith("play")]
     move = rng.choice(plays)
@@ -294,6 +313,29 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
         if not acted:
             pages[0].wait_for_timeout(40)
     return made
+
+
+def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
+    """Wait until the page has a decision to make (the game must not end first)."""
+    deadline = time.monotonic() + limit
+    while not is_mine(page):
+        assert not is_over(page), "the game ended before it was this person's turn"
+        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
+        page.wait_for_timeout(30)
+
+
+def play_to_the_round_summary(page: Page, game: str, seed: int) -> None:
+    """Make this page's decisions until a round summary is shown (or the game is over:
+    a game that ends with the round shows its last round in the final results instead)."""
+    rng = random.Random(seed)
+    move = scout_move if game == "scout" else schmaus_move
+    deadline = time.monotonic() + 300
+    while page.get_by_test_id("summary-close").count() == 0 and not is_over(page):
+        assert time.monotonic() < deadline, "no round summary within 300 s"
+        if is_mine(page):
+            move(page, rng)
+        else:
+            page.wait_for_timeout(30)
 
 
 # -- checks shared by the browser tests -----------------------------------------

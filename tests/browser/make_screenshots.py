@@ -62,6 +62,10 @@ def scout_screens(browser: Browser, base: str, size: str) -> None:
         if page.get_by_test_id("summary-close").count():
             page.get_by_test_id("summary-close").click()
     shot(page, "scout-table", size)
+    page.get_by_test_id("learn-toggle").click()  # how to play, and what the decision now means
+    page.evaluate("document.querySelector('[data-testid=learn]').scrollIntoView()")
+    shot(page, "learn", size)
+    page.get_by_test_id("learn-toggle").click()
     m = re.fullmatch(r"scout ([LR])( flip)? @(\d+) show (\d+)-(\d+)", combos[0])
     assert m
     end = page.get_by_test_id(f"table-end-{m.group(1)}")

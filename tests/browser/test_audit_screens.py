@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from collections.abc import Callable
 
 import pytest
@@ -22,12 +21,13 @@ from browser_helpers import (
     LiveServer,
     check_screen,
     create_room,
-    is_mine,
+    decide,
     is_over,
     open_seeded_room,
+    play_to_the_round_summary,
     play_until_over,
-    schmaus_move,
     scout_move,
+    wait_for_my_turn,
 )
 from playwright.sync_api import Page, expect
 
@@ -46,14 +46,6 @@ WORDS = {
 }
 
 
-def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
-    deadline = time.monotonic() + limit
-    while not is_mine(page):
-        assert not is_over(page), "the game ended before it was this person's turn"
-        assert time.monotonic() < deadline, f"not this person's turn within {limit:.0f} s"
-        page.wait_for_timeout(30)
-
-
 def the_start_the_lobby_and_the_join_page(page: Page, join: Page, base: str, game: str, lang: str) -> None:
     page.goto(base + "/")
     expect(page.get_by_test_id("create-room")).to_be_visible()
@@ -70,20 +62,6 @@ def a_hint(page: Page, lang: str) -> None:
     page.get_by_test_id("btn-hint").click()
     expect(page.get_by_test_id("hint-reason")).not_to_be_empty(timeout=30_000)
     check_screen(page, f"a hint ({lang})")
-
-
-def play_to_the_round_summary(page: Page, game: str) -> None:
-    rng = random.Random(SEED)
-    move = scout_move if game == "scout" else schmaus_move
-    deadline = time.monotonic() + 300
-    # (A game that ends with the round shows its last round in the final results instead,
-    # which the audit of the final results covers.)
-    while page.get_by_test_id("summary-close").count() == 0 and not is_over(page):
-        assert time.monotonic() < deadline, "no round summary within 300 s"
-        if is_mine(page):
-            move(page, rng)
-        else:
-            page.wait_for_timeout(30)
 
 
 def the_end_the_replay_and_the_review(page: Page, game: str, lang: str) -> None:
@@ -112,7 +90,7 @@ def test_every_scout_screen_is_accessible(live_server: LiveServer, new_page: New
     open_seeded_room(page, base, "scout", ["random", "random"], "Anna", seed=SEED, hints=True)
     expect(page.get_by_test_id("btn-keep")).to_have_text(words["keep"])
     check_screen(page, f"the flip decision ({locale})")
-    page.get_by_test_id("btn-keep").click()
+    decide(page, "keep")
     # Play on until it is Anna's turn with cards on the table (she may scout them).
     rng = random.Random(SEED)
     while True:
@@ -134,7 +112,7 @@ def test_every_scout_screen_is_accessible(live_server: LiveServer, new_page: New
     expect(page.get_by_test_id("hand-card-0")).to_have_class(re.compile(r"\bfresh\b"))
     check_screen(page, f"the scouted card in the hand ({locale})")
     page.get_by_test_id("btn-cancel").click()
-    play_to_the_round_summary(page, "scout")
+    play_to_the_round_summary(page, "scout", SEED)
     the_end_the_replay_and_the_review(page, "scout", locale)
 
 
@@ -163,5 +141,6 @@ def test_every_waschbaer_schmaus_screen_is_accessible(
     expect(choice).to_have_accessible_name(re.compile(rf"^\S.*, {words['value']} \d+$"))
     check_screen(page, f"choosing the ×5 raccoon's card ({locale})")
     choice.click()
-    play_to_the_round_summary(page, "schmaus")
+    page.locator("[data-testid^=btn-x5-]").first.wait_for(state="detached")  # the choice was taken
+    play_to_the_round_summary(page, "schmaus", SEED)
     the_end_the_replay_and_the_review(page, "schmaus", locale)

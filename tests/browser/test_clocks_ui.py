@@ -73,10 +73,13 @@ def test_a_stand_in_bot_plays_after_the_time_out_and_the_player_takes_the_seat_b
     expect(mark).to_have_text("Bot (random) playing for Alice", timeout=15_000)
     expect(page.get_by_test_id("stood-in")).to_be_visible()
     expect(page.get_by_test_id("log")).to_contain_text("(played by a bot (random))")  # who played it
+    # Not "Your turn!" while the bot plays for her (issue #35).
+    expect(page.get_by_test_id("status")).to_have_text("A bot (random) is playing for you.")
     check_screen(page, "the table with a stand-in bot playing for you")
     page.get_by_test_id("take-back").click()
     expect(mark).to_have_count(0)
     expect(page.get_by_test_id("stood-in")).to_have_count(0)
+    expect(page.get_by_test_id("status")).not_to_have_text("A bot (random) is playing for you.")
 
 
 def test_the_clock_and_the_stand_in_mark_in_german(live_server: LiveServer, new_page: NewPage) -> None:
@@ -87,6 +90,10 @@ def test_the_clock_and_the_stand_in_mark_in_german(live_server: LiveServer, new_
     expect(page.get_by_test_id("stand-in-0")).to_have_text("Bot (zufällig) spielt für Anna", timeout=20_000)
     expect(page.get_by_test_id("take-back")).to_have_text("Platz zurücknehmen")
     expect(page.get_by_test_id("log")).to_contain_text("(vom Bot (zufällig) gespielt)")
+    expect(page.get_by_test_id("status")).to_have_text("Ein Bot (zufällig) spielt für dich.")
+    # The stopwatch is drawn (no emoji font needed); a decision's time run out is not shown as 0.0.
+    expect(page.get_by_test_id("clock-0").locator(".clock-icon svg")).to_have_count(1)
+    expect(page.get_by_test_id("clock-0")).not_to_contain_text("0.0 +")
     check_screen(page, "the table with a stand-in bot, in German")
 
 

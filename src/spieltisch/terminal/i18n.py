@@ -464,8 +464,18 @@ class Texts:
 
     def hint_reason(self, reason: str, params: Mapping[str, object], names: Names) -> str:
         """A hint's reason (:mod:`spieltisch.analysis.hints`) in this language: the web
-        client's ``hint.*`` texts, seats as names."""
-        template = _shared_texts(self.lang).get(f"hint.{reason}", reason)
+        client's ``hint.*`` texts, seats as names, a count in its plural form (as the web
+        table says it: "captures 1 card", no "about 0 points")."""
+        texts = _shared_texts(self.lang)
+        key = f"hint.{reason}"
+        count = params.get(_HINT_COUNTS.get(reason, ""))
+        if isinstance(count, int):
+            key = (
+                "hint.lay.nothing"
+                if reason == "lay.best" and count == 0
+                else f"{key}.{'one' if count == 1 else 'other'}"
+            )
+        template = texts.get(key) or texts.get(f"hint.{reason}", reason)
         values = {
             k: names.cell(int(str(v))) if k in ("owner", "seat") and v is not None else v
             for k, v in params.items()
@@ -475,6 +485,10 @@ class Texts:
     def refusal_template(self, reason: str) -> str | None:
         """The template saying an engine refusal reason in this language, if any."""
         return _shared_texts(self.lang).get(f"refusal.{reason}")
+
+
+_HINT_COUNTS = {"show.beat": "count", "scoutshow.beat": "count", "lay.best": "points"}
+"""The parameter a hint's reason counts (the web client's ``COUNTED`` in review.js)."""
 
 
 @cache

@@ -11,6 +11,7 @@ import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { lobbyPage } from "./lobby.js";
 import { myGames } from "./mygames.js";
+import { learnOpen, learnPanel, rememberLearn } from "./learn.js";
 import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -32,6 +33,8 @@ function announce(text) {
 
 function renderHeader() {
   const header = document.getElementById("top");
+  const skip = document.querySelector(".skip");
+  if (skip) skip.textContent = t("nav.skip"); // index.html's English text, in the UI language
   clear(header);
   header.append(
     h("a.brand", { href: "/", translate: "no", onclick: (e) => { e.preventDefault(); navigate("/"); } }, art("card-back", "brand-icon"), "Spieltisch"),
@@ -164,6 +167,7 @@ function startPage() {
     hints: false,
     public: false,
     email: "",
+    learn: false,
   };
   const gameInfo = () => st.games?.find((g) => g.name === st.game);
   const mine = myGames({ render: () => render(), navigate, announce });
@@ -326,6 +330,30 @@ function startPage() {
     );
   }
 
+  /** A learning game (issue #35): you against easy bots, hints on, the explanations open at the table. */
+  function learnChoice(g) {
+    const easy = g.bot_levels.includes("easy") ? "easy" : g.bot_levels[0];
+    return h(
+      "label.check.learn-choice",
+      { for: "opt-learn" },
+      h("input", {
+        id: "opt-learn",
+        type: "checkbox",
+        checked: st.learn,
+        "data-testid": "opt-learn",
+        onchange: (e) => {
+          st.learn = e.target.checked;
+          if (st.learn) {
+            st.hints = true;
+            st.seats = st.seats.map((x, i) => (i === 0 ? x : { kind: "bot", level: easy }));
+          }
+          render();
+        },
+      }),
+      h("span", null, h("b", null, t("start.learn")), " ", h("span.muted", null, t("start.learnHint"))),
+    );
+  }
+
   async function create() {
     const g = gameInfo();
     const name = enteredName(st, "error", render);
@@ -348,6 +376,7 @@ function startPage() {
       if (st.public) body.public = true;
       const res = await api("POST", "/api/rooms", Number(st.clock.move) >= 3600 ? withEmail(body, st) : body);
       saveSeat(res.room, res.seat, res.secret);
+      if (st.learn) rememberLearn(res.room, true);
       if (res.remote.length) saveTokens(res.room, res.remote);
       navigate(res.invite);
     } catch (err) {
@@ -389,6 +418,7 @@ function startPage() {
           ),
         ),
       );
+      form.append(learnChoice(g));
       form.append(
         h(
           "label.field",
@@ -554,6 +584,7 @@ function roomPage(roomName) {
     confirmLeave: false,
     goneOn: new Set(),
     tokens: loadTokens(code),
+    learnOpen: learnOpen(code), // a learning game opens the explanations (issue #35)
   };
   const ticker = setInterval(() => tickClocks(root, st.msg, st.arrived), 200);
 
@@ -735,6 +766,9 @@ function roomPage(roomName) {
     const msg = st.msg;
     if (!msg || !msg.view) return "";
     if (msg.room.status === "waiting") return t("lobby.waiting");
+    // Not "Your turn!" while a stand-in bot plays this seat (docs/web.md, "Clocks and stand-in bots").
+    const me = st.seat && !st.spectator ? msg.room.seats?.[st.seat.seat] : null;
+    if (me?.stand_in && !me.left && msg.room.status === "playing") return t("status.standIn", { level: t(`level.${me.stand_in}`) });
     const ctx = makeCtx(msg.view, msg.legal);
     return msg.view.game === "scout" ? scoutStatus(ctx) : schmausStatus(ctx);
   }
@@ -1146,7 +1180,11 @@ function roomPage(roomName) {
       "data-status": msg.room.status,
       "data-testid": "room",
     });
-    wrap.append(
+    // The status line, and a round summary while it is open, stay at the top of the
+    // screen however far the page is scrolled (issue #35).
+    const head = h("div.room-head", { "data-testid": "room-head" });
+    wrap.append(head);
+    head.append(
       h(
         "div.topline",
         null,
@@ -1178,10 +1216,10 @@ function roomPage(roomName) {
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
     if (st.summary !== null && view.round_results[st.summary] && !over) {
-      wrap.append(
+      head.append(
         h(
           "section.summary-panel",
-          { "aria-label": t("summary.title") },
+          { "aria-label": t("summary.title"), "data-testid": "summary-panel" },
           roundSummary(game, view.round_results[st.summary], view.players, name),
           h("button", { type: "button", "data-testid": "summary-close", onclick: () => { st.summary = null; render(); } }, t("btn.continue")),
         ),
@@ -1197,6 +1235,10 @@ function roomPage(roomName) {
           st.hint ? hintBox(game, st.hint, view, name) : null,
         ),
       );
+    }
+    // Below the hand and its controls, so the hand stays on the first screen of a phone.
+    if (!over && !st.spectator) {
+      wrap.append(learnPanel(ctx, st.learnOpen, () => { st.learnOpen = !st.learnOpen; rememberLearn(code, st.learnOpen); render(); }));
     }
     if (st.notice || st.ruling) {
       wrap.append(

@@ -36,9 +36,28 @@ export function clockText(clock, arrived, now) {
   const c = clockNow(clock, arrived, now);
   if (!c) return "";
   const parts = [];
-  if (c.move !== null) parts.push(formatSeconds(c.move));
+  // A decision's time that has run out is no longer shown: "0:53", not "0.0 + 0:53".
+  if (c.move !== null && (c.move > 0 || c.bank === null)) parts.push(formatSeconds(c.move));
   if (c.bank !== null) parts.push(formatSeconds(c.bank));
   return parts.join(" + ");
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** A stopwatch drawn inline (the emoji ⏱ is an empty box on machines without an emoji font). */
+function clockIcon() {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("focusable", "false");
+  for (const [tag, attrs] of [
+    ["circle", { cx: "8", cy: "9", r: "6", fill: "none", stroke: "currentColor", "stroke-width": "1.6" }],
+    ["path", { d: "M8 9V5.5M6.5 1.5h3M12.5 4l1-1", fill: "none", stroke: "currentColor", "stroke-width": "1.6", "stroke-linecap": "round" }],
+  ]) {
+    const el = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    svg.append(el);
+  }
+  return svg;
 }
 
 /** The clock of seat `s` in the players strip (null when the room has no time limit). */
@@ -56,7 +75,7 @@ export function seatClock(msg, s, arrived) {
       title: t("clock.title"),
       "aria-label": t("clock.label", { time: clockText(clock, arrived) }),
     },
-    h("span.clock-icon", { "aria-hidden": "true" }, "⏱"),
+    h("span.clock-icon", { "aria-hidden": "true" }, clockIcon()),
     h("span.clock-time", null, clockText(clock, arrived)),
   );
 }

@@ -62,7 +62,9 @@ export function t(key, params = {}) {
   return text.replace(/\{(\w+)\}/g, (match, name) => (name in params ? String(params[name]) : match));
 }
 
-/** A count-dependent text: key.one / key.other. */
+/** A count-dependent text: key.one / key.other, chosen by the language's plural
+ * rule (Intl.PluralRules: English and German both say "1 card", "0 cards", "2 cards"). */
 export function tn(key, count, params = {}) {
-  return t(count === 1 ? `${key}.one` : `${key}.other`, { n: count, ...params });
+  const form = new Intl.PluralRules(current).select(Number(count)) === "one" ? "one" : "other";
+  return t(`${key}.${form}`, { n: count, ...params });
 }

@@ -73,7 +73,7 @@ export function scoutRound(r, players, name) {
         h("th", { scope: "row" }, name(s)),
         h("td", null, String(r.collected[s])),
         h("td", null, String(bonus)),
-        h("td", null, exempt ? t("summary.exempt") : `−${r.hand_sizes[s]}`),
+        h("td", null, exempt ? t("summary.exempt") : r.hand_sizes[s] ? `−${r.hand_sizes[s]}` : "0"),
         h("td.strong", null, signed(r.points[s])),
         h("td", null, String(r.totals[s])),
       ),
@@ -136,18 +136,24 @@ export function refusalText(msg, name) {
   const key = `refusal.${msg.reason}`;
   if (!msg.reason || !hasText(key)) return msg.message;
   const params = Object.fromEntries(Object.entries(msg.params || {}).map(([k, v]) => [k, refusalParam(k, v, name)]));
-  const text = t(key, params);
+  // A count in the reason ("{need} more cards") is said in the right plural form.
+  const text = hasText(`${key}.one`) ? tn(key, Number(msg.params?.need), params) : t(key, params);
   return msg.ruling ? `${msg.ruling}: ${text}` : text;
 }
 
 export function schmausRound(r, players, name) {
   const rows = [];
+  // W-8: after a hunter the round is void; nobody wins the pot (everybody "ties" at 0).
+  const takers = r.hunter || r.pot === 0 ? [] : r.winners;
+  // W-15: the lowest draw; when everybody is lowest (always after a hunter) everybody draws.
+  const allLowest = r.lowest.length === players;
   for (let s = 0; s < players; s += 1) {
     const drawn = r.drawn?.[s] || 0;
     const notes = [];
-    if (r.winners.includes(s)) notes.push(t("summary.takesPot"));
-    if (r.lowest.includes(s)) notes.push(t("summary.lowestDraws"));
-    if (drawn) notes.push(tn("summary.drew", drawn));
+    if (takers.includes(s)) notes.push(t("summary.takesPot"));
+    if (r.lowest.includes(s) && drawn) notes.push(allLowest ? tn("summary.allDrew", drawn) : tn("summary.lowestDrew", drawn));
+    else if (r.lowest.includes(s)) notes.push(t(allLowest ? "summary.allLowest" : "summary.lowestDraws"));
+    else if (drawn) notes.push(tn("summary.drew", drawn));
     if (r.empty_hand_draws?.[s]) notes.push(tn("summary.emptyDraw", r.empty_hand_draws[s]));
     if (r.short_hand_draws?.[s]) notes.push(tn("summary.shortDraw", r.short_hand_draws[s]));
     if (r.hand_limit_discards?.[s]) notes.push(tn("summary.limitDiscard", r.hand_limit_discards[s]));
@@ -155,7 +161,7 @@ export function schmausRound(r, players, name) {
     rows.push(
       h(
         "tr",
-        { class: r.winners.includes(s) ? "winner" : "" },
+        { class: takers.includes(s) ? "winner" : "" },
         h("th", { scope: "row" }, name(s)),
         h("td", null, h("span.mini-hand", null, r.plays[s].map((c) => schmausCard(c, { extraClass: "mini" })))),
         h("td.strong", null, String(r.individual[s])),
@@ -172,7 +178,7 @@ export function schmausRound(r, players, name) {
     r.effects.length
       ? h("ol.effects", { "aria-label": t("summary.effects") }, r.effects.map((e) => h("li", null, effectText(e, name))))
       : h("p.muted", null, t("summary.noEffects")),
-    h("p", null, t("summary.pot", { pot: r.pot, names: r.winners.map(name).join(", ") })),
+    h("p", { "data-testid": "summary-pot" }, r.hunter ? t("summary.void") : takers.length ? t("summary.pot", { pot: r.pot, names: takers.map(name).join(", ") }) : t("summary.potEmpty")),
     summaryTable(["summary.player", "summary.cards", "summary.score", "summary.awarded", "summary.total", "summary.notes"], rows, { stack: true }),
   );
 }

@@ -251,6 +251,19 @@ export function stepRating(game, rv, frames, index, name) {
 // -- hints --------------------------------------------------------------------------
 
 /** The hint box: the suggested move and why, in the UI language. */
+/** The parameter a hint's reason counts ("captures {count} cards", "about {points} points"). */
+const COUNTED = { "show.beat": "count", "scoutshow.beat": "count", "lay.best": "points" };
+
+/** A hint's reason in words, a count in its plural form; a lay expected to win
+ * nothing says so instead of "about 0 points". */
+function hintReason(reason, params) {
+  const counted = COUNTED[reason];
+  if (!counted) return t(`hint.${reason}`, params);
+  const n = Number(params[counted]);
+  if (reason === "lay.best" && n === 0) return t("hint.lay.nothing", params);
+  return tn(`hint.${reason}`, n, params);
+}
+
 export function hintBox(game, hint, view, name) {
   const params = { ...hint.params };
   if ("owner" in params) params.owner = params.owner === null || params.owner === undefined ? t("hint.nobody") : name(Number(params.owner));
@@ -264,6 +277,6 @@ export function hintBox(game, hint, view, name) {
     "div.hint-box",
     { role: "status", "data-testid": "hint" },
     h("p", null, h("b", null, t("hint.suggested")), " ", moveText(game, hint.action, frame, view.seat, name)),
-    h("p", { "data-testid": "hint-reason" }, t(`hint.${hint.reason}`, params)),
+    h("p", { "data-testid": "hint-reason" }, hintReason(hint.reason, params)),
   );
 }
