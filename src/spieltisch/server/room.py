@@ -36,6 +36,7 @@ from spieltisch.server.codes import secret_matches
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
+from spieltisch.server.public_log import schmaus_public, scout_note, scout_notes
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
@@ -129,6 +130,12 @@ class Room:
         self.rev = 0
         self._log_mark = len(self.actions)
         """Log entries every connection has received (the previous broadcast's length)."""
+        self._sealed_from = self.sealed_from()
+        """The first log entry that was sealed to some seat at the previous broadcast: it
+        may read differently now (a Waschbär-Schmaus reveal), so it is sent again."""
+        self._notes: list[dict[str, Any] | None] | None = None
+        """Per action, the cards a Scout move made public (:mod:`~spieltisch.server.public_log`);
+        None until the log is first sent."""
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see
@@ -271,17 +278,37 @@ class Room:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
         over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
+        public = None if scout or over else schmaus_public(self.actions, self.row.players, self.state.phase)
+        notes = self.scout_notes() if scout else None
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
             hidden = False
             if not over and who != seat:
                 if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
                     hidden, text = True, "decided"
-                elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
+                elif public is not None and not public[n - 1]:  # sealed until all are in (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{verb(text)} ?"
             by = self.by[n - 1] if n <= len(self.by) else None
-            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
+            entry = {"n": n, "seat": who, "text": text, "hidden": hidden, "by": by}
+            note = notes[n - 1] if notes is not None and n <= len(notes) else None
+            if note:
+                entry.update(note)
+            out.append(entry)
         return out
+
+    def scout_notes(self) -> list[dict[str, Any] | None]:
+        """The cards each Scout move of the log made public (derived once, then kept up by :meth:`_commit`)."""
+        if self._notes is None:
+            first = self.game.new_state(self.row.players, self.row.seed, dict(self.row.options))
+            self._notes = scout_notes(first, self.actions)
+        return self._notes
+
+    def sealed_from(self) -> int:
+        """The first log entry some seat cannot read yet (its length: none)."""
+        if self.game.name != "schmaus" or self.state.is_over():
+            return len(self.actions)
+        public = schmaus_public(self.actions, self.row.players, self.state.phase)
+        return next((i for i, p in enumerate(public) if not p), len(public))
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
         """The ``state`` message for a seat (cached per change).
@@ -298,7 +325,7 @@ class Room:
             cache.texts = {}
             cache.info = orjson.Fragment(orjson.dumps(self.info()))  # the same for every seat
             cache.over = self.state.is_over()
-        start = 0 if full or cache.over else self._log_mark
+        start = 0 if full or cache.over else min(self._log_mark, self._sealed_from)
         key = (seat, start)
         text = cache.texts.get(key)
         if text is None:
@@ -322,7 +349,12 @@ class Room:
         """The ``clocks`` field of a state message, as of now (``null``: no clock)."""
         if self.clocks is None:
             return "null"
-        return orjson.dumps(self.clocks.snapshot(time.monotonic())).decode()
+        now = time.monotonic()
+        snapshot = self.clocks.snapshot(now)
+        for entry in snapshot:  # a person away on their turn: when the stand-in bot takes over
+            due = self.deadline(entry["seat"]) if entry["seat"] in self.away else None
+            entry["stand_in_after"] = None if due is None else round(max(0.0, due - now), 3)
+        return orjson.dumps(snapshot).decode()
 
     def send_state(
         self, conn: Connection, ack: str | None = None, full: bool = True, clocks: str | None = None
@@ -344,6 +376,7 @@ class Room:
         for conn in list(self.connections):
             self.send_state(conn, ack if conn is acting else None, full=conn is new, clocks=clocks)
         self._log_mark = len(self.actions)
+        self._sealed_from = self.sealed_from()
         self.clock_timer.wake.set()  # a deadline may have changed
 
     def paused(self, why: str) -> None:
@@ -405,6 +438,7 @@ class Room:
         self.state, self.archived = load_state(row)
         self.row = row
         self.actions = list(row.actions)
+        self._notes = None
         self.derive_clocks(row)
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
@@ -417,6 +451,7 @@ class Room:
         for conn in list(self.connections):
             self.send_state(conn)
         self._log_mark = len(self.actions)
+        self._sealed_from = self.sealed_from()
 
     def _take_back(self, seat: int) -> bool:
         """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
@@ -580,6 +615,8 @@ class Room:
         if self.clocks is not None:
             after = moving if status == "playing" else ()
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
+        if self._notes is not None:  # (Scout) the cards the move made public, from the state before it
+            self._notes = self._notes + [scout_note(old, added[0][0], added[0][1])] if len(added) == 1 else None
         self.state = new
         self._moving = (new, moving)
         self.actions.extend(added)
