@@ -13,6 +13,11 @@ import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
+import { endPanel } from "./ending.js";
+import { lastMoveLine, markHint, markLastMove } from "./highlight.js";
+import { animate, reducedMotion, snapshot } from "./motion.js";
+import { awayNote, noticeSwitches, tabTitle, tickAway, turnStarted } from "./notify.js";
+import { REVEAL_MS, revealStage } from "./reveal.js";
 
 const root = document.getElementById("app");
 const live = document.getElementById("live");
@@ -492,8 +497,18 @@ function roomPage(code) {
     confirmLeave: false,
     goneOn: new Set(),
     tokens: loadTokens(code),
+    yourTurn: false,
+    revealing: null, // Waschbär-Schmaus: the round whose lays are shown face up before its summary
+    revealTimer: null,
+    left: false, // this page's player left the game: it watches as a spectator now
+    drawn: null, // the version the table was last drawn for (cards move when it changes)
+    shownNotice: null,
+    scrollReview: false,
   };
-  const ticker = setInterval(() => tickClocks(root, st.msg, st.arrived), 200);
+  const ticker = setInterval(() => {
+    tickClocks(root, st.msg, st.arrived);
+    tickAway(root, st.msg, st.arrived);
+  }, 200);
 
   function connect() {
     st.conn?.close();
@@ -552,6 +567,16 @@ function roomPage(code) {
     st.msg = msg;
     st.arrived = performance.now();
     st.info = msg.room;
+    if (st.seat && !st.spectator && msg.room.seats[st.seat.seat]?.left) {
+      // "Yes, leave": the seat is the bot's now; this page watches the rest as a spectator.
+      forgetSeat(code);
+      st.left = true;
+      spectate();
+      return;
+    }
+    const yourTurn = msg.legal.length > 0 && msg.room.status === "playing";
+    if (yourTurn && !st.yourTurn && !first) turnStarted(tabTitle(`${msg.room.title} · ${code}`, true), statusTextOf(msg));
+    st.yourTurn = yourTurn;
     const v = msg.view;
     const sig = msg.legal.map((x) => x[0]).join(",");
     if (sig !== st.sig) {
@@ -573,6 +598,7 @@ function roomPage(code) {
       st.summary = rounds - 1;
       st.seenRounds = rounds;
       announce(t("summary.round", { n: v.round_results[rounds - 1].round }));
+      if (v.game === "schmaus") startReveal(rounds - 1);
     }
     const status = statusText();
     if (status && status !== st.status) {
@@ -658,8 +684,25 @@ function roomPage(code) {
     return ctx;
   }
 
+  /** The lays of round `index` face up on the table for a moment, then its summary. */
+  function startReveal(index) {
+    clearTimeout(st.revealTimer);
+    st.revealing = index;
+    st.revealTimer = setTimeout(endReveal, REVEAL_MS);
+  }
+
+  function endReveal() {
+    clearTimeout(st.revealTimer);
+    if (st.revealing === null) return;
+    st.revealing = null;
+    render();
+  }
+
   function statusText() {
-    const msg = st.msg;
+    return statusTextOf(st.msg);
+  }
+
+  function statusTextOf(msg) {
     if (!msg || !msg.view) return "";
     if (msg.room.status === "waiting") return t("lobby.waiting");
     const ctx = makeCtx(msg.view, msg.legal);
@@ -685,6 +728,11 @@ function roomPage(code) {
   function spectate() {
     st.spectator = true;
     st.seat = null;
+    st.yourTurn = false;
+    st.confirmLeave = false;
+    st.sel = { cards: new Set(), scout: null };
+    st.hint = null;
+    st.msg = null; // the seat's view goes; the spectator's comes
     connect();
     render();
   }
@@ -713,6 +761,7 @@ function roomPage(code) {
   function showReview() {
     if (st.review && st.review.status !== "failed") return;
     st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
+    st.scrollReview = true;
     render();
     openReview(code, st.review, () => render());
   }
@@ -925,6 +974,7 @@ function roomPage(code) {
             ? h("div.stand-in", { "data-testid": `stand-in-${s}` }, t(seatInfo.left ? "seat.leftBot" : "seat.standIn", { level: t(`level.${seatInfo.stand_in}`), name: seatInfo.name || t("seat.n", { n: s + 1 }) }))
             : null,
           seatClock(st.msg, s, st.arrived),
+          st.replay ? null : awayNote(st.msg, s, st.arrived),
           h("div.player-score", null, t("seat.score", { n: view.scores[s] })),
           h("div.facts", null, facts),
         ),
@@ -1082,8 +1132,19 @@ function roomPage(code) {
         msg.room.clock ? h("span.clock-settings", { "data-testid": "clock-info" }, settingsText(msg.room.clock)) : null,
         leaveControl(msg),
         msg.room.hints ? h("span.badge", { "data-testid": "hints-on" }, t("hint.allowed")) : null,
+        st.seat && !st.spectator && !over ? noticeSwitches(render) : null,
       ),
     );
+    if (st.left) {
+      wrap.append(
+        h(
+          "div.banner.left-banner",
+          { role: "status", "data-testid": "left-banner" },
+          h("span", null, t("leave.watching")),
+          h("a", { href: "/", "data-testid": "left-home", onclick: (e) => { e.preventDefault(); navigate("/"); } }, t("room.home")),
+        ),
+      );
+    }
     append(wrap, [seatControls(msg)]);
     wrap.append(playersStrip(view));
     if (over && !view.outcome) {
@@ -1091,6 +1152,7 @@ function roomPage(code) {
     }
     if (over && view.outcome) {
       const actions = h("div.final-actions");
+      if (st.left) actions.append(h("a.button", { href: "/", onclick: (e) => { e.preventDefault(); navigate("/"); } }, t("room.home")));
       if (st.seat && !st.spectator) {
         actions.append(h("button.primary", { type: "button", "data-testid": "rematch", onclick: rematch }, msg.room.rematch ? t("final.joinRematch") : t("final.rematch")));
       } else if (msg.room.rematch) {
@@ -1098,10 +1160,12 @@ function roomPage(code) {
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
       if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
-      wrap.append(h("section.final-panel", null, finalResults(view.outcome, view.players, name), actions));
+      wrap.append(endPanel(game, view, name, actions));
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
-    if (st.summary !== null && view.round_results[st.summary] && !over) {
+    if (st.revealing !== null && view.round_results[st.revealing]) {
+      wrap.append(revealStage(view.round_results[st.revealing], view.players, name, endReveal));
+    } else if (st.summary !== null && view.round_results[st.summary] && !over) {
       wrap.append(
         h(
           "section.summary-panel",
@@ -1111,6 +1175,7 @@ function roomPage(code) {
         ),
       );
     }
+    if (!over) append(wrap, [lastMoveLine(game, msg.log, name)]);
     wrap.append(game === "scout" ? renderScout(ctx) : renderSchmaus(ctx));
     if (msg.room.hints && !over && ctx.mine()) {
       wrap.append(
@@ -1156,7 +1221,10 @@ function roomPage(code) {
   }
 
   function render() {
-    document.title = `${st.info?.title || "Spieltisch"} · ${code}`;
+    document.title = tabTitle(`${st.info?.title || "Spieltisch"} · ${code}`, st.yourTurn && !st.replay);
+    // A new state: note where the cards are, to move them from there once it is drawn.
+    const moved = st.msg && !st.replay && st.drawn !== null && st.drawn !== st.msg.version;
+    const before = moved ? snapshot(root) : null;
     rerender(root, () => {
       const frame = h("div.room-page");
       if (st.connStatus !== "open" && st.conn && st.msg) {
@@ -1190,6 +1258,17 @@ function roomPage(code) {
       return frame;
     });
     afterRender();
+    if (st.msg && !st.replay) {
+      const room = root.querySelector("[data-testid=room]");
+      if (room) {
+        const entry = st.msg.log[st.msg.log.length - 1];
+        const from = st.msg.view.game === "scout" && entry && st.msg.view.table?.owner === entry.seat ? entry.seat : null;
+        if (st.msg.room.status === "playing") markLastMove(room, st.msg.view.game, st.msg.view, st.msg.log, st.sel);
+        if (st.hint) markHint(room, st.msg.view.game, st.hint, st.msg.view, st.sel);
+        animate(room, before, from);
+      }
+      st.drawn = st.msg.version;
+    }
   }
 
   /** What a patch cannot know: the log follows its newest entry (unless the
@@ -1201,12 +1280,24 @@ function roomPage(code) {
       root.querySelector(st.reveal)?.scrollIntoView({ block: "nearest", inline: "nearest" });
       st.reveal = null;
     }
+    // A refusal, or the review's progress, comes into view where it appears.
+    const behavior = reducedMotion() ? "auto" : "smooth";
+    const notice = `${st.notice || ""}|${st.ruling || ""}`;
+    if (notice !== st.shownNotice) {
+      st.shownNotice = notice;
+      root.querySelector("[data-testid=notice]")?.scrollIntoView({ block: "nearest", behavior });
+    }
+    if (st.scrollReview && root.querySelector("[data-testid=review]")) {
+      st.scrollReview = false;
+      root.querySelector("[data-testid=review]").scrollIntoView({ block: "start", behavior });
+    }
   }
 
   return {
     render,
     dispose: () => {
       clearInterval(ticker);
+      clearTimeout(st.revealTimer);
       closeReview(st.review);
       st.conn?.close();
     },
