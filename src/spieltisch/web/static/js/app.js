@@ -691,6 +691,11 @@ function roomPage(code) {
     st.revealTimer = setTimeout(endReveal, REVEAL_MS);
   }
 
+  function holdReveal(held) {
+    clearTimeout(st.revealTimer);
+    if (!held && st.revealing !== null) st.revealTimer = setTimeout(endReveal, REVEAL_MS);
+  }
+
   function endReveal() {
     clearTimeout(st.revealTimer);
     if (st.revealing === null) return;
@@ -1164,7 +1169,7 @@ function roomPage(code) {
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
     if (st.revealing !== null && view.round_results[st.revealing]) {
-      wrap.append(revealStage(view.round_results[st.revealing], view.players, name, endReveal));
+      wrap.append(revealStage(view.round_results[st.revealing], view.players, name, endReveal, holdReveal));
     } else if (st.summary !== null && view.round_results[st.summary] && !over) {
       wrap.append(
         h(

@@ -9,8 +9,10 @@ import { t, tn } from "./i18n.js";
 /** How long the revealed lays stay on the table before the summary comes by itself. */
 export const REVEAL_MS = 4500;
 
-/** The revealed lays of round result `r`, with a Continue button (`next`). */
-export function revealStage(r, players, name, next) {
+/** The revealed lays of round result `r`, with a Continue button (`next`). The summary
+ * comes by itself after a while, but not while the pointer or the focus is on the lays
+ * (`hold(true)`, then `hold(false)` starts the time again: WCAG 2.2.1, timing adjustable). */
+export function revealStage(r, players, name, next, hold) {
   const lays = [];
   for (let s = 0; s < players; s += 1) {
     const winner = r.winners.includes(s);
@@ -30,7 +32,16 @@ export function revealStage(r, players, name, next) {
   }
   return h(
     "section.game.schmaus.reveal-stage",
-    { "aria-labelledby": "reveal-title", "data-testid": "reveal-stage" },
+    {
+      "aria-labelledby": "reveal-title",
+      "data-testid": "reveal-stage",
+      onpointerenter: () => hold(true),
+      onpointerleave: () => hold(false),
+      onfocusin: () => hold(true),
+      onfocusout: (e) => {
+        if (!e.currentTarget.contains(e.relatedTarget)) hold(false);
+      },
+    },
     h("h2", { id: "reveal-title" }, t("reveal.title", { n: r.round })),
     h("div.lays", null, lays),
     h("div.reveal-bar", null, h("span.reveal-timer", { "aria-hidden": "true" }), h("button.primary", { type: "button", "data-testid": "reveal-continue", "data-focus": "reveal-continue", onclick: next }, t("reveal.continue"))),
