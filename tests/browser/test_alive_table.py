@@ -204,20 +204,42 @@ def test_a_hint_is_shown_on_the_cards(live_server: LiveServer, new_page: NewPage
     expect(page.locator(".hinted")).to_have_count(1)
     expect(page.get_by_test_id(f"btn-{choice}")).to_have_class(re.compile(r"\bhinted\b"))
     page.get_by_test_id(f"btn-{choice}").click()
-    while not is_mine(page):
-        page.wait_for_timeout(30)
-    page.get_by_test_id("btn-hint").click()
-    expect(hint).to_be_visible()
-    text = hint.locator("p").first.inner_text()
-    shown = re.search(r"show the ([\d-]+)", text)
-    if shown and "take the" not in text:  # the set to show: those cards of the hand
-        numbers = shown.group(1).split("-")
-        hinted = page.locator(".hand-area .scard.hinted .top")
-        expect(hinted).to_have_count(len(numbers))
-        assert [t.strip() for t in hinted.evaluate_all("es => es.map((e) => e.firstChild.nodeValue)")] == numbers
-    else:  # the card to scout and where it goes
-        expect(page.locator("[data-testid^=table-end-].hinted")).to_have_count(1)
-        expect(page.locator(".hand-area .scard.hint-before, .hand-area .scard.hint-after")).to_have_count(1)
+    # On: hints to show a set (those cards of the hand) and to scout (the table's end and
+    # the place in the hand where it goes, with its number), until both were seen.
+    seen: set[str] = set()
+    rng = random.Random(8)
+    for _ in range(30):
+        while not is_mine(page):
+            page.wait_for_timeout(30)
+        if page.get_by_test_id("btn-keep").count():  # a new round's flip decision
+            scout_move(page, rng)
+            continue
+        page.get_by_test_id("btn-hint").click()
+        expect(hint).to_be_visible()
+        text = hint.locator("p").first.inner_text()
+        shown = re.search(r"show the ([\d-]+)", text)
+        if shown and "take the" not in text:
+            numbers = shown.group(1).split("-")
+            hinted = page.locator(".hand-area .scard.hinted")
+            expect(hinted).to_have_count(len(numbers))
+            tops = hinted.locator(".top").evaluate_all("es => es.map((e) => e.firstChild.nodeValue)")
+            assert [t.strip() for t in tops] == numbers, (text, tops)
+            if "show" not in seen:
+                check_screen(page, "a hinted set on the cards")
+            seen.add("show")
+            before = version(page)
+            for testid in hinted.evaluate_all("es => es.map((e) => e.dataset.testid)"):
+                page.get_by_test_id(testid).click()
+            page.get_by_test_id("btn-show").click()  # the hinted set is a legal show
+            wait_for_change(page, before)
+        else:
+            expect(page.locator("[data-testid^=table-end-].hinted")).to_have_count(1)
+            taken = re.search(r"take the (\d+)", text)
+            assert taken, text
+            expect(page.locator(".hand-area .hand [data-testid=hint-gap]")).to_have_text(taken.group(1))
+            seen.add("scout")
+            break
+    assert seen == {"show", "scout"}, seen
     check_screen(page, "a hint shown on the cards")
 
 

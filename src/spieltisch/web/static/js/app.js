@@ -1168,7 +1168,7 @@ function roomPage(code) {
       wrap.append(endPanel(game, view, name, actions));
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
-    if (st.revealing !== null && view.round_results[st.revealing]) {
+    if (st.revealing !== null && view.round_results[st.revealing] && !over) {
       wrap.append(revealStage(view.round_results[st.revealing], view.players, name, endReveal, holdReveal));
     } else if (st.summary !== null && view.round_results[st.summary] && !over) {
       wrap.append(

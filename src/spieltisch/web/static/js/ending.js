@@ -81,9 +81,9 @@ function niceStep(lo, hi) {
 
 /** The scores after each round as lines, one a player, named at their ends. */
 function chart(rows, players, name) {
-  const W = 640;
-  const H = 280;
-  const pad = { left: 44, right: 120, top: 14, bottom: 36 };
+  const W = 480;
+  const H = 250;
+  const pad = { left: 40, right: 104, top: 12, bottom: 36 };
   const all = rows.flat();
   const step = niceStep(Math.min(0, ...all), Math.max(1, ...all));
   const lo = Math.floor(Math.min(0, ...all) / step) * step;

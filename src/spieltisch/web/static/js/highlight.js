@@ -77,9 +77,13 @@ export function markHint(root, game, hint, view, sel) {
     const placed = sel?.scout && sel.scout.at !== null;
     if (sel?.scout && sel.scout.at === null) mark(byTestId(root, `gap-${at}`), "hinted");
     else if (!placed) {
-      // Where it goes: a marker before hand card `at` (after the last card at the end).
-      if (cardAt(at)) mark(cardAt(at), "hint-before");
-      else mark(cardAt(at - 1), "hint-after");
+      // Where it goes: a dashed place with its number between the hand's cards.
+      const table = view.table?.cards || [];
+      const card = m[1] === "L" ? table[0] : table[table.length - 1];
+      const number = card ? card.split("/")[m[2] ? 1 : 0] : "";
+      const ghost = h("span.hint-gap", { "aria-hidden": "true", "data-testid": "hint-gap" }, number);
+      const row = root.querySelector(".hand-area .hand");
+      if (row) row.insertBefore(ghost, cardAt(at) || null);
     }
     if (m[4] === undefined) return;
     for (let k = +m[4]; k <= +(m[5] ?? m[4]); k += 1) {
