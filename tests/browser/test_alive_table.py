@@ -38,7 +38,11 @@ FAKE_NOTIFICATIONS = """(() => {
   let asked = 0;
   class FakeNotification {
     static permission = "default";
-    static async requestPermission() { asked += 1; FakeNotification.permission = "granted"; return "granted"; }
+    static async requestPermission() {
+      asked += 1;
+      FakeNotification.permission = "granted";
+      return "granted";
+    }
     constructor(title, options) { made.push({ title, body: options && options.body }); }
     close() {}
   }
@@ -52,7 +56,9 @@ FAKE_NOTIFICATIONS = """(() => {
 
 def open_room(page: Page, base: str, game: str, seats: list[str], seed: int, **extra: Any) -> dict[str, Any]:
     """A table through the HTTP API: seat 0 for Alice, then ``seats`` ('human' or a bot level)."""
-    kinds = [{"kind": "human"}] + [{"kind": "human"} if s == "human" else {"kind": "bot", "level": s} for s in seats]
+    kinds = [{"kind": "human"}] + [
+        {"kind": "human"} if s == "human" else {"kind": "bot", "level": s} for s in seats
+    ]
     body = {"game": game, "players": len(kinds), "seats": kinds, "name": "Alice", "seed": seed, **extra}
     res = page.request.post(base + "/api/rooms", data=body)
     assert res.ok, res.text()
@@ -76,7 +82,9 @@ def log_lines(page: Page) -> list[str]:
     return lines
 
 
-def test_turn_notices_named_cards_last_move_and_moving_cards(live_server: LiveServer, new_page: NewPage) -> None:
+def test_turn_notices_named_cards_last_move_and_moving_cards(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
     base = live_server.url
     alice, bob = new_page(), new_page()
     alice.add_init_script(FAKE_NOTIFICATIONS)
@@ -163,10 +171,15 @@ def test_turn_notices_named_cards_last_move_and_moving_cards(live_server: LiveSe
     wait_for_change(alice, before)
     side = "left" if m.group(1) == "L" else "right"
     mine = [line for line in log_lines(alice) if line.startswith("Alice (you) scouts")]
-    assert re.fullmatch(rf"Alice \(you\) scouts the \d+ from the {side} end and puts it in as card {int(m.group(3)) + 1}\.", mine[-1]), mine
+    assert re.fullmatch(
+        rf"Alice \(you\) scouts the \d+ from the {side} end and puts it in as card {int(m.group(3)) + 1}\.",
+        mine[-1],
+    ), mine
     # In German the same.
     alice.get_by_test_id("lang-toggle").click()
-    expect(alice.get_by_test_id("log")).to_contain_text(re.compile(r"nimmt die \d+ vom (linken|rechten) Ende und steckt sie als \d+\. Karte ein"))
+    expect(alice.get_by_test_id("log")).to_contain_text(
+        re.compile(r"nimmt die \d+ vom (linken|rechten) Ende und steckt sie als \d+\. Karte ein")
+    )
     check_screen(alice, "the log naming cards, in German")
 
 
@@ -178,7 +191,9 @@ def test_reduced_motion_moves_no_card(live_server: LiveServer, new_page: NewPage
     page.get_by_test_id("btn-keep").click()
     while not is_mine(page):
         page.wait_for_timeout(30)
-    duration = page.locator(".hand-area .scard").first.evaluate("el => getComputedStyle(el).transitionDuration")
+    duration = page.locator(".hand-area .scard").first.evaluate(
+        "el => getComputedStyle(el).transitionDuration"
+    )
     assert duration == "0s"
     # A whole turn round: the cards change place without any animation.
     page.evaluate(

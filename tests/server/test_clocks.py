@@ -164,7 +164,13 @@ def test_a_player_away_longer_than_the_grace_period_is_played_by_a_bot(server: S
     assert final["room"]["seats"][1]["stand_in"] == "random" and not final["room"]["seats"][1]["connected"]
     assert {e["by"] for e in final["log"] if e["seat"] == 1} == {"bot:random"}
     assert {e["by"] for e in final["log"] if e["seat"] == 0} == {None}
-    assert final["clocks"][1] == {"seat": 1, "running": False, "move": None, "bank": None, "stand_in_after": None}
+    assert final["clocks"][1] == {
+        "seat": 1,
+        "running": False,
+        "move": None,
+        "bank": None,
+        "stand_in_after": None,
+    }
 
 
 def test_the_table_counts_down_to_the_stand_in_of_a_player_away_on_their_turn(server: ServerThread) -> None:

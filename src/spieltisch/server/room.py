@@ -29,6 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from spieltisch.clocks import DEFAULT_STAND_IN, ClockError, Clocks, ClockSettings, stand_in_level
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
+from spieltisch.engine.base import BaseState
 from spieltisch.server.bot_seats import SeatBots, bot_levels
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.clock_timer import ClockTimer
@@ -278,7 +279,7 @@ class Room:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
         over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
-        public = None if scout or over else schmaus_public(self.actions, self.row.players, self.state.phase)
+        public = None if scout or over else schmaus_public(self.actions, self.row.players, self._phase())
         notes = self.scout_notes() if scout else None
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
@@ -286,7 +287,9 @@ class Room:
             if not over and who != seat:
                 if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
                     hidden, text = True, "decided"
-                elif public is not None and not public[n - 1]:  # sealed until all are in (W-4, W-9, W-11, W-16)
+                elif (
+                    public is not None and not public[n - 1]
+                ):  # sealed until all are in (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{verb(text)} ?"
             by = self.by[n - 1] if n <= len(self.by) else None
             entry = {"n": n, "seat": who, "text": text, "hidden": hidden, "by": by}
@@ -297,17 +300,29 @@ class Room:
         return out
 
     def scout_notes(self) -> list[dict[str, Any] | None]:
-        """The cards each Scout move of the log made public (derived once, then kept up by :meth:`_commit`)."""
+        """The cards each Scout move of the log made public (derived once, kept up by :meth:`_commit`)."""
         if self._notes is None:
-            first = self.game.new_state(self.row.players, self.row.seed, dict(self.row.options))
-            self._notes = scout_notes(first, self.actions)
+            try:
+                first = self.game.new_state(self.row.players, self.row.seed, dict(self.row.options))
+            except RulesError:  # an archived record's options: its log without names
+                self._notes = [None] * len(self.actions)
+            else:
+                self._notes = scout_notes(first, self.actions)
         return self._notes
+
+    def _phase(self) -> str:
+        """The game's phase (public: every view says it)."""
+        return (
+            self.state.phase
+            if isinstance(self.state, BaseState)
+            else str(self.state.view(None, log=False)["phase"])
+        )
 
     def sealed_from(self) -> int:
         """The first log entry some seat cannot read yet (its length: none)."""
         if self.game.name != "schmaus" or self.state.is_over():
             return len(self.actions)
-        public = schmaus_public(self.actions, self.row.players, self.state.phase)
+        public = schmaus_public(self.actions, self.row.players, self._phase())
         return next((i for i, p in enumerate(public) if not p), len(public))
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
@@ -615,8 +630,11 @@ class Room:
         if self.clocks is not None:
             after = moving if status == "playing" else ()
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
-        if self._notes is not None:  # (Scout) the cards the move made public, from the state before it
-            self._notes = self._notes + [scout_note(old, added[0][0], added[0][1])] if len(added) == 1 else None
+        if self._notes is not None:  # (Scout) the cards the move made public, read before it
+            if len(added) == 1:
+                self._notes.append(scout_note(old, *added[0]))
+            else:
+                self._notes = None  # derived afresh when the log is sent next
         self.state = new
         self._moving = (new, moving)
         self.actions.extend(added)
