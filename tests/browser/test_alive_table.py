@@ -285,8 +285,8 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
             schmaus_move(page, rng)
         page.wait_for_timeout(20)
     # The lays face up on the table first, the summary after Continue (or a few seconds,
-    # though not while the pointer is on them).
-    stage.hover()
+    # though not while the keyboard focus is on them).
+    page.get_by_test_id("reveal-continue").focus()
     for seat in range(3):
         expect(page.get_by_test_id(f"reveal-lay-{seat}")).to_be_visible()
     assert stage.locator(".wcard").count() >= 3

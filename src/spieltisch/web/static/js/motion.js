@@ -1,6 +1,6 @@
 // Cards that move (FLIP: First, Last, Invert, Play). Before the table is redrawn
 // for a new state, `snapshot` notes where every card stands; after it, `animate`
-// lets each card that moved travel from its old place to its new one (a shown
+// lets each card that changed hands travel from its old place to its new one (a shown
 // set into the middle, a scouted card into a hand), lets a set that an opponent
 // showed come from that opponent's seat, and turns over a lay that was just
 // revealed. With `prefers-reduced-motion: reduce` nothing moves.
@@ -33,12 +33,17 @@ function keyOf(el) {
   return `w:${lay.dataset.testid}:${[...el.parentElement.children].indexOf(el)}`;
 }
 
+/** The part of the table a card lies in: the middle, a hand, an opponent's cards. */
+function areaOf(el) {
+  return el.closest(".table-area, .hand-area, .opponent, .lay")?.className.split(" ")[0] ?? "";
+}
+
 /** Where every card of the table stands now (and what a Schmaus lay card shows). */
 export function snapshot(root) {
   const places = new Map();
   for (const el of root.querySelectorAll(CARDS)) {
     const key = keyOf(el);
-    if (key && !places.has(key)) places.set(key, { rect: el.getBoundingClientRect(), label: el.getAttribute("aria-label") || "" });
+    if (key && !places.has(key)) places.set(key, { rect: el.getBoundingClientRect(), label: el.getAttribute("aria-label") || "", area: areaOf(el) });
   }
   const seats = new Map();
   for (const el of root.querySelectorAll("[data-testid^=opponent-], [data-testid^=player-]")) {
@@ -73,6 +78,9 @@ export function animate(root, before, from = null) {
       continue;
     }
     if (was) {
+      // Only a card that changed hands travels (cards closing up in a hand stay put:
+      // a row that scrolls must not grow a scroll bar under the pointer).
+      if (was.area === areaOf(el)) continue;
       const dx = was.rect.left - now.left;
       const dy = was.rect.top - now.top;
       if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;

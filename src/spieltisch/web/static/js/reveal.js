@@ -10,8 +10,8 @@ import { t, tn } from "./i18n.js";
 export const REVEAL_MS = 4500;
 
 /** The revealed lays of round result `r`, with a Continue button (`next`). The summary
- * comes by itself after a while, but not while the pointer or the focus is on the lays
- * (`hold(true)`, then `hold(false)` starts the time again: WCAG 2.2.1, timing adjustable). */
+ * (which shows the same lays) comes by itself after a while, but not while the keyboard
+ * focus is on the stage (`hold(true)`, then `hold(false)` starts the time again). */
 export function revealStage(r, players, name, next, hold) {
   const lays = [];
   for (let s = 0; s < players; s += 1) {
@@ -35,8 +35,6 @@ export function revealStage(r, players, name, next, hold) {
     {
       "aria-labelledby": "reveal-title",
       "data-testid": "reveal-stage",
-      onpointerenter: () => hold(true),
-      onpointerleave: () => hold(false),
       onfocusin: () => hold(true),
       onfocusout: (e) => {
         if (!e.currentTarget.contains(e.relatedTarget)) hold(false);
