@@ -12,16 +12,22 @@ Everything here is read from the seats' own views, never from hidden state.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from spieltisch.engine import RulesError, State
+from spieltisch.engine import Game, RulesError, State
+from spieltisch.engine.base import BaseState
 from spieltisch.server.notation import verb
 
 _KIND = {"play": "play", "target": "choice", "x5": "choice", "discard": "discard"}
 """The kinds of sealed Waschbär-Schmaus decisions (target and ×5 are chosen together)."""
 _PHASE = {"choice": "target", "discard": "discard"}
 """The phase in which a kind is still being decided."""
+
+
+def phase_of(state: State) -> str:
+    """The game's phase (public: every view says it)."""
+    return state.phase if isinstance(state, BaseState) else str(state.view(None, log=False)["phase"])
 
 
 def schmaus_public(actions: Sequence[tuple[int, str]], players: int, phase: str) -> list[bool]:
@@ -80,11 +86,16 @@ def scout_note(before: State, seat: int, text: str) -> dict[str, Any] | None:
     return note
 
 
-def scout_notes(first: State, actions: Sequence[tuple[int, str]]) -> list[dict[str, Any] | None]:
-    """:func:`scout_note` of every action of a stored log, replayed from the deal ``first``
-    (as far as it replays: a log this engine no longer replays gets no notes from there)."""
+def scout_notes(
+    game: Game, players: int, seed: int, options: Mapping[str, Any], actions: Sequence[tuple[int, str]]
+) -> list[dict[str, Any] | None]:
+    """:func:`scout_note` of every action of a stored log, replayed from its deal (as far
+    as it replays: an archived record this engine no longer replays gets no notes from there)."""
     notes: list[dict[str, Any] | None] = []
-    state = first
+    try:
+        state = game.new_state(players, seed, dict(options))
+    except RulesError:
+        return [None] * len(actions)
     for seat, text in actions:
         notes.append(scout_note(state, seat, text))
         try:

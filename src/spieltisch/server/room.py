@@ -29,7 +29,6 @@ from sqlalchemy.exc import IntegrityError
 
 from spieltisch.clocks import DEFAULT_STAND_IN, ClockError, Clocks, ClockSettings, stand_in_level
 from spieltisch.engine import GameRecord, IllegalActionError, RecordError, RulesError, State, get_game
-from spieltisch.engine.base import BaseState
 from spieltisch.server.bot_seats import SeatBots, bot_levels
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.clock_timer import ClockTimer
@@ -37,7 +36,7 @@ from spieltisch.server.codes import secret_matches
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
-from spieltisch.server.public_log import schmaus_public, scout_note, scout_notes
+from spieltisch.server.public_log import phase_of, schmaus_public, scout_note, scout_notes
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
@@ -131,12 +130,12 @@ class Room:
         self.rev = 0
         self._log_mark = len(self.actions)
         """Log entries every connection has received (the previous broadcast's length)."""
+        self._public: tuple[int, list[bool]] | None = None
+        """(Waschbär-Schmaus) the log's public entries as of a version (:meth:`_schmaus_public`)."""
         self._sealed_from = self.sealed_from()
-        """The first log entry that was sealed to some seat at the previous broadcast: it
-        may read differently now (a Waschbär-Schmaus reveal), so it is sent again."""
+        """The first log entry sealed to some seat at the previous broadcast (sent again: a reveal)."""
         self._notes: list[dict[str, Any] | None] | None = None
-        """Per action, the cards a Scout move made public (:mod:`~spieltisch.server.public_log`);
-        None until the log is first sent."""
+        """Per action, the cards a Scout move made public (None until the log is first sent)."""
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see
@@ -279,7 +278,7 @@ class Room:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
         over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
-        public = None if scout or over else schmaus_public(self.actions, self.row.players, self._phase())
+        public = None if scout or over else self._schmaus_public()
         notes = self.scout_notes() if scout else None
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
@@ -302,27 +301,25 @@ class Room:
     def scout_notes(self) -> list[dict[str, Any] | None]:
         """The cards each Scout move of the log made public (derived once, kept up by :meth:`_commit`)."""
         if self._notes is None:
-            try:
-                first = self.game.new_state(self.row.players, self.row.seed, dict(self.row.options))
-            except RulesError:  # an archived record's options: its log without names
-                self._notes = [None] * len(self.actions)
-            else:
-                self._notes = scout_notes(first, self.actions)
+            self._notes = scout_notes(
+                self.game, self.row.players, self.row.seed, self.row.options, self.actions
+            )
         return self._notes
 
-    def _phase(self) -> str:
-        """The game's phase (public: every view says it)."""
-        return (
-            self.state.phase
-            if isinstance(self.state, BaseState)
-            else str(self.state.view(None, log=False)["phase"])
-        )
+    def _schmaus_public(self) -> list[bool]:
+        """Per action, whether every seat may read it now (computed once a version)."""
+        if self._public is None or self._public[0] != self.version:
+            self._public = (
+                self.version,
+                schmaus_public(self.actions, self.row.players, phase_of(self.state)),
+            )
+        return self._public[1]
 
     def sealed_from(self) -> int:
         """The first log entry some seat cannot read yet (its length: none)."""
         if self.game.name != "schmaus" or self.state.is_over():
             return len(self.actions)
-        public = schmaus_public(self.actions, self.row.players, self._phase())
+        public = self._schmaus_public()
         return next((i for i, p in enumerate(public) if not p), len(public))
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
@@ -454,6 +451,7 @@ class Room:
         self.row = row
         self.actions = list(row.actions)
         self._notes = None
+        self._public = None
         self.derive_clocks(row)
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
