@@ -308,6 +308,9 @@ def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
     # The summary after round 1: checked like every screen (it tops the table).
     rng = random.Random(9)
     while alice.get_by_test_id("summary-close").count() == 0:
+        assert not is_over(alice), "the game ended without a round summary"
+        # The revealed lays come first; Continue brings the summary at once.
+        alice.evaluate("document.querySelector('[data-testid=reveal-continue]')?.click()")
         acted = False
         for page in (alice, bob):
             if is_mine(page) and page.get_by_test_id("summary-close").count() == 0:
