@@ -100,6 +100,7 @@ def schmaus_screens(browser: Browser, base: str, size: str) -> None:
     page.wait_for_function(f"document.querySelector('[data-testid=room]').dataset.version != '{before}'")
     rng = random.Random(2)
     while page.get_by_test_id("summary-close").count() == 0:
+        page.evaluate("document.querySelector('[data-testid=reveal-continue]')?.click()")  # the revealed lays
         if is_mine(page):
             schmaus_move(page, rng)
         else:

@@ -8,7 +8,15 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, assert_fits, check_screen, is_mine, play_until_over
+from browser_helpers import (
+    LiveServer,
+    assert_fits,
+    check_screen,
+    is_mine,
+    play_until_over,
+    version,
+    wait_for_change,
+)
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -43,12 +51,25 @@ def test_a_hint_then_the_review_of_the_finished_game(live_server: LiveServer, ne
     expect(page.get_by_test_id("hint-reason")).to_contain_text(
         re.compile(r"Lay .+ it expects the most of this round's pot \(about \d+ points\)")
     )
+    # The hinted lay is marked on the hand: three cards, a lay the table takes.
+    hinted = page.locator("[data-testid^=hand-card-].hinted")
+    expect(hinted).to_have_count(3)
     check_screen(page, "a hint")
+    before = version(page)
+    for testid in hinted.evaluate_all("es => es.map((e) => e.dataset.testid)"):
+        page.get_by_test_id(testid).click()
+    page.get_by_test_id("btn-lay").click()
+    wait_for_change(page, before)  # (it fails on a refusal)
     play_until_over([page], "schmaus", seed=SEED)
     expect(page.get_by_test_id("final-results")).to_be_visible()
     # The review: progress while the workers rate, then the summary and the marks.
     page.get_by_test_id("open-review").click()
     expect(page.get_by_test_id("review")).to_be_visible()
+    # It comes into view where it opens (below the results at 1280×800).
+    page.wait_for_function(
+        "() => { const r = document.querySelector('[data-testid=review]').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight / 2; }"
+    )
     summary = page.get_by_test_id("review-summary")
     expect(summary).to_be_visible(timeout=60_000)
     expect(page.get_by_test_id("review-summary-0")).to_contain_text("Alice")

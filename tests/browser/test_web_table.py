@@ -61,9 +61,11 @@ def test_two_people_and_a_bot_play_a_whole_scout_game(live_server: LiveServer, n
     assert any(m.startswith("scout") for m in moves)
     for page in (alice, bob):
         expect(page.get_by_test_id("final-results")).to_be_visible()
-        expect(page.get_by_test_id("round-summary")).to_have_count(3)  # S-2: 3 rounds with 3 players
+        # S-2: 3 rounds with 3 players; the last one is in the main area too.
+        expect(page.locator(".side [data-testid=round-summary]")).to_have_count(3)
+        expect(page.get_by_test_id("last-round").get_by_test_id("round-summary")).to_contain_text("Round 3")
         # Each summary says whose round end it was (S-10, S-11, S-15).
-        for ended in page.locator("[data-testid=round-summary] > p").all_text_contents():
+        for ended in page.locator(".side [data-testid=round-summary] > p").all_text_contents():
             assert re.search(r"Alice|Bob|Bot 3", ended), ended
     # Everybody's names are on the table; the log has one line per action, and
     # after the game even the secret flip decisions are revealed (S-5).
@@ -122,8 +124,8 @@ def test_waschbaer_schmaus_whole_game_then_replay_and_rematch(
     expect(watcher.get_by_test_id("lay-0")).to_contain_text("laid")
     play_until_over([alice, bob], "schmaus", seed=5)
     expect(alice.get_by_test_id("final-results")).to_be_visible()
-    expect(alice.get_by_test_id("round-summary")).to_have_count(2)
-    expect(alice.get_by_test_id("round-summary").first).to_contain_text("Pot")
+    expect(alice.locator(".side [data-testid=round-summary]")).to_have_count(2)
+    expect(alice.locator(".side [data-testid=round-summary]").first).to_contain_text("Pot")
     check_screen(alice, "the final results")
     assert_fits(alice, "the final results")
     # Replay: step through the stored record.
@@ -307,6 +309,9 @@ def test_waschbaer_schmaus_hand_limit_discards_through_the_ui(
     # The summary after round 1: checked like every screen (it tops the table).
     rng = random.Random(9)
     while alice.get_by_test_id("summary-close").count() == 0:
+        assert not is_over(alice), "the game ended without a round summary"
+        # The revealed lays come first; Continue brings the summary at once.
+        alice.evaluate("document.querySelector('[data-testid=reveal-continue]')?.click()")
         acted = False
         for page in (alice, bob):
             if is_mine(page) and page.get_by_test_id("summary-close").count() == 0:

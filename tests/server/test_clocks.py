@@ -164,7 +164,29 @@ def test_a_player_away_longer_than_the_grace_period_is_played_by_a_bot(server: S
     assert final["room"]["seats"][1]["stand_in"] == "random" and not final["room"]["seats"][1]["connected"]
     assert {e["by"] for e in final["log"] if e["seat"] == 1} == {"bot:random"}
     assert {e["by"] for e in final["log"] if e["seat"] == 0} == {None}
-    assert final["clocks"][1] == {"seat": 1, "running": False, "move": None, "bank": None}
+    assert final["clocks"][1] == {
+        "seat": 1,
+        "running": False,
+        "move": None,
+        "bank": None,
+        "stand_in_after": None,
+    }
+
+
+def test_the_table_counts_down_to_the_stand_in_of_a_player_away_on_their_turn(server: ServerThread) -> None:
+    r = _create(server, [HUMAN, HUMAN, BOT], {"grace": 30, "stand_in": "random"})
+    room, secret = r.json()["room"], r.json()["secret"]
+    with server.client() as client:
+        assert client.post(f"/api/rooms/{room}/join", json={"name": "Bob"}).status_code == 200
+
+    async def main() -> dict[str, Any]:
+        async with seat_socket(ws_url(server, room, 0, secret)) as ws:  # Bob never connects
+            return await _next_state(ws)
+
+    first = run_async(main())
+    assert 1 in first["view"]["to_move"]  # W-4: everybody lays at once
+    assert 0 < first["clocks"][1]["stand_in_after"] <= 30  # Bob is away on his turn
+    assert first["clocks"][0]["stand_in_after"] is None  # Alice is here
 
 
 def test_the_bank_is_derived_from_the_stored_log_after_a_restart(db_url: str) -> None:

@@ -40,10 +40,24 @@ def _states_by_version(record: dict[str, Any]) -> list[dict[str, Any]]:
     return states
 
 
-def assert_no_leak(game: str, seat: int | None, msg: dict[str, Any], full: dict[str, Any]) -> None:
+_DECIDING = {"play": "play", "target": "target", "x5": "target", "discard": "discard"}
+"""The Waschbär-Schmaus phase in which each kind of sealed decision is made."""
+
+
+def _sealed(states: list[dict[str, Any]], n: int, text: str, version: int) -> bool:
+    """Whether the ``n``-th action (``text``) is still sealed at ``version``: its round and
+    its deciding phase are still on (W-4 lays, W-9/W-11 choices, W-16 discards)."""
+    before, now = states[n - 1], states[version]
+    return now["round"] == before["round"] and now["phase"] == _DECIDING[text.split()[0]]
+
+
+def assert_no_leak(
+    game: str, seat: int | None, msg: dict[str, Any], states: list[dict[str, Any]], actions: list[Any]
+) -> None:
     """Nothing in a state message to ``seat`` reveals another seat's hand or the deck order."""
     if msg["room"]["status"] == "over":
         return
+    full = states[msg["version"]]
     view = msg["view"]
     text = json.dumps(msg)
     assert "seed" not in _keys(msg)
@@ -61,6 +75,14 @@ def assert_no_leak(game: str, seat: int | None, msg: dict[str, Any], full: dict[
         for entry in msg["log"]:
             if entry["seat"] != seat and entry["text"] in ("flip", "keep"):
                 raise AssertionError(f"another seat's flip decision leaked (S-5): {entry}")
+            # The cards a log entry names were public: the set it showed lies on the table
+            # (S-7), the card it scouted came off the table's end (S-8).
+            before, after = states[entry["n"] - 1], states[entry["n"]]
+            if "cards" in entry and "scout" not in entry["text"] and after["round"] == before["round"]:
+                assert entry["cards"] == after["table"], entry
+            if "card" in entry:
+                ends = {before["table"][0], before["table"][-1]}
+                assert entry["card"] in ends | {"/".join(c.split("/")[::-1]) for c in ends}, entry
     else:
         assert view["hands"] is None
         assert "draw_pile" not in _keys(msg)
@@ -71,7 +93,11 @@ def assert_no_leak(game: str, seat: int | None, msg: dict[str, Any], full: dict[
             assert json.dumps(pile[:6])[1:-1] not in text
         for entry in msg["log"]:
             if entry["seat"] != seat:
-                assert entry["hidden"] and entry["text"].endswith(" ?")
+                true_text = actions[entry["n"] - 1][1]
+                if _sealed(states, entry["n"], true_text, msg["version"]):
+                    assert entry["hidden"] and entry["text"].endswith(" ?"), entry
+                else:  # revealed once all of its kind are in: named as played
+                    assert not entry["hidden"] and entry["text"] == true_text, entry
         if full["phase"] == "play":  # sealed lays stay sealed (W-4)
             for other, laid in enumerate(full["plays"]):
                 if other != seat and laid is not None:
@@ -110,7 +136,7 @@ def test_whole_game_over_websockets_without_leaks(
         assert p.last["version"] == info["version"]
         for msg in p.messages:
             if msg["type"] == "state":
-                assert_no_leak(game, p.seat, msg, states[msg["version"]])
+                assert_no_leak(game, p.seat, msg, states, record["actions"])
         assert all(e["code"] in ("stale", "rate_limited") for e in p.errors), p.errors
     # Both humans and bots acted through the same path.
     acted = {seat for seat, _ in record["actions"]}

@@ -258,6 +258,11 @@ class SeatClock(_Out):
     running: bool = Field(description="The seat is deciding: its clock runs.")
     move: float | None = Field(description="Seconds left of this decision's own time (null: no move time).")
     bank: float | None = Field(description="Seconds left in the bank (null: no bank).")
+    stand_in_after: float | None = Field(
+        default=None,
+        description="The seat's player is away on their turn: seconds until the stand-in bot "
+        "plays for them (null: not away, or no deadline).",
+    )
 
 
 class RoomInfo(_Out):
@@ -301,6 +306,12 @@ class LogEntry(_Out):
     by: str | None = Field(
         default=None,
         description="Who played it: null for the seat's own player, 'bot:LEVEL' for a stand-in bot.",
+    )
+    cards: list[str] | None = Field(
+        default=None, description="Scout: the set the move showed (public on the table, S-7)."
+    )
+    card: str | None = Field(
+        default=None, description="Scout: the card the move scouted, as it went into the hand (S-8)."
     )
 
 

@@ -36,6 +36,7 @@ from spieltisch.server.codes import key_matches, secret_matches
 from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
+from spieltisch.server.public_log import phase_of, schmaus_public, scout_note, scout_notes
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
@@ -132,6 +133,12 @@ class Room:
         self.rev = 0
         self._log_mark = len(self.actions)
         """Log entries every connection has received (the previous broadcast's length)."""
+        self._public: tuple[int, list[bool]] | None = None
+        """(Waschbär-Schmaus) the log's public entries as of a version (:meth:`_schmaus_public`)."""
+        self._sealed_from = self.sealed_from()
+        """The first log entry sealed to some seat at the previous broadcast (sent again: a reveal)."""
+        self._notes: list[dict[str, Any] | None] | None = None
+        """Per action, the cards a Scout move made public (None until the log is first sent)."""
         self._cache = _Cache()
         self.used = time.monotonic()
         """When somebody last asked for this room or left it (see
@@ -290,17 +297,49 @@ class Room:
         """Log entries ``start`` onwards, redacted for ``seat`` like its view."""
         over = self.state.is_over() or self.row.status == "over"
         scout = self.game.name == "scout"
+        public = None if scout or over else self._schmaus_public()
+        notes = self.scout_notes() if scout else None
         out: list[dict[str, Any]] = []
         for n, (who, text) in enumerate(self.actions[start:], start + 1):
             hidden = False
             if not over and who != seat:
                 if scout and text in ("flip", "keep"):  # S-5: the flip decision is secret
                     hidden, text = True, "decided"
-                elif not scout:  # Waschbär-Schmaus decisions are sealed (W-4, W-9, W-11, W-16)
+                elif (
+                    public is not None and not public[n - 1]
+                ):  # sealed until all are in (W-4, W-9, W-11, W-16)
                     hidden, text = True, f"{verb(text)} ?"
             by = self.by[n - 1] if n <= len(self.by) else None
-            out.append({"n": n, "seat": who, "text": text, "hidden": hidden, "by": by})
+            entry = {"n": n, "seat": who, "text": text, "hidden": hidden, "by": by}
+            note = notes[n - 1] if notes is not None and n <= len(notes) else None
+            if note:
+                entry.update(note)
+            out.append(entry)
         return out
+
+    def scout_notes(self) -> list[dict[str, Any] | None]:
+        """The cards each Scout move of the log made public (derived once, kept up by :meth:`_commit`)."""
+        if self._notes is None:
+            self._notes = scout_notes(
+                self.game, self.row.players, self.row.seed, self.row.options, self.actions
+            )
+        return self._notes
+
+    def _schmaus_public(self) -> list[bool]:
+        """Per action, whether every seat may read it now (computed once a version)."""
+        if self._public is None or self._public[0] != self.version:
+            self._public = (
+                self.version,
+                schmaus_public(self.actions, self.row.players, phase_of(self.state)),
+            )
+        return self._public[1]
+
+    def sealed_from(self) -> int:
+        """The first log entry some seat cannot read yet (its length: none)."""
+        if self.game.name != "schmaus" or self.state.is_over():
+            return len(self.actions)
+        public = self._schmaus_public()
+        return next((i for i, p in enumerate(public) if not p), len(public))
 
     def state_text(self, seat: int | None, full: bool = True) -> str:
         """The ``state`` message for a seat (cached per change).
@@ -317,7 +356,7 @@ class Room:
             cache.texts = {}
             cache.info = orjson.Fragment(orjson.dumps(self.info()))  # the same for every seat
             cache.over = self.state.is_over()
-        start = 0 if full or cache.over else self._log_mark
+        start = 0 if full or cache.over else min(self._log_mark, self._sealed_from)
         key = (seat, start)
         text = cache.texts.get(key)
         if text is None:
@@ -341,7 +380,12 @@ class Room:
         """The ``clocks`` field of a state message, as of now (``null``: no clock)."""
         if self.clocks is None:
             return "null"
-        return orjson.dumps(self.clocks.snapshot(time.monotonic())).decode()
+        now = time.monotonic()
+        snapshot = self.clocks.snapshot(now)
+        for entry in snapshot:  # a person away on their turn: when the stand-in bot takes over
+            due = self.deadline(entry["seat"]) if entry["seat"] in self.away else None
+            entry["stand_in_after"] = None if due is None else round(max(0.0, due - now), 3)
+        return orjson.dumps(snapshot).decode()
 
     def send_state(
         self, conn: Connection, ack: str | None = None, full: bool = True, clocks: str | None = None
@@ -363,6 +407,7 @@ class Room:
         for conn in list(self.connections):
             self.send_state(conn, ack if conn is acting else None, full=conn is new, clocks=clocks)
         self._log_mark = len(self.actions)
+        self._sealed_from = self.sealed_from()
         self.clock_timer.wake.set()  # a deadline may have changed
 
     def paused(self, why: str) -> None:
@@ -424,6 +469,8 @@ class Room:
         self.state, self.archived = load_state(row)
         self.row = row
         self.actions = list(row.actions)
+        self._notes = None
+        self._public = None
         self.derive_clocks(row)
         self.version = len(self.actions)
         self.turn_version = [self.version] * row.players
@@ -436,6 +483,7 @@ class Room:
         for conn in list(self.connections):
             self.send_state(conn)
         self._log_mark = len(self.actions)
+        self._sealed_from = self.sealed_from()
 
     def _take_back(self, seat: int) -> bool:
         """A person's seat back from its stand-in bot (not after leaving); whether it was stood in."""
@@ -599,6 +647,11 @@ class Room:
         if self.clocks is not None:
             after = moving if status == "playing" else ()
             self.clocks.moved({s for s, _ in added}, before, after, time.monotonic())
+        if self._notes is not None:  # (Scout) the cards the move made public, read before it
+            if len(added) == 1:
+                self._notes.append(scout_note(old, *added[0]))
+            else:
+                self._notes = None  # derived afresh when the log is sent next
         self.state = new
         self._moving = (new, moving)
         if status == "playing":

@@ -16,6 +16,11 @@ import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
+import { endPanel } from "./ending.js";
+import { lastMoveLine, markHint, markLastMove } from "./highlight.js";
+import { animate, reducedMotion, snapshot } from "./motion.js";
+import { awayNote, noticeSwitches, tabTitle, tickAway, turnStarted } from "./notify.js";
+import { REVEAL_MS, revealStage } from "./reveal.js";
 
 const root = document.getElementById("app");
 const live = document.getElementById("live");
@@ -585,8 +590,18 @@ function roomPage(roomName) {
     goneOn: new Set(),
     tokens: loadTokens(code),
     learnOpen: learnOpen(code), // a learning game opens the explanations (issue #35)
+    yourTurn: false,
+    revealing: null, // Waschbär-Schmaus: the round whose lays are shown face up before its summary
+    revealTimer: null,
+    left: false, // this page's player left the game: it watches as a spectator now
+    drawn: null, // the version the table was last drawn for (cards move when it changes)
+    shownNotice: null,
+    scrollReview: false,
   };
-  const ticker = setInterval(() => tickClocks(root, st.msg, st.arrived), 200);
+  const ticker = setInterval(() => {
+    tickClocks(root, st.msg, st.arrived);
+    tickAway(root, st.msg, st.arrived);
+  }, 200);
 
   function connect() {
     st.conn?.close();
@@ -656,6 +671,16 @@ function roomPage(roomName) {
     st.msg = msg;
     st.arrived = performance.now();
     adopt(msg.room);
+    if (st.seat && !st.spectator && msg.room.seats[st.seat.seat]?.left) {
+      // "Yes, leave": the seat is the bot's now; this page watches the rest as a spectator.
+      forgetSeat(code);
+      st.left = true;
+      spectate();
+      return;
+    }
+    const yourTurn = msg.legal.length > 0 && msg.room.status === "playing";
+    if (yourTurn && !st.yourTurn && !first) turnStarted(tabTitle(`${msg.room.title} · ${code}`, true), statusTextOf(msg));
+    st.yourTurn = yourTurn;
     const v = msg.view;
     const sig = msg.legal.map((x) => x[0]).join(",");
     if (sig !== st.sig) {
@@ -677,6 +702,7 @@ function roomPage(roomName) {
       st.summary = rounds - 1;
       st.seenRounds = rounds;
       announce(t("summary.round", { n: v.round_results[rounds - 1].round }));
+      if (v.game === "schmaus") startReveal(rounds - 1);
     }
     const status = statusText();
     if (status && status !== st.status) {
@@ -762,8 +788,30 @@ function roomPage(roomName) {
     return ctx;
   }
 
+  /** The lays of round `index` face up on the table for a moment, then its summary. */
+  function startReveal(index) {
+    clearTimeout(st.revealTimer);
+    st.revealing = index;
+    st.revealTimer = setTimeout(endReveal, REVEAL_MS);
+  }
+
+  function holdReveal(held) {
+    clearTimeout(st.revealTimer);
+    if (!held && st.revealing !== null) st.revealTimer = setTimeout(endReveal, REVEAL_MS);
+  }
+
+  function endReveal() {
+    clearTimeout(st.revealTimer);
+    if (st.revealing === null) return;
+    st.revealing = null;
+    render();
+  }
+
   function statusText() {
-    const msg = st.msg;
+    return statusTextOf(st.msg);
+  }
+
+  function statusTextOf(msg) {
     if (!msg || !msg.view) return "";
     if (msg.room.status === "waiting") return t("lobby.waiting");
     // Not "Your turn!" while a stand-in bot plays this seat (docs/web.md, "Clocks and stand-in bots").
@@ -793,6 +841,11 @@ function roomPage(roomName) {
   function spectate() {
     st.spectator = true;
     st.seat = null;
+    st.yourTurn = false;
+    st.confirmLeave = false;
+    st.sel = { cards: new Set(), scout: null };
+    st.hint = null;
+    st.msg = null; // the seat's view goes; the spectator's comes
     connect();
     render();
   }
@@ -821,6 +874,7 @@ function roomPage(roomName) {
   function showReview() {
     if (st.review && st.review.status !== "failed") return;
     st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
+    st.scrollReview = true;
     render();
     openReview(ref, st.review, () => render());
   }
@@ -1034,6 +1088,7 @@ function roomPage(roomName) {
             ? h("div.stand-in", { "data-testid": `stand-in-${s}` }, t(seatInfo.left ? "seat.leftBot" : "seat.standIn", { level: t(`level.${seatInfo.stand_in}`), name: seatInfo.name || t("seat.n", { n: s + 1 }) }))
             : null,
           seatClock(st.msg, s, st.arrived),
+          st.replay ? null : awayNote(st.msg, s, st.arrived),
           h("div.player-score", null, t("seat.score", { n: view.scores[s] })),
           h("div.facts", null, facts),
         ),
@@ -1195,8 +1250,19 @@ function roomPage(roomName) {
         msg.room.clock ? h("span.clock-settings", { "data-testid": "clock-info" }, settingsText(msg.room.clock)) : null,
         leaveControl(msg),
         msg.room.hints ? h("span.badge", { "data-testid": "hints-on" }, t("hint.allowed")) : null,
+        st.seat && !st.spectator && !over ? noticeSwitches(render) : null,
       ),
     );
+    if (st.left) {
+      wrap.append(
+        h(
+          "div.banner.left-banner",
+          { role: "status", "data-testid": "left-banner" },
+          h("span", null, t("leave.watching")),
+          h("a", { href: "/", "data-testid": "left-home", onclick: (e) => { e.preventDefault(); navigate("/"); } }, t("room.home")),
+        ),
+      );
+    }
     append(wrap, [seatControls(msg)]);
     wrap.append(playersStrip(view));
     if (over && !view.outcome) {
@@ -1204,6 +1270,7 @@ function roomPage(roomName) {
     }
     if (over && view.outcome) {
       const actions = h("div.final-actions");
+      if (st.left) actions.append(h("a.button", { href: "/", onclick: (e) => { e.preventDefault(); navigate("/"); } }, t("room.home")));
       if (st.seat && !st.spectator) {
         actions.append(h("button.primary", { type: "button", "data-testid": "rematch", onclick: rematch }, msg.room.rematch ? t("final.joinRematch") : t("final.rematch")));
       } else if (msg.room.rematch) {
@@ -1212,10 +1279,12 @@ function roomPage(roomName) {
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
       if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
-      wrap.append(h("section.final-panel", null, finalResults(view.outcome, view.players, name), actions));
+      wrap.append(endPanel(game, view, name, actions));
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }
-    if (st.summary !== null && view.round_results[st.summary] && !over) {
+    if (st.revealing !== null && view.round_results[st.revealing] && !over) {
+      wrap.append(revealStage(view.round_results[st.revealing], view.players, name, endReveal, holdReveal));
+    } else if (st.summary !== null && view.round_results[st.summary] && !over) {
       head.append(
         h(
           "section.summary-panel",
@@ -1225,6 +1294,7 @@ function roomPage(roomName) {
         ),
       );
     }
+    if (!over) append(wrap, [lastMoveLine(game, msg.log, name)]);
     wrap.append(game === "scout" ? renderScout(ctx) : renderSchmaus(ctx));
     if (msg.room.hints && !over && ctx.mine()) {
       wrap.append(
@@ -1274,7 +1344,10 @@ function roomPage(roomName) {
   }
 
   function render() {
-    document.title = `${st.info?.title || "Spieltisch"} · ${code}`;
+    document.title = tabTitle(`${st.info?.title || "Spieltisch"} · ${code}`, st.yourTurn && !st.replay);
+    // A new state: note where the cards are, to move them from there once it is drawn.
+    const moved = st.msg && !st.replay && st.drawn !== null && st.drawn !== st.msg.version;
+    const before = moved ? snapshot(root) : null;
     rerender(root, () => {
       const frame = h("div.room-page");
       if (st.connStatus !== "open" && st.conn && st.msg) {
@@ -1308,6 +1381,17 @@ function roomPage(roomName) {
       return frame;
     });
     afterRender();
+    if (st.msg && !st.replay) {
+      const room = root.querySelector("[data-testid=room]");
+      if (room) {
+        const entry = st.msg.log[st.msg.log.length - 1];
+        const from = st.msg.view.game === "scout" && entry && st.msg.view.table?.owner === entry.seat ? entry.seat : null;
+        if (st.msg.room.status === "playing") markLastMove(room, st.msg.view.game, st.msg.view, st.msg.log, st.sel);
+        if (st.hint) markHint(room, st.msg.view.game, st.hint, st.msg.view, st.sel);
+        animate(room, before, from);
+      }
+      st.drawn = st.msg.version;
+    }
   }
 
   /** What a patch cannot know: the log follows its newest entry (unless the
@@ -1319,12 +1403,24 @@ function roomPage(roomName) {
       root.querySelector(st.reveal)?.scrollIntoView({ block: "nearest", inline: "nearest" });
       st.reveal = null;
     }
+    // A refusal, or the review's progress, comes into view where it appears.
+    const behavior = reducedMotion() ? "auto" : "smooth";
+    const notice = `${st.notice || ""}|${st.ruling || ""}`;
+    if (notice !== st.shownNotice) {
+      st.shownNotice = notice;
+      root.querySelector("[data-testid=notice]")?.scrollIntoView({ block: "nearest", behavior });
+    }
+    if (st.scrollReview && root.querySelector("[data-testid=review]")) {
+      st.scrollReview = false;
+      root.querySelector("[data-testid=review]").scrollIntoView({ block: "start", behavior });
+    }
   }
 
   return {
     render,
     dispose: () => {
       clearInterval(ticker);
+      clearTimeout(st.revealTimer);
       closeReview(st.review);
       st.conn?.close();
     },

@@ -16,6 +16,8 @@ export function logText(game, entry, name) {
     if (!a) return `${who}: ${text}`;
     const side = (s) => t(s.end === "L" ? "log.left" : "log.right") + (s.flip ? t("log.turnedSuffix") : "");
     if (a.type === "flip") return t(a.flip ? "log.flip" : "log.keep", { who });
+    const named = namedScoutMove(a, entry, who);
+    if (named) return named;
     if (a.type === "show") return tn("log.show", a.end - a.start + 1, { who });
     if (a.type === "scout") return t("log.scout", { who, side: side(a) });
     return tn("log.scoutShow", a.end2 - a.start + 1, { who, side: side(a) });
@@ -32,6 +34,17 @@ export function logText(game, entry, name) {
     return args[0] === "?" ? t("log.discardHidden", { who }) : t("log.discard", { who, cards: args.map(schmausName).join(", ") });
   }
   return `${who}: ${text}`;
+}
+
+/** A Scout move with the cards it made public (the server names them: a shown set's
+ * live numbers, the scouted card and where it went in), or null without them. */
+function namedScoutMove(a, entry, who) {
+  const faces = (cards) => cards.map((c) => String(c).split("/")[0]).join(" ");
+  if (a.type === "show" && entry.cards) return t("log.showCards", { who, cards: faces(entry.cards) });
+  if (!entry.card || (a.type === "scout_show" && !entry.cards)) return null;
+  const params = { who, card: faces([entry.card]), end: t(a.end === "L" ? "log.leftEnd" : "log.rightEnd"), pos: a.at + 1 };
+  if (a.type === "scout") return t("log.scoutCard", params);
+  return t("log.scoutShowCards", { ...params, cards: faces(entry.cards) });
 }
 
 /** The log, oldest first; `onscroll` tells the page whether the person is

@@ -1,0 +1,47 @@
+// Waschbär-Schmaus: the moment of the reveal (W-4: every lay is turned over at once)
+// before the round's summary. When a round is resolved the table shows everybody's
+// lay face up for a few seconds, or until the person presses Continue; then the summary.
+
+import { schmausCard } from "./cards.js";
+import { h } from "./dom.js";
+import { t, tn } from "./i18n.js";
+
+/** How long the revealed lays stay on the table before the summary comes by itself. */
+export const REVEAL_MS = 4500;
+
+/** The revealed lays of round result `r`, with a Continue button (`next`). The summary
+ * (which shows the same lays) comes by itself after a while, but not while the keyboard
+ * focus is on the stage (`hold(true)`, then `hold(false)` starts the time again). */
+export function revealStage(r, players, name, next, hold) {
+  const lays = [];
+  for (let s = 0; s < players; s += 1) {
+    const winner = r.winners.includes(s);
+    lays.push(
+      h(
+        "div.lay",
+        { class: winner ? "winner" : "", "data-testid": `reveal-lay-${s}` },
+        h("div.opp-name", null, name(s), " ", h("span.muted", null, tn("reveal.points", r.individual[s]))),
+        h(
+          "div.lay-cards",
+          null,
+          r.plays[s].length ? r.plays[s].map((c, i) => schmausCard(c, { extraClass: "mini revealing", attrs: { style: `--i: ${s * 3 + i}` } })) : h("span.muted", null, t("reveal.nothing")),
+        ),
+        winner ? h("div.note", null, t("reveal.takesPot")) : null,
+      ),
+    );
+  }
+  return h(
+    "section.game.schmaus.reveal-stage",
+    {
+      "aria-labelledby": "reveal-title",
+      "data-testid": "reveal-stage",
+      onfocusin: () => hold(true),
+      onfocusout: (e) => {
+        if (!e.currentTarget.contains(e.relatedTarget)) hold(false);
+      },
+    },
+    h("h2", { id: "reveal-title" }, t("reveal.title", { n: r.round })),
+    h("div.lays", null, lays),
+    h("div.reveal-bar", null, h("span.reveal-timer", { "aria-hidden": "true" }), h("button.primary", { type: "button", "data-testid": "reveal-continue", "data-focus": "reveal-continue", onclick: next }, t("reveal.continue"))),
+  );
+}
