@@ -99,7 +99,7 @@ def test_a_turn_based_game_waits_for_you_in_your_games(live_server: LiveServer, 
     name = page.url.rsplit("/", 1)[1]
     code = name.split("-")[0]
     assert httpx.get(f"{base}/api/rooms/{name}").json()["clock"]["move"] == 48 * 3600
-    page.get_by_role("link", name="Spieltisch").click()
+    page.get_by_role("link", name="Spieltisch", exact=True).click()
     entry = page.get_by_test_id(f"mine-{code}")
     expect(page.get_by_test_id(f"mine-turn-{code}")).to_have_text("Du bist dran")
     expect(entry).to_contain_text("rundenbasiert")
