@@ -6,10 +6,12 @@ room directory runs on the room's owner; see docs/protocol.md.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 
+from spieltisch.server.accounts import Accounts
 from spieltisch.server.codes import new_secret
 from spieltisch.server.commands import Claim, Join, Rematch
 from spieltisch.server.directory import RoomDirectory, SeatSpec
@@ -29,9 +31,11 @@ from spieltisch.server.messages import (
     ReplayOut,
     ReviewOut,
     RoomInfo,
+    SeatIn,
 )
 from spieltisch.server.replay import record, replay_of
 from spieltisch.server.reviews import Reviewer
+from spieltisch.server.sessions import signed_in
 
 SEAT_HEADER = "Spieltisch-Seat"
 SECRET_HEADER = "Spieltisch-Secret"
@@ -69,10 +73,22 @@ def client_address(client: Any) -> str:
     return str(client.host) if client is not None and client.host else "unknown"
 
 
-def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses) -> APIRouter:
+def rated_room(seats: list[SeatIn] | None, creator_signed_in: bool) -> None:
+    """Refuse a rated room (403, 422) that its creator may not open: rated games are played
+    between signed-in accounts and the built-in bots (docs/accounts.md)."""
+    if not creator_signed_in:
+        raise HTTPException(403, "rated: only a signed-in player can open a rated room (docs/accounts.md)")
+    if any(s.kind == "remote" for s in seats or ()):
+        raise HTTPException(422, "rated: a rated room takes accounts and built-in bots, no remote seats")
+
+
+def rooms_api(
+    directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses, accounts: Accounts
+) -> APIRouter:
     """The routes of ``/api``: games, rooms and their reviews. An address that has used up
     ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
-    :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
+    :class:`RoomError` handler) is refused every room until its oldest miss is an hour old.
+    A signed-in person (``accounts``, docs/accounts.md) sits under the account's name."""
 
     def not_guessing(request: Request) -> None:
         if "code" in request.path_params:
@@ -88,7 +104,7 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
     async def list_games() -> dict[str, Any]:
         return games_info()
 
-    @router.post("/api/rooms", response_model=CreateOut, responses=_errors(413, 429, 503))
+    @router.post("/api/rooms", response_model=CreateOut, responses=_errors(403, 413, 429, 503))
     async def create_room(body: CreateIn, request: Request) -> dict[str, Any]:
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
@@ -101,12 +117,19 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
                     tokens[i] = new_secret()
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
         clock = body.clock.model_dump() if body.clock is not None else None
+        account = await signed_in(accounts, request)
+        if body.rated:
+            rated_room(body.seats, account is not None)
         # A refused room (a bad option, 422) is refused before it is counted: only rooms
         # that would be opened use up the address's budget (issue #34).
         plan = directory.plan(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
             clock, allow_hints=body.hints,
         )  # fmt: skip
+        if account is not None:  # the creator's seat is the account's
+            creator = plan.template.seats[plan.seat]
+            creator.name, creator.account = account.name, account.id
+        plan.template.rated = body.rated
         address = client_address(request.client)
         try:
             wait = await addresses.take_room_async(address)
@@ -137,9 +160,18 @@ def rooms_api(directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses
     async def room_info(code: str) -> dict[str, Any]:
         return (await directory.room(code)).info()
 
-    @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503))
-    async def join(code: str, body: JoinIn) -> dict[str, Any]:
-        seat, secret = await directory.run(Join(code, body.name, body.seat))
+    @router.post(
+        "/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(403, 404, 409, 413, 503)
+    )
+    async def join(code: str, body: JoinIn, request: Request) -> dict[str, Any]:
+        account = await signed_in(accounts, request)
+        if account is not None:
+            room = await directory.room(code)
+            opener = next(s.account for s in room.row.seats if s.kind == "human")  # (the creator's seat)
+            if await asyncio.to_thread(accounts.blocked, opener, account.id):
+                raise HTTPException(403, f"room {room.code} is not open to you")
+        name, who = (account.name, account.id) if account is not None else (body.name, None)
+        seat, secret = await directory.run(Join(code, name, body.seat, who))
         return {"seat": seat, "secret": secret}
 
     @router.post(

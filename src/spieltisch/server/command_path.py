@@ -86,6 +86,8 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             raise RoomError(409, f"seat {seat} is a bot seat")
         if target.taken:
             raise RoomError(409, f"seat {seat} is taken")
+        if room.row.rated and command.account is None:
+            raise RoomError(403, f"room {room.code} is rated: sign in to take a seat (docs/accounts.md)")
         secret = new_secret()
         updated = SeatRow(
             seat=seat,
@@ -93,6 +95,7 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             name=clean_name(command.name, seat),
             secret_hash=hash_secret(secret),
             taken=True,
+            account=command.account,
         )
         all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
         status = "playing" if all_taken and room.row.status == "waiting" else None
@@ -133,6 +136,7 @@ async def _rematch(rooms: Rooms, room: Room, command: Rematch) -> str:
                 name=s.name,
                 taken=s.kind != "bot",
                 claim_from=room.code if s.kind != "bot" else None,
+                account=s.account,
             )
             for s in row.seats
         ]
@@ -148,6 +152,7 @@ async def _rematch(rooms: Rooms, room: Room, command: Rematch) -> str:
             rematch_of=room.code,
             clock=row.clock,
             hints=row.hints,
+            rated=row.rated,
         )
         new = await rooms.insert(template)
         row.rematch = new.code

@@ -68,6 +68,8 @@ class Join(RoomCommand):
     over_http: ClassVar[bool] = True
     name: str | None
     seat: int | None
+    account: str | None = None
+    """The signed-in account that takes the seat (its ``name`` is the account's)."""
 
 
 @dataclass(frozen=True, slots=True)

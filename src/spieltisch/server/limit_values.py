@@ -45,6 +45,9 @@ class Limits:
     oldest miss is an hour old (``429`` with ``Retry-After``; on a socket ``rate_limited``).
     Against guessing room codes (docs/deploy.md, "Threat model")."""
     """Rooms one client address may open per minute (``POST /api/rooms``; with ``--redis``: all workers)."""
+    accounts_per_hour: int = _limit(5, "Accounts one client address may create per hour.")
+    """Accounts one client address may create per hour (``POST /api/account/signup``, and a
+    sign-up with a passkey; ``429`` with ``Retry-After``; counted per server process)."""
     hello_timeout: float = _limit(10.0, "Seconds a new socket has to send its hello.")
     """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
     request_timeout: float = _limit(10.0, "Seconds a client has to send a request line and its headers.")

@@ -67,6 +67,7 @@ from sqlalchemy.exc import IntegrityError
 
 from spieltisch.engine import get_game
 from spieltisch.server import migrate
+from spieltisch.server.account_tables import AccountTables
 
 log = logging.getLogger("spieltisch.server.store")
 
@@ -94,6 +95,8 @@ class SeatRow:
     """For a rematch seat: the room whose secret for this seat may claim it."""
     left: bool = False
     """The seat's player resigned or left the game (a bot of the room's stand-in level plays on)."""
+    account: str | None = None
+    """The signed-in account that sits here (docs/accounts.md); None: anonymous, or a bot."""
 
 
 @dataclass
@@ -126,6 +129,8 @@ class RoomRow:
     """Per action: None for the seat's own player, ``bot:LEVEL`` for a stand-in bot."""
     hints: bool = False
     """The room allows hints (docs/review.md, "Hints")."""
+    rated: bool = False
+    """A rated game: every person's seat is an account's, and its end updates the ratings."""
 
 
 @dataclass
@@ -206,6 +211,7 @@ class Store:
             Column("active", Float, nullable=True, index=True),
             Column("ended", String(16), nullable=True),
             Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
+            Column("rated", Boolean, nullable=False, default=False, server_default="0"),  # 0006_accounts
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -219,6 +225,7 @@ class Store:
             Column("taken", Boolean, nullable=False),
             Column("claim_from", String(16), nullable=True),
             Column("left", Boolean, nullable=False, server_default=false()),  # 0003_clocks
+            Column("account", String(32), nullable=True, index=True),  # 0006_accounts
         )
         self.actions = Table(
             f"{prefix}actions",
@@ -247,6 +254,7 @@ class Store:
             Column("idx", Integer, nullable=False),
             Column("memory", LargeBinary, nullable=False),
         )
+        self.accounts = AccountTables.define(md, prefix)  # 0006_accounts (docs/accounts.md)
         try:
             migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
@@ -333,6 +341,7 @@ class Store:
         at: float | None = None,
         by: str | None = None,
         memory: tuple[int, bytes] | None = None,
+        also: Write | None = None,
     ) -> Write:
         """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
         status, atomically.
@@ -343,9 +352,11 @@ class Store:
         a stand-in bot). ``memory``: ``(seat, pickled bot)``, the memory of the bot that
         played these actions, after that decision: stored in the same transaction as the
         seat's memory, with the index of the seat's last action among them (it replaces
-        the seat's previous one).
+        the seat's previous one). ``also``: one more write run in the same transaction,
+        after the actions (the ratings of a rated game that these actions end,
+        :mod:`spieltisch.server.ratings`): if it fails, none of it is stored.
         """
-        return _Append(self, code, start, actions, status, at, by, memory)
+        return _Append(self, code, start, actions, status, at, by, memory, also)
 
     append_actions = _blocking(_append_actions)
     append_actions_async = _durable_write(_append_actions)
@@ -388,6 +399,7 @@ class Store:
                         started=room.started,
                         active=room.created,
                         hints=room.hints,
+                        rated=room.rated,
                     )
                 )
             except IntegrityError as exc:
@@ -468,6 +480,7 @@ class Store:
                 active=r["active"],
                 ended=r["ended"],
                 hints=bool(r["hints"]),
+                rated=bool(r["rated"]),
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -478,6 +491,7 @@ class Store:
                         taken=s["taken"],
                         claim_from=s["claim_from"],
                         left=bool(s["left"]),
+                        account=s["account"],
                     )
                     for s in seats
                 ],
@@ -602,8 +616,10 @@ class _Append:
         at: float | None = None,
         by: str | None = None,
         memory: tuple[int, bytes] | None = None,
+        also: Write | None = None,
     ) -> None:
         self.store = store
+        self.also = also
         self.code = code
         self.rows = [
             {"room": code, "idx": start + i, "seat": s, "text": t, "at": at, "by": by}
@@ -640,6 +656,9 @@ def _run_appends(conn: Connection, appends: Sequence[_Append]) -> None:
     for a in appends:
         if a.status is not None:
             conn.execute(update(store.rooms).where(store.rooms.c.code == a.code).values(status=a.status))
+    for a in appends:
+        if a.also is not None:
+            a.also(conn)
 
 
 def _run_group(conn: Connection, writes: Sequence[Write]) -> None:
@@ -800,6 +819,7 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
         "taken": s.taken,
         "claim_from": s.claim_from,
         "left": s.left,
+        "account": s.account,
     }
 
 
