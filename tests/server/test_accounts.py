@@ -300,7 +300,7 @@ async def _play_until_refused(srv: ServerThread, code: str, secrets: dict[int, s
         async with seat_socket(ws_url(srv, code, seat, secret)) as ws:
             async for raw in ws:
                 msg = json.loads(raw)
-                if msg["type"] == "error":
+                if msg["type"] == "error" and msg["code"] != "stale":  # (stale: another seat moved first)
                     return dict(msg)
                 if msg["type"] != "state":
                     continue
