@@ -30,7 +30,9 @@ LEVELS = ("random", "easy", "medium", "hard")
 
 def main(
     game: Annotated[str, typer.Option(help="scout or schmaus")] = "scout",
-    games: Annotated[int, typer.Option(help="Games in the tournament (rounded up to a multiple of 4).")] = 200,
+    games: Annotated[
+        int, typer.Option(help="Games in the tournament (rounded up to a multiple of 4).")
+    ] = 200,
     seed: Annotated[int, typer.Option(help="The tournament's first seed.")] = 1,
     passes: Annotated[int, typer.Option(help="Rating passes over the games.")] = 5,
     workers: Annotated[int, typer.Option(help="Processes that play the games.")] = 1,
@@ -44,7 +46,7 @@ def main(
         rng.shuffle(order)
         for g in order:
             seats = [LEVELS[entry] for entry in g.seating]
-            rated = model.rate([[ratings[level]] for level in seats], ranks=ranks_of(g.scores))
+            rated = model.rate([[ratings[level]] for level in seats], ranks=[float(r) for r in ranks_of(g.scores)])
             for level, (new,) in zip(seats, rated, strict=True):
                 ratings[level] = new
     table = {level: [round(r.mu, 2), round(r.sigma, 2)] for level, r in ratings.items()}

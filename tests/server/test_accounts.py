@@ -50,7 +50,10 @@ def test_sign_up_log_in_elsewhere_and_log_out_everywhere(srv: ServerThread) -> N
     assert me(first) == {"signed_in": True, "name": "Ada", "password": True, "passkeys": 0}
     second = srv.client()
     assert me(second)["signed_in"] is False
-    assert second.post("/api/account/login", json={"name": "ada", "password": "wrong password"}).status_code == 401
+    assert (
+        second.post("/api/account/login", json={"name": "ada", "password": "wrong password"}).status_code
+        == 401
+    )
     assert second.post("/api/account/login", json={"name": "Nobody", "password": PASSWORD}).status_code == 401
     r = second.post("/api/account/login", json={"name": "ADA", "password": PASSWORD})  # names fold
     assert r.status_code == 200 and r.json()["name"] == "Ada"
@@ -123,8 +126,12 @@ def test_look_alike_names_are_one_name(srv: ServerThread) -> None:
             r = client.post("/api/account/signup", json={"name": twin, "password": PASSWORD})
         assert r.status_code == 409, (twin, r.text)
     with srv.client() as client:  # wholly Cyrillic look-alikes of "Caxa" fold to it too
-        assert client.post("/api/account/signup", json={"name": "Caxa", "password": PASSWORD}).status_code == 201
-        r = client.post("/api/account/signup", json={"name": "\u0421\u0430\u0445\u0430", "password": PASSWORD})
+        assert (
+            client.post("/api/account/signup", json={"name": "Caxa", "password": PASSWORD}).status_code == 201
+        )
+        r = client.post(
+            "/api/account/signup", json={"name": "\u0421\u0430\u0445\u0430", "password": PASSWORD}
+        )
         assert r.status_code == 409, r.text
     with srv.client() as client:
         r = client.post("/api/account/signup", json={"name": "Jürgen", "password": "short"})
@@ -137,16 +144,36 @@ def test_account_creation_rate_limit(db_url: str) -> None:
         with s.client() as client:
             here = {"X-Forwarded-For": "198.51.100.7"}
             for name in ("First", "Second"):
-                assert client.post("/api/account/signup", json={"name": name, "password": PASSWORD}, headers=here).status_code == 201
+                assert (
+                    client.post(
+                        "/api/account/signup", json={"name": name, "password": PASSWORD}, headers=here
+                    ).status_code
+                    == 201
+                )
             r = client.post("/api/account/signup", json={"name": "Third", "password": PASSWORD}, headers=here)
             assert r.status_code == 429
             assert r.json()["detail"].startswith("accounts_per_hour: at most 2 new accounts per hour")
             assert 3500 <= int(r.headers["Retry-After"]) <= 3600
             elsewhere = {"X-Forwarded-For": "198.51.100.8"}  # another address has its own count
-            assert client.post("/api/account/signup", json={"name": "Third", "password": PASSWORD}, headers=elsewhere).status_code == 201
+            assert (
+                client.post(
+                    "/api/account/signup", json={"name": "Third", "password": PASSWORD}, headers=elsewhere
+                ).status_code
+                == 201
+            )
             # A refused name is not counted.
-            assert client.post("/api/account/signup", json={"name": "easy", "password": PASSWORD}, headers=elsewhere).status_code == 422
-            assert client.post("/api/account/signup", json={"name": "Fourth", "password": PASSWORD}, headers=elsewhere).status_code == 201
+            assert (
+                client.post(
+                    "/api/account/signup", json={"name": "easy", "password": PASSWORD}, headers=elsewhere
+                ).status_code
+                == 422
+            )
+            assert (
+                client.post(
+                    "/api/account/signup", json={"name": "Fourth", "password": PASSWORD}, headers=elsewhere
+                ).status_code
+                == 201
+            )
     finally:
         s.stop()
 
@@ -158,7 +185,14 @@ def rated_room(
     creator: httpx.Client, others: list[httpx.Client], seats: list[dict[str, Any]], seed: int = 5
 ) -> tuple[str, dict[int, str]]:
     """A rated Scout room: ``creator`` opens it, ``others`` take the other human seats."""
-    body = {"game": "scout", "players": len(seats), "seats": seats, "seed": seed, "bot_delay": 0, "rated": True}
+    body = {
+        "game": "scout",
+        "players": len(seats),
+        "seats": seats,
+        "seed": seed,
+        "bot_delay": 0,
+        "rated": True,
+    }
     r = creator.post("/api/rooms", json=body)
     assert r.status_code == 200, r.text
     code = r.json()["room"]
@@ -178,7 +212,12 @@ def play_out(srv: ServerThread, code: str, secrets: dict[int, str], seed: int = 
 
 def test_rated_room_rules(srv: ServerThread) -> None:
     anon = srv.client()
-    body = {"game": "scout", "players": 3, "rated": True, "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]}
+    body = {
+        "game": "scout",
+        "players": 3,
+        "rated": True,
+        "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}],
+    }
     r = anon.post("/api/rooms", json=body)
     assert r.status_code == 403 and "signed-in" in r.json()["detail"]
     ada = signup(srv, "Ada")
@@ -267,7 +306,9 @@ def test_rated_game_updates_ratings_and_leaderboard(srv: ServerThread) -> None:
 def test_unrated_game_changes_no_rating(srv: ServerThread) -> None:
     ada, bob = signup(srv, "Ada"), signup(srv, "Bob")
     seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
-    r = ada.post("/api/rooms", json={"game": "scout", "players": 3, "seats": seats, "seed": 3, "bot_delay": 0})
+    r = ada.post(
+        "/api/rooms", json={"game": "scout", "players": 3, "seats": seats, "seed": 3, "bot_delay": 0}
+    )
     code, secrets = r.json()["room"], {0: r.json()["secret"]}
     secrets[1] = bob.post(f"/api/rooms/{code}/join", json={}).json()["secret"]
     play_out(srv, code, secrets)
@@ -279,7 +320,9 @@ def test_provisional_until_enough_games(srv: ServerThread) -> None:
     ada = signup(srv, "Ada")
     seats = [{"kind": "human"}, {"kind": "bot", "level": "random"}, {"kind": "bot", "level": "random"}]
     for n in range(PROVISIONAL_GAMES):
-        entry = next((e for e in ada.get("/api/leaderboard/scout").json()["entries"] if e["name"] == "Ada"), None)
+        entry = next(
+            (e for e in ada.get("/api/leaderboard/scout").json()["entries"] if e["name"] == "Ada"), None
+        )
         assert entry is None or (entry["games"] == n and entry["provisional"])
         code, secrets = rated_room(ada, [], seats, seed=n)
         play_out(srv, code, secrets, seed=n)
@@ -292,7 +335,9 @@ def test_provisional_until_enough_games(srv: ServerThread) -> None:
     assert sigmas == sorted(sigmas, reverse=True)  # each game makes the system surer
 
 
-async def _play_until_refused(srv: ServerThread, code: str, secrets: dict[int, str], seed: int) -> dict[str, Any]:
+async def _play_until_refused(
+    srv: ServerThread, code: str, secrets: dict[int, str], seed: int
+) -> dict[str, Any]:
     """Play random legal moves at every seat until a move is refused; that refusal."""
     rng = random.Random(seed)
 
@@ -308,7 +353,9 @@ async def _play_until_refused(srv: ServerThread, code: str, secrets: dict[int, s
                     raise AssertionError("the game ended although its ratings could not be stored")
                 if msg["legal"]:
                     action_id, _text = rng.choice(msg["legal"])
-                    await ws.send(json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": "x"}))
+                    await ws.send(
+                        json.dumps({"type": "act", "version": msg["version"], "id": action_id, "ref": "x"})
+                    )
         raise AssertionError("the socket closed")
 
     tasks = [asyncio.create_task(seat(s, secret)) for s, secret in secrets.items()]
@@ -329,7 +376,11 @@ def test_game_end_and_ratings_in_one_transaction(srv: ServerThread) -> None:
     store = store_of(srv)
     history = store.accounts.rating_history.name
     with store._write(), store.engine.begin() as conn:  # the injected failure
-        conn.execute(text(f"CREATE TRIGGER refuse BEFORE INSERT ON {history} BEGIN SELECT RAISE(ABORT, 'injected'); END"))
+        conn.execute(
+            text(
+                f"CREATE TRIGGER refuse BEFORE INSERT ON {history} BEGIN SELECT RAISE(ABORT, 'injected'); END"
+            )
+        )
     refusal = run_async(_play_until_refused(srv, code, secrets, seed=2))
     assert refusal["code"] == "internal" and "could not be stored" in refusal["message"]
     loaded = store.load(code)
@@ -367,4 +418,7 @@ def test_delete_account_anonymises_past_games(srv: ServerThread) -> None:
     assert row.seats[0].account is not None  # Ada's seat is still hers
     assert len(row.actions) > 0
     # The name is free again.
-    assert srv.client().post("/api/account/signup", json={"name": "Bob", "password": PASSWORD}).status_code == 201
+    assert (
+        srv.client().post("/api/account/signup", json={"name": "Bob", "password": PASSWORD}).status_code
+        == 201
+    )

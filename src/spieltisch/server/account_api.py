@@ -23,7 +23,13 @@ from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.games import games_info
 from spieltisch.server.messages import ErrorOut
 from spieltisch.server.passkeys import Passkeys
-from spieltisch.server.ratings import BOT_RATINGS, PROVISIONAL_GAMES, PROVISIONAL_SIGMA, leaderboard, ratings_of
+from spieltisch.server.ratings import (
+    BOT_RATINGS,
+    PROVISIONAL_GAMES,
+    PROVISIONAL_SIGMA,
+    leaderboard,
+    ratings_of,
+)
 from spieltisch.server.sessions import clear_session, set_session, signed_in, token_of
 
 
@@ -116,9 +122,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut} for c in sorted({*codes, 422})}
 
 
-def accounts_api(
-    accounts: Accounts, directory: RoomDirectory, signups: Signups, static: Path
-) -> APIRouter:
+def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups, static: Path) -> APIRouter:
     """The account routes and pages; ``signups`` counts the accounts per address."""
     router = APIRouter()
     passkeys = Passkeys(accounts)
@@ -152,7 +156,9 @@ def accounts_api(
         password, keys = await asyncio.to_thread(passkeys.credentials_of, account)
         return {"signed_in": True, "name": account.name, "password": password, "passkeys": keys}
 
-    @router.post("/api/account/signup", response_model=AccountOut, status_code=201, responses=_errors(409, 429))
+    @router.post(
+        "/api/account/signup", response_model=AccountOut, status_code=201, responses=_errors(409, 429)
+    )
     async def signup(body: SignUpIn, request: Request, response: Response) -> dict[str, Any]:
         """Claim a name with a password (Argon2id): the account is signed in at once (the
         session cookie). ``429`` after ``accounts_per_hour`` accounts from one address."""

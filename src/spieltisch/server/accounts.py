@@ -16,6 +16,8 @@ caller's thread (the API calls them in a worker thread).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import hashlib
 import secrets
 import time
@@ -164,10 +166,11 @@ class Accounts:
             return (row.id, row.name, row.password_hash) if row is not None else None
 
         found = await asyncio.to_thread(read)
-        if found is None or found[2] is None:
+        hashed = found[2] if found is not None else None
+        if found is None or hashed is None:
             await asyncio.to_thread(_waste_time, password)  # no faster answer for an unknown name
             raise wrong
-        account, shown, hashed = found
+        account, shown = found[0], found[1]
         try:
             await asyncio.to_thread(HASHER.verify, hashed, password)
         except (VerificationError, InvalidHashError):
@@ -204,7 +207,9 @@ class Accounts:
         def read() -> tuple[Account, float] | None:
             with self._read() as conn:
                 row = conn.execute(
-                    select(a.c.id, a.c.name, s.c.seen).join(s, s.c.account == a.c.id).where(s.c.token_hash == key)
+                    select(a.c.id, a.c.name, s.c.seen)
+                    .join(s, s.c.account == a.c.id)
+                    .where(s.c.token_hash == key)
                 ).first()
             return (Account(row.id, row.name), row.seen) if row is not None else None
 
@@ -253,7 +258,11 @@ class Accounts:
             for table in (t.sessions, t.passkeys, t.ratings, t.rating_history):
                 conn.execute(delete(table).where(table.c.account == account.id))
             conn.execute(delete(t.challenges).where(t.challenges.c.account == account.id))
-            conn.execute(delete(t.blocks).where(or_(t.blocks.c.account == account.id, t.blocks.c.blocked == account.id)))
+            conn.execute(
+                delete(t.blocks).where(
+                    or_(t.blocks.c.account == account.id, t.blocks.c.blocked == account.id)
+                )
+            )
             conn.execute(delete(t.accounts).where(t.accounts.c.id == account.id))
 
         await self._write(write)
@@ -269,7 +278,9 @@ class Accounts:
         b = self.t.blocks
 
         def write(conn: Connection) -> None:
-            exists = conn.execute(select(b.c.account).where(b.c.account == account.id, b.c.blocked == other.id))
+            exists = conn.execute(
+                select(b.c.account).where(b.c.account == account.id, b.c.blocked == other.id)
+            )
             if exists.first() is None:
                 conn.execute(insert(b).values(account=account.id, blocked=other.id, created=time.time()))
 
@@ -292,7 +303,10 @@ class Accounts:
         b, a = self.t.blocks, self.t.accounts
         with self._read() as conn:
             rows = conn.execute(
-                select(a.c.name).join(b, b.c.blocked == a.c.id).where(b.c.account == account.id).order_by(a.c.name)
+                select(a.c.name)
+                .join(b, b.c.blocked == a.c.id)
+                .where(b.c.account == account.id)
+                .order_by(a.c.name)
             )
             return [str(n) for n in rows.scalars()]
 
@@ -329,12 +343,12 @@ class Accounts:
         ]  # fmt: skip
 
 
+@functools.cache
+def _dummy_hash() -> str:
+    return HASHER.hash(secrets.token_hex(16))
+
+
 def _waste_time(password: str) -> None:
     """As long as checking a password takes (so an unknown name answers no sooner)."""
-    try:
-        HASHER.verify(_DUMMY, password)
-    except (VerificationError, InvalidHashError):
-        pass
-
-
-_DUMMY = HASHER.hash("not a password of anybody")
+    with contextlib.suppress(VerificationError, InvalidHashError):
+        HASHER.verify(_dummy_hash(), password)

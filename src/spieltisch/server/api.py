@@ -160,9 +160,7 @@ def rooms_api(
     async def room_info(code: str) -> dict[str, Any]:
         return (await directory.room(code)).info()
 
-    @router.post(
-        "/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(403, 404, 409, 413, 503)
-    )
+    @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(403, 404, 409, 413, 503))
     async def join(code: str, body: JoinIn, request: Request) -> dict[str, Any]:
         account = await signed_in(accounts, request)
         if account is not None:

@@ -105,7 +105,9 @@ class Passkeys:
 
         await self.accounts._write(write)
         if not found or found[0][2] < time.time() - CHALLENGE_SECONDS:
-            raise AccountError(400, "id: no such passkey challenge (or it is older than 5 minutes): start again")
+            raise AccountError(
+                400, "id: no such passkey challenge (or it is older than 5 minutes): start again"
+            )
         return found[0][0], found[0][1]
 
     def router(
@@ -124,7 +126,9 @@ class Passkeys:
 
             def existing() -> list[str]:
                 with self.accounts.store.engine.connect() as conn:
-                    return list(conn.execute(select(p.c.credential).where(p.c.account == account.id)).scalars())
+                    return list(
+                        conn.execute(select(p.c.credential).where(p.c.account == account.id)).scalars()
+                    )
 
             options = generate_registration_options(
                 rp_id=rp_id,
@@ -136,7 +140,8 @@ class Passkeys:
                     user_verification=UserVerificationRequirement.PREFERRED,
                 ),
                 exclude_credentials=[
-                    PublicKeyCredentialDescriptor(id=base64url_to_bytes(c)) for c in await asyncio.to_thread(existing)
+                    PublicKeyCredentialDescriptor(id=base64url_to_bytes(c))
+                    for c in await asyncio.to_thread(existing)
                 ],
             )
             ident = await self._challenge(options.challenge, account.id)
@@ -202,7 +207,9 @@ class Passkeys:
                 raise AccountError(401, f"the passkey was not accepted ({exc})") from None
 
             def write(conn: Connection) -> None:
-                conn.execute(update(p).where(p.c.credential == raw).values(sign_count=verified.new_sign_count))
+                conn.execute(
+                    update(p).where(p.c.credential == raw).values(sign_count=verified.new_sign_count)
+                )
 
             await self.accounts._write(write)
             account = await asyncio.to_thread(self.accounts.by_id, row.account)

@@ -92,7 +92,7 @@ def game_end_write(store: Store, row: RoomRow, outcome: Outcome | None) -> Write
         return None
     t = store.accounts
     seats = list(row.seats)
-    ranks = ranks_of(outcome.scores)
+    ranks = [float(r) for r in ranks_of(outcome.scores)]
     code, game = row.code, row.game
 
     def write(conn: Connection) -> None:
