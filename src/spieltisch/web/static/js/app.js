@@ -36,6 +36,8 @@ function renderHeader() {
     h(
       "nav",
       null,
+      h("a.nav-link", { href: "/leaderboard/scout", "data-testid": "nav-leaderboard" }, t("acct.nav.leaderboard")), // accounts (js/account.js)
+      h("a.nav-link", { href: "/account", "data-testid": "nav-account" }, t("acct.nav.account")),
       h(
         "button.link",
         { type: "button", "data-testid": "rules-button", onclick: () => openRules(page?.game?.() || "scout", lang()) },
