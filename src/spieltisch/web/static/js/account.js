@@ -4,12 +4,17 @@
 
 import { api, saveSeat } from "./api.js";
 import { art } from "./cards.js";
-import { clear, h } from "./dom.js";
+import { append, clear, h } from "./dom.js";
 import { lang, loadLanguages, setLang, t } from "./i18n.js";
 
 const root = document.getElementById("app");
 const live = document.getElementById("live");
 let games = [];
+
+/** Add children (arrays flattened, nulls skipped) to the page. */
+function put(...children) {
+  append(root, children);
+}
 
 function announce(text) {
   live.textContent = "";
@@ -235,7 +240,7 @@ function accountPage() {
       h(
         "section.card-panel",
         { "data-testid": "account-panel" },
-        h("h2", null, t("acct.signedInAs", { name: me.name })),
+        h("h2", null, t("acct.signedInAs", { name: "" }), h("span", { translate: "no" }, me.name)),
         h("p", null, link(`/players/${encodeURIComponent(me.name)}`, t("acct.profileLink"), { "data-testid": "profile-link" })),
         h("p.hint", { "data-testid": "passkey-count" }, t("acct.passkeys", { n: me.passkeys })),
         h(
@@ -277,7 +282,7 @@ function accountPage() {
 
   function render() {
     clear(root);
-    root.append(
+    put(
       h("h1", null, t("acct.title")),
       errorBox(st.error),
       st.notice ? h("p.notice", { "data-testid": "account-notice" }, st.notice) : null,
@@ -304,7 +309,7 @@ function boardPage(game) {
     });
 
   function row(e) {
-    const name = e.bot ? h("span.bot-name", null, e.name) : link(`/players/${encodeURIComponent(e.name)}`, e.name);
+    const name = e.bot ? h("span.bot-name", null, e.name) : link(`/players/${encodeURIComponent(e.name)}`, e.name, { translate: "no" });
     return h(
       "tr",
       { class: e.bot ? "bot-row" : null, "data-testid": "board-row" },
@@ -321,11 +326,11 @@ function boardPage(game) {
     const tabs = h(
       "nav.board-tabs",
       { "aria-label": t("acct.games") },
-      games.map((g) => link(`/leaderboard/${g.name}`, g.title, { "aria-current": g.name === game ? "page" : null })),
+      games.map((g) => link(`/leaderboard/${g.name}`, g.title, { translate: "no", "aria-current": g.name === game ? "page" : null })),
     );
-    root.append(h("h1", null, t("acct.boardTitle", { game: gameTitle(game) })), tabs, errorBox(st.error));
+    put(h("h1", null, t("acct.boardTitle", { game: gameTitle(game) })), tabs, errorBox(st.error));
     if (!st.data) return;
-    root.append(
+    put(
       h("p.hint", null, t("acct.boardHint", { games: st.data.provisional_games })),
       h(
         "table.board",
@@ -380,7 +385,7 @@ function historyPlot(game, history) {
       "table",
       null,
       h("thead", null, h("tr", null, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("acct.when")), h("th", { scope: "col" }, t("acct.rating")), h("th", { scope: "col" }, t("acct.room")))),
-      h("tbody", null, history.map((p, i) => h("tr", null, h("td", null, i + 1), h("td", null, new Date(p.at * 1000).toLocaleString(lang())), h("td.num", null, p.rating.toFixed(1)), h("td", null, link(`/r/${p.room}`, p.room))))),
+      h("tbody", null, history.map((p, i) => h("tr", null, h("td", null, i + 1), h("td", null, new Date(p.at * 1000).toLocaleString(lang())), h("td.num", null, p.rating.toFixed(1)), h("td", { translate: "no" }, link(`/r/${p.room}`, p.room))))),
     ),
   );
   return h("figure.rating-history", null, plot, table);
@@ -400,17 +405,17 @@ function profilePage(name) {
 
   function render() {
     clear(root);
-    root.append(h("h1", { "data-testid": "profile-name" }, st.data?.name || name), errorBox(st.error));
+    put(h("h1", { "data-testid": "profile-name", translate: "no" }, st.data?.name || name), errorBox(st.error));
     if (!st.data) return;
     const { ratings, games: recent } = st.data;
-    root.append(h("h2", null, t("acct.ratings")));
-    if (!ratings.length) root.append(h("p", null, t("acct.noRatings")));
+    put(h("h2", null, t("acct.ratings")));
+    if (!ratings.length) put(h("p", null, t("acct.noRatings")));
     for (const r of ratings) {
-      root.append(
+      put(
         h(
           "section.card-panel",
           { "data-testid": `rating-${r.game}` },
-          h("h3", null, gameTitle(r.game)),
+          h("h3", { translate: "no" }, gameTitle(r.game)),
           h(
             "p",
             null,
@@ -423,10 +428,10 @@ function profilePage(name) {
         ),
       );
     }
-    root.append(h("h2", null, t("acct.recent")));
-    if (!recent.length) root.append(h("p", null, t("acct.noGames")));
+    put(h("h2", null, t("acct.recent")));
+    if (!recent.length) put(h("p", null, t("acct.noGames")));
     else
-      root.append(
+      put(
         h(
           "ul.recent-games",
           { "data-testid": "recent-games" },
@@ -434,7 +439,8 @@ function profilePage(name) {
             h(
               "li",
               null,
-              `${gameTitle(g.game)} · ${new Date(g.created * 1000).toLocaleDateString(lang())} · `,
+              h("span", { translate: "no" }, gameTitle(g.game)),
+              ` · ${new Date(g.created * 1000).toLocaleDateString(lang())} · `,
               g.rated ? `${t("acct.rated")} · ` : "",
               t(`acct.status.${g.status}`),
               " · ",
