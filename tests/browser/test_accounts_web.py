@@ -27,7 +27,9 @@ def board_rows(page: Page) -> list[str]:
     return [r.inner_text() for r in page.get_by_test_id("board-row").all()]
 
 
-def test_a_rated_game_changes_ratings_leaderboard_and_profile(live_server: LiveServer, new_page: NewPage) -> None:
+def test_a_rated_game_changes_ratings_leaderboard_and_profile(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
     base = live_server.url
     ada, bob = new_page(), new_page(locale="de-DE")  # two devices, two people
     sign_up(ada, base, "Adalovelace")

@@ -6,11 +6,13 @@ import asyncio
 import dataclasses
 import json
 import random
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from conftest import POSTGRES
 from server_harness import TEST_LIMITS, Player, ServerThread, play, run_async, seat_socket, ws_url
 from sqlalchemy import func, select, text
 
@@ -422,3 +424,26 @@ def test_delete_account_anonymises_past_games(srv: ServerThread) -> None:
         srv.client().post("/api/account/signup", json={"name": "Bob", "password": PASSWORD}).status_code
         == 201
     )
+
+
+@pytest.mark.postgres
+def test_rated_game_and_deletion_on_postgres() -> None:
+    prefix = f"t{uuid.uuid4().hex[:10]}_"
+    srv = ServerThread(
+        POSTGRES, table_prefix=prefix, limits=dataclasses.replace(TEST_LIMITS, accounts_per_hour=0)
+    )
+    try:
+        ada, bob = signup(srv, "Ada"), signup(srv, "Bob")
+        seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "easy"}]
+        code, secrets = rated_room(ada, [bob], seats)
+        play_out(srv, code, secrets)
+        assert ratings_rows(srv) == (2, 2)
+        assert [e["name"] for e in ada.get("/api/leaderboard/scout").json()["entries"] if not e["bot"]] != []
+        assert bob.request("DELETE", "/api/account", json={"confirm": "Bob"}).status_code == 204
+        assert ratings_rows(srv) == (1, 1)
+    finally:
+        srv.stop()
+        store = Store(POSTGRES, prefix=prefix)
+        row = store.load(code)
+        store.drop()
+    assert row is not None and row.status == "over" and row.seats[1].name == DELETED_NAME

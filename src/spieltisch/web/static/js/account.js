@@ -333,8 +333,8 @@ function boardPage(game) {
     put(
       h("p.hint", null, t("acct.boardHint", { games: st.data.provisional_games })),
       h(
-        "table.board",
-        { "data-testid": "leaderboard" },
+        "table",
+        { class: "leaderboard", "data-testid": "leaderboard" },
         h("caption.sr-only", null, t("acct.boardTitle", { game: gameTitle(game) })),
         h("thead", null, h("tr", null, h("th", { scope: "col" }, t("acct.place")), h("th", { scope: "col" }, t("acct.name")), h("th", { scope: "col" }, t("acct.rating")), h("th", { scope: "col" }, "μ ± σ"), h("th", { scope: "col" }, t("acct.gamesPlayed")))),
         h("tbody", null, st.data.entries.map(row)),
