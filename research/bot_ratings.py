@@ -46,7 +46,8 @@ def main(
         rng.shuffle(order)
         for g in order:
             seats = [LEVELS[entry] for entry in g.seating]
-            rated = model.rate([[ratings[level]] for level in seats], ranks=[float(r) for r in ranks_of(g.scores)])
+            ranks = [float(r) for r in ranks_of(g.scores)]
+            rated = model.rate([[ratings[level]] for level in seats], ranks=ranks)
             for level, (new,) in zip(seats, rated, strict=True):
                 ratings[level] = new
     table = {level: [round(r.mu, 2), round(r.sigma, 2)] for level, r in ratings.items()}
