@@ -78,24 +78,24 @@ def test_a_rated_game_changes_ratings_leaderboard_and_profile(
     bob.wait_for_url(re.compile(f"/r/{code}$"))
 
 
-def test_passkey_registration_and_sign_in(live_server: LiveServer, new_page: NewPage) -> None:
+def virtual_authenticator(page: Page) -> None:
     """Chromium's virtual authenticator (CDP WebAuthn) stands in for a security key or phone."""
-    base = live_server.url.replace("127.0.0.1", "localhost")  # WebAuthn needs a domain, not an IP
-    page = new_page()
     cdp = page.context.new_cdp_session(page)
     cdp.send("WebAuthn.enable")
-    cdp.send(
-        "WebAuthn.addVirtualAuthenticator",
-        {
-            "options": {
-                "protocol": "ctap2",
-                "transport": "internal",
-                "hasResidentKey": True,
-                "hasUserVerification": True,
-                "isUserVerified": True,
-            }
-        },
-    )
+    options = {
+        "protocol": "ctap2",
+        "transport": "internal",
+        "hasResidentKey": True,
+        "hasUserVerification": True,
+        "isUserVerified": True,
+    }
+    cdp.send("WebAuthn.addVirtualAuthenticator", {"options": options})
+
+
+def test_passkey_registration_and_sign_in(live_server: LiveServer, new_page: NewPage) -> None:
+    base = live_server.url.replace("127.0.0.1", "localhost")  # WebAuthn needs a domain, not an IP
+    page = new_page()
+    virtual_authenticator(page)
     sign_up(page, base, "Passkeyuser")
     page.get_by_test_id("add-passkey").click()
     expect(page.get_by_test_id("account-notice")).to_contain_text("passkey is saved")
@@ -107,3 +107,18 @@ def test_passkey_registration_and_sign_in(live_server: LiveServer, new_page: New
     cookies = {c["name"]: c for c in page.context.cookies()}
     session = cookies["spieltisch_session"]
     assert session["httpOnly"] and session["sameSite"] == "Lax"
+
+
+def test_sign_up_with_a_passkey_only(live_server: LiveServer, new_page: NewPage) -> None:
+    base = live_server.url.replace("127.0.0.1", "localhost")
+    page = new_page(locale="de-DE")
+    virtual_authenticator(page)
+    page.goto(base + "/account")
+    page.get_by_test_id("signup-name").fill("Nurschluessel")
+    page.get_by_test_id("passkey-signup").click()
+    expect(page.get_by_test_id("account-panel")).to_contain_text("Nurschluessel")
+    expect(page.get_by_test_id("passkey-count")).to_contain_text("Passkeys: 1")
+    check_screen(page, "the account page in German")
+    page.get_by_test_id("logout").click()
+    page.get_by_test_id("passkey-login").click()
+    expect(page.get_by_test_id("account-panel")).to_contain_text("Nurschluessel")

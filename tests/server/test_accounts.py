@@ -447,3 +447,42 @@ def test_rated_game_and_deletion_on_postgres() -> None:
         row = store.load(code)
         store.drop()
     assert row is not None and row.status == "over" and row.seats[1].name == DELETED_NAME
+
+
+def test_passkey_sign_up_checks_the_name_and_the_rate(db_url: str) -> None:
+    """The browser's part (the authenticator) is in tests/browser/test_accounts_web.py."""
+    s = ServerThread(db_url, limits=dataclasses.replace(TEST_LIMITS, accounts_per_hour=1))
+    try:
+        with s.client() as client:
+            here = {"X-Forwarded-For": "198.51.100.20"}
+            r = client.post("/api/account/passkeys/signup-options", json={"name": "medium"}, headers=here)
+            assert r.status_code == 422 and "reserved" in r.json()["detail"]
+            r = client.post("/api/account/passkeys/signup-options", json={"name": "Keyholder"}, headers=here)
+            assert r.status_code == 200
+            options = r.json()["options"]
+            assert options["rp"]["id"] == "127.0.0.1" and options["user"]["name"] == "Keyholder"
+            assert options["authenticatorSelection"]["residentKey"] == "required"
+            bad = {
+                "id": r.json()["id"],
+                "credential": {"id": "x", "rawId": "x", "type": "public-key", "response": {}},
+            }
+            r = client.post("/api/account/passkeys/signup", json=bad, headers=here)
+            assert r.status_code == 400 and "not accepted" in r.json()["detail"]
+            r = client.post(
+                "/api/account/passkeys/signup", json=bad, headers=here
+            )  # a challenge is used once
+            assert r.status_code == 400 and "no such passkey challenge" in r.json()["detail"]
+            r = client.post(
+                "/api/account/signup", json={"name": "Holder", "password": PASSWORD}, headers=here
+            )
+            assert r.status_code == 201
+            r = client.post("/api/account/passkeys/signup-options", json={"name": "Another"}, headers=here)
+            assert r.status_code == 429 and "Retry-After" in r.headers
+            r = client.post(
+                "/api/account/passkeys/signup-options",
+                json={"name": "holder"},
+                headers={"X-Forwarded-For": "198.51.100.21"},
+            )
+            assert r.status_code == 409
+    finally:
+        s.stop()

@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import FileResponse, HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -133,17 +133,6 @@ def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups,
             raise AccountError(401, "not signed in")
         return account
 
-    def take_signup(request: Request) -> None:
-        address = client_address(request.client)
-        wait = signups.wait(address)
-        if wait is not None:
-            raise HTTPException(
-                429,
-                f"accounts_per_hour: at most {signups.per_hour} new accounts per hour from one address; "
-                f"try again in {wait:.0f} s",
-                headers={"Retry-After": str(max(1, round(wait)))},
-            )
-
     async def start_session(request: Request, response: Response, account: Account) -> None:
         set_session(response, request, await accounts.new_session(account))
 
@@ -162,7 +151,7 @@ def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups,
     async def signup(body: SignUpIn, request: Request, response: Response) -> dict[str, Any]:
         """Claim a name with a password (Argon2id): the account is signed in at once (the
         session cookie). ``429`` after ``accounts_per_hour`` accounts from one address."""
-        take_signup(request)
+        signups.check(client_address(request.client))
         account = await accounts.create(body.name, body.password)
         signups.count(client_address(request.client))
         await start_session(request, response, account)
@@ -239,7 +228,7 @@ def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups,
         games = await asyncio.to_thread(accounts.recent_games, account.id)
         return {"name": account.name, "ratings": ratings, "games": games}
 
-    router.include_router(passkeys.router(me, start_session))
+    router.include_router(passkeys.router(me, start_session, signups))
 
     def page() -> Response:
         path = static / "account.html"

@@ -24,8 +24,9 @@ class AccountTables:
     passkeys: Table
     """``passkeys(credential, account, public_key, sign_count, created)``: WebAuthn credentials."""
     challenges: Table
-    """``challenges(id, challenge, account, created)``: WebAuthn challenges waiting for their
-    answer (any worker may get it), deleted when used or stale."""
+    """``challenges(id, challenge, account, name, created)``: WebAuthn challenges waiting for
+    their answer (any worker may get it), deleted when used or stale: ``account`` for a passkey
+    added to an account, ``name`` for a sign-up with a passkey."""
     blocks: Table
     """``blocks(account, blocked, created)``: ``account`` does not want to play with ``blocked``."""
     ratings: Table
@@ -68,6 +69,7 @@ class AccountTables:
             Column("id", String(64), primary_key=True),
             Column("challenge", LargeBinary, nullable=False),
             Column("account", String(32), nullable=True),
+            Column("name", String(64), nullable=True),
             Column("created", Float, nullable=False),
         )
         blocks = Table(

@@ -22,7 +22,7 @@ import hashlib
 import secrets
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -51,10 +51,11 @@ HASHER = PasswordHasher()
 class AccountError(Exception):
     """A refused account request: ``status`` is its HTTP status, ``detail`` says why."""
 
-    def __init__(self, status: int, detail: str) -> None:
+    def __init__(self, status: int, detail: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(detail)
         self.status = status
         self.detail = detail
+        self.headers = headers
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,17 @@ class Signups:
             return None
         return SIGNUP_WINDOW - (now - times[0]) if len(times) >= self.per_hour else None
 
+    def check(self, address: str) -> None:
+        """Refuse (429, with ``Retry-After``) an address that has made ``accounts_per_hour`` accounts."""
+        wait = self.wait(address)
+        if wait is not None:
+            raise AccountError(
+                429,
+                f"accounts_per_hour: at most {self.per_hour} new accounts per hour from one address; "
+                f"try again in {wait:.0f} s",
+                {"Retry-After": str(max(1, round(wait)))},
+            )
+
     def count(self, address: str) -> None:
         if self.per_hour:
             self._by.setdefault(address, deque()).append(time.monotonic())
@@ -116,13 +128,20 @@ class Accounts:
         return self.store.engine.connect()
 
     # -- creating, signing in ------------------------------------------------------------
-    async def create(self, name: str, password: str | None) -> Account:
-        """A new account named ``name`` (checked; 409 when its key is taken), with a password
-        (or none: a passkey follows in the same request, :mod:`spieltisch.server.passkeys`)."""
+    def checked_name(self, name: str) -> str:
+        """``name`` as it would be stored; 422 saying why it may not be claimed."""
         try:
-            shown = check_name(name, self.bot_levels)
+            return check_name(name, self.bot_levels)
         except ValueError as exc:
             raise AccountError(422, str(exc)) from None
+
+    async def create(
+        self, name: str, password: str | None, also: Callable[[Connection, Account], None] | None = None
+    ) -> Account:
+        """A new account named ``name`` (checked; 409 when its key is taken) with a password,
+        or none (a passkey sign-up: ``also(conn, account)`` stores the passkey in the same
+        transaction, :mod:`spieltisch.server.passkeys`)."""
+        shown = self.checked_name(name)
         hashed = None
         if password is not None:
             check_password(password)
@@ -133,6 +152,8 @@ class Accounts:
 
         def write(conn: Connection) -> None:
             conn.execute(insert(self.t.accounts).values(**values))
+            if also is not None:
+                also(conn, account)
 
         try:
             await self._write(write)

@@ -172,7 +172,7 @@ def create_app(
 
 
 async def _account_error(_request: Request, exc: AccountError) -> JSONResponse:
-    return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=exc.headers)
 
 
 async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,6 +1,8 @@
 """Passkeys (WebAuthn) for accounts, with the ``webauthn`` package (py_webauthn), docs/accounts.md.
 
-A signed-in account adds a passkey (``/api/account/passkeys/register-options``, then
+A new account may be made with a passkey instead of a password
+(``/api/account/passkeys/signup-options`` with the name, then ``/api/account/passkeys/signup``);
+a signed-in account adds a passkey (``/api/account/passkeys/register-options``, then
 ``/api/account/passkeys/register`` with the browser's answer); anyone signs in with
 one (``/api/account/passkeys/login-options``, ``/api/account/passkeys/login``):
 a discoverable credential, so no name is typed. Each ceremony's challenge is stored
@@ -30,7 +32,7 @@ from webauthn import (
     verify_registration_response,
 )
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
-from webauthn.helpers.exceptions import InvalidAuthenticationResponse, InvalidRegistrationResponse
+from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
     PublicKeyCredentialDescriptor,
@@ -38,7 +40,8 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
-from spieltisch.server.accounts import Account, AccountError, Accounts
+from spieltisch.server.accounts import Account, AccountError, Accounts, Signups
+from spieltisch.server.api import client_address
 
 CHALLENGE_SECONDS = 300.0
 RP_NAME = "Spieltisch"
@@ -53,6 +56,11 @@ class CredentialIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(max_length=64)
     credential: dict[str, Any] = Field(description="The browser's PublicKeyCredential as JSON (base64url).")
+
+
+class NameIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200)
 
 
 class PasskeyOut(BaseModel):
@@ -80,41 +88,80 @@ class Passkeys:
             keys = conn.execute(select(func.count()).where(p.c.account == account.id)).scalar_one()
         return hashed is not None, int(keys)
 
-    async def _challenge(self, challenge: bytes, account: str | None) -> str:
+    async def _challenge(self, challenge: bytes, account: str | None, name: str | None = None) -> str:
         ident = secrets.token_urlsafe(24)
         c = self.t.challenges
         now = time.time()
+        values = {"id": ident, "challenge": challenge, "account": account, "name": name, "created": now}
 
         def write(conn: Connection) -> None:
             conn.execute(delete(c).where(c.c.created < now - CHALLENGE_SECONDS))
-            conn.execute(insert(c).values(id=ident, challenge=challenge, account=account, created=now))
+            conn.execute(insert(c).values(**values))
 
         await self.accounts._write(write)
         return ident
 
-    async def _take_challenge(self, ident: str) -> tuple[bytes, str | None]:
-        """The challenge ``ident`` and its account, deleted (used once); 400 if none or stale."""
+    async def _take_challenge(self, ident: str) -> tuple[bytes, str | None, str | None]:
+        """The challenge ``ident``, its account and its name (a sign-up), deleted (used once);
+        400 if none or stale."""
         c = self.t.challenges
-        found: list[tuple[bytes, str | None, float]] = []
+        found: list[Any] = []
 
         def write(conn: Connection) -> None:
-            row = conn.execute(select(c.c.challenge, c.c.account, c.c.created).where(c.c.id == ident)).first()
+            row = conn.execute(select(c).where(c.c.id == ident)).first()
             if row is not None:
-                found.append((bytes(row.challenge), row.account, row.created))
+                found.append(row)
                 conn.execute(delete(c).where(c.c.id == ident))
 
         await self.accounts._write(write)
-        if not found or found[0][2] < time.time() - CHALLENGE_SECONDS:
+        if not found or found[0].created < time.time() - CHALLENGE_SECONDS:
             raise AccountError(
                 400, "id: no such passkey challenge (or it is older than 5 minutes): start again"
             )
-        return found[0][0], found[0][1]
+        return bytes(found[0].challenge), found[0].account, found[0].name
+
+    def _creation_options(self, request: Request, name: str, user_id: bytes, exclude: list[str]) -> Any:
+        rp_id, _origin = _relying_party(request)
+        return generate_registration_options(
+            rp_id=rp_id,
+            rp_name=RP_NAME,
+            user_name=name,
+            user_id=user_id,
+            authenticator_selection=AuthenticatorSelectionCriteria(
+                resident_key=ResidentKeyRequirement.REQUIRED,
+                user_verification=UserVerificationRequirement.PREFERRED,
+            ),
+            exclude_credentials=[PublicKeyCredentialDescriptor(id=base64url_to_bytes(c)) for c in exclude],
+        )
+
+    @staticmethod
+    def _registration(request: Request, credential: dict[str, Any], challenge: bytes) -> dict[str, Any]:
+        """The new passkey's row (without its account) from the browser's answer; 400 if refused."""
+        rp_id, origin = _relying_party(request)
+        try:
+            verified = verify_registration_response(
+                credential=credential,
+                expected_challenge=challenge,
+                expected_rp_id=rp_id,
+                expected_origin=origin,
+            )
+        except (WebAuthnException, ValueError, KeyError, TypeError) as exc:
+            raise AccountError(400, f"credential: the passkey was not accepted ({exc})") from None
+        return {
+            "credential": bytes_to_base64url(verified.credential_id),
+            "public_key": verified.credential_public_key,
+            "sign_count": verified.sign_count,
+            "created": time.time(),
+        }
 
     def router(
         self,
         me: Callable[[Request], Awaitable[Account]],
         start_session: Callable[[Request, Response, Account], Awaitable[None]],
+        signups: Signups,
     ) -> APIRouter:
+        """The passkey routes; ``signups`` counts the accounts made per address (a sign-up
+        with a passkey counts as one with a password does, ``accounts_per_hour``)."""
         router = APIRouter()
         p = self.t.passkeys
 
@@ -122,7 +169,6 @@ class Passkeys:
         async def register_options(request: Request) -> dict[str, Any]:
             """Options for ``navigator.credentials.create()``: a new passkey for the signed-in account."""
             account = await me(request)
-            rp_id, _origin = _relying_party(request)
 
             def existing() -> list[str]:
                 with self.accounts.store.engine.connect() as conn:
@@ -130,20 +176,8 @@ class Passkeys:
                         conn.execute(select(p.c.credential).where(p.c.account == account.id)).scalars()
                     )
 
-            options = generate_registration_options(
-                rp_id=rp_id,
-                rp_name=RP_NAME,
-                user_name=account.name,
-                user_id=account.id.encode(),
-                authenticator_selection=AuthenticatorSelectionCriteria(
-                    resident_key=ResidentKeyRequirement.REQUIRED,
-                    user_verification=UserVerificationRequirement.PREFERRED,
-                ),
-                exclude_credentials=[
-                    PublicKeyCredentialDescriptor(id=base64url_to_bytes(c))
-                    for c in await asyncio.to_thread(existing)
-                ],
-            )
+            exclude = await asyncio.to_thread(existing)
+            options = self._creation_options(request, account.name, account.id.encode(), exclude)
             ident = await self._challenge(options.challenge, account.id)
             return {"id": ident, "options": json.loads(options_to_json(options))}
 
@@ -151,20 +185,10 @@ class Passkeys:
         async def register(body: CredentialIn, request: Request) -> dict[str, Any]:
             """Store the new passkey the browser made for the options ``id``."""
             account = await me(request)
-            challenge, owner = await self._take_challenge(body.id)
+            challenge, owner, _name = await self._take_challenge(body.id)
             if owner != account.id:
                 raise AccountError(400, "id: this challenge is not for this account")
-            rp_id, origin = _relying_party(request)
-            try:
-                verified = verify_registration_response(
-                    credential=body.credential, expected_challenge=challenge, expected_rp_id=rp_id,
-                    expected_origin=origin,
-                )  # fmt: skip
-            except (InvalidRegistrationResponse, ValueError, KeyError, TypeError) as exc:
-                raise AccountError(400, f"credential: the passkey was not accepted ({exc})") from None
-            values = {"credential": bytes_to_base64url(verified.credential_id), "account": account.id,
-                      "public_key": verified.credential_public_key, "sign_count": verified.sign_count,
-                      "created": time.time()}  # fmt: skip
+            values = {**self._registration(request, body.credential, challenge), "account": account.id}
 
             def write(conn: Connection) -> None:
                 conn.execute(insert(p).values(**values))
@@ -172,6 +196,42 @@ class Passkeys:
             await self.accounts._write(write)
             _password, keys = await asyncio.to_thread(self.credentials_of, account)
             return {"name": account.name, "passkeys": keys}
+
+        @router.post(
+            "/api/account/passkeys/signup-options", response_model=ChallengeOut, responses={409: {}, 429: {}}
+        )
+        async def signup_options(body: NameIn, request: Request) -> dict[str, Any]:
+            """Options for ``navigator.credentials.create()``: claim ``name`` with a passkey (no password)."""
+            signups.check(client_address(request.client))
+            shown = self.accounts.checked_name(body.name)
+            if await asyncio.to_thread(self.accounts.by_name, shown) is not None:
+                raise AccountError(409, f"name: {shown!r} (or a name that looks the same) is taken")
+            options = self._creation_options(request, shown, secrets.token_bytes(16), [])
+            ident = await self._challenge(options.challenge, None, shown)
+            return {"id": ident, "options": json.loads(options_to_json(options))}
+
+        @router.post(
+            "/api/account/passkeys/signup",
+            response_model=PasskeyOut,
+            status_code=201,
+            responses={400: {}, 409: {}, 429: {}},
+        )
+        async def signup(body: CredentialIn, request: Request, response: Response) -> dict[str, Any]:
+            """Make the account the options ``id`` named, with the passkey the browser made: signed in."""
+            address = client_address(request.client)
+            signups.check(address)
+            challenge, owner, name = await self._take_challenge(body.id)
+            if owner is not None or name is None:
+                raise AccountError(400, "id: this challenge is not for a sign-up")
+            values = self._registration(request, body.credential, challenge)
+
+            def add_passkey(conn: Connection, account: Account) -> None:
+                conn.execute(insert(p).values(account=account.id, **values))
+
+            account = await self.accounts.create(name, None, also=add_passkey)
+            signups.count(address)
+            await start_session(request, response, account)
+            return {"name": account.name, "passkeys": 1}
 
         @router.post("/api/account/passkeys/login-options", response_model=ChallengeOut)
         async def login_options(request: Request) -> dict[str, Any]:
@@ -186,7 +246,7 @@ class Passkeys:
         @router.post("/api/account/passkeys/login", response_model=PasskeyOut, responses={400: {}, 401: {}})
         async def login(body: CredentialIn, request: Request, response: Response) -> dict[str, Any]:
             """Sign in with the passkey the browser chose for the options ``id``."""
-            challenge, _owner = await self._take_challenge(body.id)
+            challenge, _owner, _name = await self._take_challenge(body.id)
             raw = str(body.credential.get("rawId") or body.credential.get("id") or "")
 
             def read() -> Any:
@@ -203,7 +263,7 @@ class Passkeys:
                     expected_origin=origin, credential_public_key=bytes(row.public_key),
                     credential_current_sign_count=row.sign_count,
                 )  # fmt: skip
-            except (InvalidAuthenticationResponse, ValueError, KeyError, TypeError) as exc:
+            except (WebAuthnException, ValueError, KeyError, TypeError) as exc:
                 raise AccountError(401, f"the passkey was not accepted ({exc})") from None
 
             def write(conn: Connection) -> None:

@@ -9,7 +9,7 @@ Create Date: 2026-12-06
 * ``sessions(token_hash, account, created, seen)``: signed-in browsers (the cookie's
   token is stored only as its SHA-256);
 * ``passkeys(credential, account, public_key, sign_count, created)`` and
-  ``challenges(id, challenge, account, created)``: WebAuthn credentials and the
+  ``challenges(id, challenge, account, name, created)``: WebAuthn credentials and the
   challenges waiting for an answer;
 * ``blocks(account, blocked, created)``: a player's block list;
 * ``ratings(account, game, mu, sigma, games, updated)`` and
@@ -70,6 +70,7 @@ def upgrade() -> None:
         sa.Column("id", sa.String(64), primary_key=True),
         sa.Column("challenge", sa.LargeBinary(), nullable=False),
         sa.Column("account", sa.String(32), nullable=True),
+        sa.Column("name", sa.String(64), nullable=True),
         sa.Column("created", sa.Float(), nullable=False),
     )
     op.create_table(

@@ -104,6 +104,15 @@ async function addPasskey() {
   return api("POST", "/api/account/passkeys/register", { id, credential: credentialJson(cred) });
 }
 
+async function passkeySignup(name) {
+  const { id, options } = await api("POST", "/api/account/passkeys/signup-options", { name });
+  options.challenge = fromB64url(options.challenge);
+  options.user.id = fromB64url(options.user.id);
+  options.excludeCredentials = [];
+  const cred = await navigator.credentials.create({ publicKey: options });
+  return api("POST", "/api/account/passkeys/signup", { id, credential: credentialJson(cred) });
+}
+
 async function passkeyLogin() {
   const { id, options } = await api("POST", "/api/account/passkeys/login-options");
   options.challenge = fromB64url(options.challenge);
@@ -167,7 +176,14 @@ function accountPage() {
         h("p.hint", null, t("acct.signupHint")),
         field("signup-name", t("acct.name"), { type: "text", autocomplete: "username", required: true, maxlength: 24 }),
         field("signup-password", t("acct.password"), { type: "password", autocomplete: "new-password", required: true, minlength: 8 }),
-        h("button.primary", { type: "submit", "data-testid": "signup-submit" }, t("acct.signup")),
+        h(
+          "div.actions",
+          null,
+          h("button.primary", { type: "submit", "data-testid": "signup-submit" }, t("acct.signup")),
+          window.PublicKeyCredential
+            ? h("button", { type: "button", "data-testid": "passkey-signup", onclick: () => run(() => passkeySignup(root.querySelector("#signup-name").value), t("acct.welcome")) }, t("acct.passkeySignup"))
+            : null,
+        ),
       ),
       h(
         "form.card-panel",
