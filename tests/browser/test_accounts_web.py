@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, check_screen, play_until_over
+from browser_helpers import LiveServer, assert_fits, check_screen, play_until_over
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -34,12 +34,14 @@ def test_a_rated_game_changes_ratings_leaderboard_and_profile(
     ada, bob = new_page(), new_page(locale="de-DE")  # two devices, two people
     sign_up(ada, base, "Adalovelace")
     check_screen(ada, "the account page")
+    assert_fits(ada, "the account page")
     sign_up(bob, base, "Bobbyfischer")
     ada.goto(base + "/leaderboard/scout")
     expect(ada.get_by_test_id("leaderboard")).to_be_visible()
     assert not any("Adalovelace" in r for r in board_rows(ada))
     assert any("Bot (medium)" in r for r in board_rows(ada))  # bots at their fixed ratings
     check_screen(ada, "the leaderboard")
+    assert_fits(ada, "the leaderboard")
 
     # Ada opens a rated table: Bob's seat and a bot's.
     ada.goto(base + "/account")
@@ -70,6 +72,7 @@ def test_a_rated_game_changes_ratings_leaderboard_and_profile(
     expect(ada.get_by_test_id("plot-scout")).to_be_visible()
     expect(ada.get_by_test_id("recent-games")).to_contain_text("Replay and review")
     check_screen(ada, "a profile")
+    assert_fits(ada, "a profile")
     bob.goto(base + "/players/Bobbyfischer")
     expect(bob.get_by_test_id("rating-scout")).to_contain_text("1 gewertete Spiele")
     check_screen(bob, "a profile in German")
