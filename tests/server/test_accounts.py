@@ -17,7 +17,7 @@ from server_harness import TEST_LIMITS, Player, ServerThread, play, run_async, s
 from sqlalchemy import func, select, text
 
 from spieltisch.server.accounts import DELETED_NAME
-from spieltisch.server.ratings import BOT_RATINGS, PROVISIONAL_GAMES, ordinal
+from spieltisch.server.ratings import BOT_RATINGS, PROVISIONAL_GAMES, PROVISIONAL_SIGMA, ordinal
 from spieltisch.server.store import Store
 
 PASSWORD = "correct horse battery"
@@ -330,7 +330,7 @@ def test_provisional_until_enough_games(srv: ServerThread) -> None:
         play_out(srv, code, secrets, seed=n)
     entry = next(e for e in ada.get("/api/leaderboard/scout").json()["entries"] if e["name"] == "Ada")
     assert entry["games"] == PROVISIONAL_GAMES
-    assert entry["provisional"] == (entry["sigma"] > 6.0)
+    assert entry["provisional"] == (entry["sigma"] > PROVISIONAL_SIGMA)
     history = ada.get("/api/players/Ada").json()["ratings"][0]["history"]
     assert len(history) == PROVISIONAL_GAMES
     sigmas = [h["sigma"] for h in history]

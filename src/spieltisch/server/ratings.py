@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection
 
 from spieltisch.engine import Outcome
@@ -188,9 +188,3 @@ def ratings_of(store: Store, account: str) -> list[dict[str, Any]]:
         ]  # fmt: skip
         out.append(entry)
     return out
-
-
-def rated_count(store: Store, game: str) -> int:
-    t = store.accounts
-    with store.engine.connect() as conn:
-        return int(conn.execute(select(func.count()).where(t.ratings.c.game == game)).scalar_one())
