@@ -310,19 +310,23 @@ function accountPage() {
   return render;
 }
 
+/** GET `path` into `st.data` (or its error into `st.error`), then `render()`. */
+function fetchInto(st, path, render) {
+  api("GET", path)
+    .then((data) => {
+      st.data = data;
+    })
+    .catch((err) => {
+      st.error = err.message;
+    })
+    .finally(render);
+}
+
 // -- /leaderboard/{game} --------------------------------------------------------------
 
 function boardPage(game) {
   const st = { data: null, error: null };
-  api("GET", `/api/leaderboard/${encodeURIComponent(game)}`)
-    .then((data) => {
-      st.data = data;
-      render();
-    })
-    .catch((err) => {
-      st.error = err.message;
-      render();
-    });
+  fetchInto(st, `/api/leaderboard/${encodeURIComponent(game)}`, () => render());
 
   function row(e) {
     const name = e.bot ? h("span.bot-name", null, e.name) : link(`/players/${encodeURIComponent(e.name)}`, e.name, { translate: "no" });
@@ -409,15 +413,7 @@ function historyPlot(game, history) {
 
 function profilePage(name) {
   const st = { data: null, error: null };
-  api("GET", `/api/players/${encodeURIComponent(name)}`)
-    .then((data) => {
-      st.data = data;
-      render();
-    })
-    .catch((err) => {
-      st.error = err.message;
-      render();
-    });
+  fetchInto(st, `/api/players/${encodeURIComponent(name)}`, () => render());
 
   function render() {
     clear(root);
