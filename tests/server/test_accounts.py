@@ -486,3 +486,28 @@ def test_passkey_sign_up_checks_the_name_and_the_rate(db_url: str) -> None:
             assert r.status_code == 409
     finally:
         s.stop()
+
+
+def test_wrong_passwords_are_misses_of_the_address(db_url: str) -> None:
+    s = ServerThread(db_url, limits=dataclasses.replace(TEST_LIMITS, accounts_per_hour=0, misses_per_hour=3))
+    try:
+        signup(s, "Ada")
+        with s.client() as client:
+            here = {"X-Forwarded-For": "198.51.100.30"}
+            for _ in range(3):
+                r = client.post(
+                    "/api/account/login", json={"name": "Ada", "password": "guess guess"}, headers=here
+                )
+                assert r.status_code == 401
+            r = client.post("/api/account/login", json={"name": "Ada", "password": PASSWORD}, headers=here)
+            assert r.status_code == 429 and r.json()["detail"].startswith("misses_per_hour")
+            assert int(r.headers["Retry-After"]) > 3000
+            other = {"X-Forwarded-For": "198.51.100.31"}
+            assert (
+                client.post(
+                    "/api/account/login", json={"name": "Ada", "password": PASSWORD}, headers=other
+                ).status_code
+                == 200
+            )
+    finally:
+        s.stop()

@@ -21,6 +21,7 @@ from spieltisch.server.accounts import DELETED_NAME, Account, AccountError, Acco
 from spieltisch.server.api import client_address
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.games import games_info
+from spieltisch.server.limits import Addresses
 from spieltisch.server.messages import ErrorOut
 from spieltisch.server.passkeys import Passkeys
 from spieltisch.server.ratings import (
@@ -122,8 +123,11 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut} for c in sorted({*codes, 422})}
 
 
-def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups, static: Path) -> APIRouter:
-    """The account routes and pages; ``signups`` counts the accounts per address."""
+def accounts_api(
+    accounts: Accounts, directory: RoomDirectory, addresses: Addresses, signups: Signups, static: Path
+) -> APIRouter:
+    """The account routes and pages; ``signups`` counts the accounts per address, and a wrong
+    password is a miss of its address (``misses_per_hour``, as a wrong seat secret is)."""
     router = APIRouter()
     passkeys = Passkeys(accounts)
 
@@ -157,9 +161,17 @@ def accounts_api(accounts: Accounts, directory: RoomDirectory, signups: Signups,
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}
 
-    @router.post("/api/account/login", response_model=AccountOut, responses=_errors(401))
+    @router.post("/api/account/login", response_model=AccountOut, responses=_errors(401, 429))
     async def login(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
-        account = await accounts.check_login(body.name, body.password)
+        address = client_address(request.client)
+        wait = addresses.locked_out(address)
+        if wait is not None:
+            raise AccountError(429, addresses.locked_text(wait), {"Retry-After": str(max(1, round(wait)))})
+        try:
+            account = await accounts.check_login(body.name, body.password)
+        except AccountError:
+            addresses.miss(address)
+            raise
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}
 

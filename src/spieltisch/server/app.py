@@ -164,7 +164,7 @@ def create_app(
     app.add_exception_handler(AccountError, _account_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses, accounts))
     signups = Signups(limits.accounts_per_hour)
-    app.include_router(accounts_api(accounts, directory, signups, static_dir or STATIC_DIR))
+    app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
     app.include_router(game_socket(directory, addresses, shutdown, timings))
     app.include_router(pages(static_dir or STATIC_DIR))
     mount_files(app, static_dir or STATIC_DIR)
