@@ -33,9 +33,15 @@ order; a new player starts at mu 25, sigma 25/3."""
 PROVISIONAL_GAMES = 5
 PROVISIONAL_SIGMA = 6.0
 BOT_RATINGS: dict[str, dict[str, tuple[float, float]]] = {
-    # (mu, sigma) per level: research/bot_ratings.py, see docs/accounts.md "Bot ratings".
-    "scout": {"random": (18.0, 1.0), "easy": (23.0, 1.0), "medium": (27.0, 1.0), "hard": (31.0, 1.0)},
-    "schmaus": {"random": (18.0, 1.0), "easy": (23.0, 1.0), "medium": (27.0, 1.0), "hard": (31.0, 1.0)},
+    # (mu, sigma) per level, from research/bot_ratings.py (seed 1; docs/accounts.md, "Bot ratings"):
+    # Scout --games 16, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
+    "scout": {"random": (-2.73, 6.44), "easy": (18.51, 6.03), "medium": (35.72, 6.32), "hard": (51.84, 6.91)},
+    "schmaus": {
+        "random": (22.33, 2.12),
+        "easy": (23.62, 2.10),
+        "medium": (25.21, 2.09),
+        "hard": (27.73, 2.11),
+    },
 }
 """The built-in bots' fixed ratings per game and level."""
 
