@@ -232,6 +232,8 @@ def test_rated_room_rules(srv: ServerThread) -> None:
     assert info["rated"] is True and info["seats"][0]["name"] == "Ada" and info["seats"][0]["signed_in"]
     j = anon.post(f"/api/rooms/{code}/join", json={"name": "Guest"})
     assert j.status_code == 403 and "sign in" in j.json()["detail"]
+    j = ada.post(f"/api/rooms/{code}/join", json={})  # one seat per account at a rated table
+    assert j.status_code == 409 and "a seat at this table already" in j.json()["detail"]
     bob = signup(srv, "Bob")
     j = bob.post(f"/api/rooms/{code}/join", json={"name": "Ada"})  # a signed-in player sits as themself
     assert j.status_code == 200

@@ -163,8 +163,10 @@ def rooms_api(
     @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(403, 404, 409, 413, 503))
     async def join(code: str, body: JoinIn, request: Request) -> dict[str, Any]:
         account = await signed_in(accounts, request)
+        room = await directory.room(code)
+        if account is None and room.row.rated:  # (not a miss: the room exists)
+            raise HTTPException(403, f"room {room.code} is rated: sign in to take a seat (docs/accounts.md)")
         if account is not None:
-            room = await directory.room(code)
             opener = next(s.account for s in room.row.seats if s.kind == "human")  # (the creator's seat)
             if await asyncio.to_thread(accounts.blocked, opener, account.id):
                 raise HTTPException(403, f"room {room.code} is not open to you")

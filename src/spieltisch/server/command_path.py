@@ -88,6 +88,8 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             raise RoomError(409, f"seat {seat} is taken")
         if room.row.rated and command.account is None:
             raise RoomError(403, f"room {room.code} is rated: sign in to take a seat (docs/accounts.md)")
+        if room.row.rated and any(s.account == command.account for s in seats):
+            raise RoomError(409, f"room {room.code} is rated: you have a seat at this table already")
         secret = new_secret()
         updated = SeatRow(
             seat=seat,

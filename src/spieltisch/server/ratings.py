@@ -124,6 +124,7 @@ def game_end_write(store: Store, row: RoomRow, outcome: Outcome | None) -> Write
         for s, (new,) in zip(seats, rated, strict=True):
             if s.kind != "human" or s.account not in existing:
                 continue  # bots keep their fixed ratings
+            existing.discard(s.account)  # (one seat per account; joining refuses a second one)
             values = {"mu": new.mu, "sigma": new.sigma, "updated": now}
             if s.account in current:
                 games = current[s.account][2] + 1
