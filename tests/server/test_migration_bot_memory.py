@@ -79,7 +79,7 @@ def test_a_store_with_memories_downgrades_and_upgrades_again(database: tuple[str
 
     store = Store(url, prefix=prefix)  # upgraded again when it opens
     try:
-        assert migrate.current(url, prefix).current == migrate.head() == "0005_bot_memory"
+        assert migrate.current(url, prefix).current == migrate.head()  # (0005_bot_memory or a later one)
         with store.engine.connect() as conn:
             assert migrate.differences(conn, store.metadata, prefix) == []
         row = store.load("DOWNUP")
