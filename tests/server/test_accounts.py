@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import POSTGRES
 from server_harness import TEST_LIMITS, Player, ServerThread, play, run_async, seat_socket, ws_url
 from sqlalchemy import func, select, text
 
@@ -21,6 +20,7 @@ from spieltisch.server.ratings import BOT_RATINGS, PROVISIONAL_GAMES, PROVISIONA
 from spieltisch.server.store import Store
 
 PASSWORD = "correct horse battery"
+POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
 @pytest.fixture
