@@ -148,6 +148,7 @@ function accountPage() {
 
   async function run(action, notice) {
     st.error = null;
+    st.notice = null;
     try {
       await action();
       if (notice) {
