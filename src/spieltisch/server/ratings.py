@@ -34,8 +34,13 @@ PROVISIONAL_GAMES = 5
 PROVISIONAL_SIGMA = 6.0
 BOT_RATINGS: dict[str, dict[str, tuple[float, float]]] = {
     # (mu, sigma) per level, from research/bot_ratings.py (seed 1; docs/accounts.md, "Bot ratings"):
-    # Scout --games 16, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
-    "scout": {"random": (-2.73, 6.44), "easy": (18.51, 6.03), "medium": (35.72, 6.32), "hard": (51.84, 6.91)},
+    # Scout --games 48, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
+    "scout": {
+        "random": (-15.18, 5.48),
+        "easy": (15.64, 4.77),
+        "medium": (42.85, 4.78),
+        "hard": (59.33, 5.16),
+    },
     "schmaus": {
         "random": (22.33, 2.12),
         "easy": (23.62, 2.10),
