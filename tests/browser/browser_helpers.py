@@ -27,9 +27,9 @@ ROOM = "[data-testid=room]"
 
 INVITE_URL = re.compile(r"/r/[A-Z0-9]{6}-[A-Z0-9]{26}$")
 """A room's invite link, ``/r/CODE-KEY`` (docs/protocol.md, "Room names"): where a table is."""
-BROWSER_LIMITS = Limits(rooms_per_minute=0, misses_per_hour=0)
-"""The test session opens rooms faster than the default 10 per minute per address
-allows (every test comes from 127.0.0.1); the limit itself is tested in tests/server."""
+BROWSER_LIMITS = Limits(rooms_per_minute=0, misses_per_hour=0, accounts_per_hour=0)
+"""The test session opens rooms (and accounts) faster than the defaults per address
+allow (every test comes from 127.0.0.1); the limits themselves are tested in tests/server."""
 
 
 def _free_port() -> int:

@@ -6,11 +6,13 @@ room directory runs on the room's owner; see docs/protocol.md.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Request
 
+from spieltisch.server.accounts import Accounts
 from spieltisch.server.codes import new_secret, split_name
 from spieltisch.server.commands import Claim, Join, Rematch
 from spieltisch.server.directory import RoomDirectory, SeatSpec
@@ -30,9 +32,11 @@ from spieltisch.server.messages import (
     ReplayOut,
     ReviewOut,
     RoomInfo,
+    SeatIn,
 )
 from spieltisch.server.replay import record, replay_of
 from spieltisch.server.reviews import Reviewer
+from spieltisch.server.sessions import signed_in
 
 SEAT_HEADER = "Spieltisch-Seat"
 SECRET_HEADER = "Spieltisch-Secret"
@@ -87,13 +91,27 @@ async def charge_room(addresses: Addresses, request: Request) -> None:
         )
 
 
+def rated_room(seats: list[SeatIn] | None, creator_signed_in: bool) -> None:
+    """Refuse a rated room (403, 422) that its creator may not open: rated games are played
+    between signed-in accounts and the built-in bots (docs/accounts.md)."""
+    if not creator_signed_in:
+        raise HTTPException(403, "rated: only a signed-in player can open a rated room (docs/accounts.md)")
+    if any(s.kind == "remote" for s in seats or ()):
+        raise HTTPException(422, "rated: a rated room takes accounts and built-in bots, no remote seats")
+
+
 def rooms_api(
-    directory: RoomDirectory, reviewer: Reviewer, addresses: Addresses, lobby_changed: Callable[[], None]
+    directory: RoomDirectory,
+    reviewer: Reviewer,
+    addresses: Addresses,
+    accounts: Accounts,
+    lobby_changed: Callable[[], None],
 ) -> APIRouter:
     """The routes of ``/api``: games, rooms and their reviews (``lobby_changed``: a public room
     was opened or a seat taken, see :mod:`spieltisch.server.lobby`). An address that has used up
     ``misses_per_hour`` (rooms that do not exist, wrong secrets: counted by the app's
-    :class:`RoomError` handler) is refused every room until its oldest miss is an hour old."""
+    :class:`RoomError` handler) is refused every room until its oldest miss is an hour old.
+    A signed-in person (``accounts``, docs/accounts.md) sits under the account's name."""
 
     async def not_guessing(request: Request) -> None:
         if "code" in request.path_params:
@@ -110,7 +128,7 @@ def rooms_api(
     async def list_games() -> dict[str, Any]:
         return games_info()
 
-    @router.post("/api/rooms", response_model=CreateOut, responses=_errors(413, 429, 503))
+    @router.post("/api/rooms", response_model=CreateOut, responses=_errors(403, 413, 429, 503))
     async def create_room(body: CreateIn, request: Request) -> dict[str, Any]:
         """Open a table. ``remote`` seats get a bot token each (in ``remote``): give it to the
         program that plays the seat over the WebSocket (docs/bot-protocol.md, "Remote bots")."""
@@ -123,12 +141,19 @@ def rooms_api(
                     tokens[i] = new_secret()
                 seats.append(SeatSpec(s.kind, s.level, s.name, tokens.get(i)))
         clock = body.clock.model_dump() if body.clock is not None else None
+        account = await signed_in(accounts, request)
+        if body.rated:
+            rated_room(body.seats, account is not None)
         # A refused room (a bad option, 422) is refused before it is counted: only rooms
         # that would be opened use up the address's budget (issue #34).
         plan = directory.plan(
             body.game, body.players, body.options, seats, body.name, body.bot_delay, body.seed,
             clock, allow_hints=body.hints, public=body.public, email=body.email, lang=body.lang,
         )  # fmt: skip
+        if account is not None:  # the creator's seat is the account's
+            creator = plan.template.seats[plan.seat]
+            creator.name, creator.account = account.name, account.id
+        plan.template.rated = body.rated
         await charge_room(addresses, request)
         room = await directory.insert(plan.template)
         if room.row.public:
@@ -156,10 +181,20 @@ def rooms_api(
         secret in the headers opens a started game by its code too: docs/protocol.md)."""
         return (await directory.find(code, seat, secret)).info()
 
-    @router.post("/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(404, 409, 413, 503, 429))
-    async def join(code: str, body: JoinIn) -> dict[str, Any]:
+    @router.post(
+        "/api/rooms/{code}/join", response_model=JoinOut, responses=_errors(403, 404, 409, 413, 503, 429)
+    )
+    async def join(code: str, body: JoinIn, request: Request) -> dict[str, Any]:
+        account = await signed_in(accounts, request)
         room = await directory.find(code)
-        seat, secret = await directory.run(Join(room.code, body.name, body.seat, body.email, body.lang))
+        if account is None and room.row.rated:  # (not a miss: the room exists)
+            raise HTTPException(403, f"room {room.code} is rated: sign in to take a seat (docs/accounts.md)")
+        if account is not None:
+            opener = next(s.account for s in room.row.seats if s.kind == "human")  # (the creator's seat)
+            if await asyncio.to_thread(accounts.blocked, opener, account.id):
+                raise HTTPException(403, f"room {room.code} is not open to you")
+        name, who = (account.name, account.id) if account is not None else (body.name, None)
+        seat, secret = await directory.run(Join(room.code, name, body.seat, body.email, body.lang, who))
         lobby_changed()
         return {"seat": seat, "secret": secret}
 

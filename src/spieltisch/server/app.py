@@ -27,7 +27,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from spieltisch.server import logs
+from spieltisch.server.account_api import accounts_api
+from spieltisch.server.accounts import AccountError, Accounts, Signups
 from spieltisch.server.api import client_address, rooms_api
+from spieltisch.server.bot_seats import bot_levels
 from spieltisch.server.botpool import BotPool
 from spieltisch.server.codes import split_name
 from spieltisch.server.directory import RoomDirectory
@@ -115,6 +118,7 @@ def create_app(
         turn_notices=TurnNotices(mailer),
         private=bool(limits.private_rooms),
     )
+    accounts = Accounts(store, {level for g in ("scout", "schmaus") for level in bot_levels(g)})
     review_pool = BotPool(review_workers, niceness=REVIEW_NICENESS)
     reviewer = Reviewer(store, review_pool, review_budget)
     shutdown = Shutdown(owner)
@@ -180,6 +184,7 @@ def create_app(
     app.state.shutdown = shutdown
     app.state.expire = sweeper.expire
     app.state.quickplay = quick
+    app.state.accounts = accounts  # docs/accounts.md (blocked(a, b) for quick play)
 
     async def room_error(request: Request, exc: RoomError) -> JSONResponse:
         if exc.status in (403, 404):  # a room that does not exist, a wrong secret: a miss
@@ -198,7 +203,10 @@ def create_app(
 
     app.add_exception_handler(RoomError, room_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
-    app.include_router(rooms_api(directory, reviewer, addresses, lobby_changed))
+    app.add_exception_handler(AccountError, _account_error)  # type: ignore[arg-type]
+    app.include_router(rooms_api(directory, reviewer, addresses, accounts, lobby_changed))
+    signups = Signups(limits.accounts_per_hour)
+    app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
     app.include_router(quickplay_routes(quick, addresses))
     app.include_router(my_games_routes(directory, addresses))
     app.include_router(
@@ -211,6 +219,10 @@ def create_app(
     app.include_router(pages(static_dir or STATIC_DIR))
     mount_files(app, static_dir or STATIC_DIR)
     return app
+
+
+async def _account_error(_request: Request, exc: AccountError) -> JSONResponse:
+    return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=exc.headers)
 
 
 async def _validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -86,6 +86,10 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             raise RoomError(409, f"seat {seat} is a bot seat")
         if target.taken:
             raise RoomError(409, f"seat {seat} is taken")
+        if room.row.rated and command.account is None:
+            raise RoomError(403, f"room {room.code} is rated: sign in to take a seat (docs/accounts.md)")
+        if room.row.rated and any(s.account == command.account for s in seats):
+            raise RoomError(409, f"room {room.code} is rated: you have a seat at this table already")
         secret = new_secret()
         updated = SeatRow(
             seat=seat,
@@ -95,6 +99,7 @@ async def _join(room: Room, command: Join) -> tuple[int, str]:
             taken=True,
             email=command.email,
             lang=command.lang,
+            account=command.account,
         )
         all_taken = all(s.taken or s.kind == "bot" or s.seat == seat for s in seats)
         status = "playing" if all_taken and room.row.status == "waiting" else None
@@ -136,6 +141,7 @@ async def _rematch(rooms: Rooms, room: Room, command: Rematch) -> str:
                 name=s.name,
                 taken=s.kind != "bot",
                 claim_from=room.code if s.kind != "bot" else None,
+                account=s.account,
             )
             for s in row.seats
         ]
@@ -152,6 +158,7 @@ async def _rematch(rooms: Rooms, room: Room, command: Rematch) -> str:
             clock=row.clock,
             hints=row.hints,
             invite=row.invite,  # the same people: the old room's link opens the rematch too
+            rated=row.rated,
         )
         new = await rooms.insert(template)
         row.rematch = new.code

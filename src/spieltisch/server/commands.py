@@ -71,6 +71,8 @@ class Join(RoomCommand):
     email: str | None = None
     """Where a turn-based game tells the player it is their turn (never shown, never logged)."""
     lang: str | None = None
+    account: str | None = None
+    """The signed-in account that takes the seat (its ``name`` is the account's)."""
 
 
 @dataclass(frozen=True, slots=True)

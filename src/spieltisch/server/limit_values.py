@@ -60,6 +60,9 @@ class Limits:
     seat's secret; its 6-letter code alone answers as a room that does not exist, so that
     guessing codes finds only rooms still waiting for players. ``0``: the code opens every
     room (a public server where anyone may watch by code). docs/deploy.md, "Threat model"."""
+    accounts_per_hour: int = _limit(5, "Accounts one client address may create per hour.")
+    """Accounts one client address may create per hour (``POST /api/account/signup``, and a
+    sign-up with a passkey; ``429`` with ``Retry-After``; counted per server process)."""
     hello_timeout: float = _limit(10.0, "Seconds a new socket has to send its hello.")
     """Seconds a new WebSocket has to send its ``hello`` (closed with 1008 "too slow")."""
     request_timeout: float = _limit(10.0, "Seconds a client has to send a request line and its headers.")

@@ -236,6 +236,9 @@ class SeatInfo(_Out):
         description="The level of the bot playing for this person's seat now (time out, away, left).",
     )
     left: bool = Field(default=False, description="The seat's player resigned and left the game.")
+    signed_in: bool = Field(
+        default=False, description="A signed-in account sits here (its name is claimed, docs/accounts.md)."
+    )
 
 
 class ClockInfo(_Out):
@@ -281,6 +284,7 @@ class RoomInfo(_Out):
     rematch_of: str | None
     outcome: Outcome | None
     hints: bool = Field(default=False, description="The room allows hints (shown to everybody).")
+    rated: bool = Field(default=False, description="A rated game between accounts (docs/accounts.md).")
     rules_version: str = Field(description="The rules version of the engine that played the game.")
     archived: bool = Field(
         description="The stored game no longer replays under this engine: a record to read, not to play."
@@ -415,6 +419,11 @@ class CreateIn(BaseModel):
     public: bool = Field(default=False, description="List the table in the lobby while it waits for players.")
     email: Email | None = Field(default=None, description=EMAIL_HELP)
     lang: Lang | None = Field(default=None, description="The language of that e-mail (default en).")
+    rated: bool = Field(
+        default=False,
+        description="A rated game: the creator must be signed in, and every person's seat is taken by a "
+        "signed-in account (bots allowed, remote seats not; docs/accounts.md).",
+    )
 
 
 class RemoteSeat(_Out):

@@ -37,6 +37,7 @@ from spieltisch.server.connection import Connection
 from spieltisch.server.errors import FAULTS, CommandError, RoomError, storage_fault
 from spieltisch.server.notation import NO_LEGAL, action_text, legal_json, verb
 from spieltisch.server.public_log import phase_of, schmaus_public, scout_note, scout_notes
+from spieltisch.server.ratings import game_end_write
 from spieltisch.server.store import RoomRow, Store
 
 log = logging.getLogger("spieltisch.server")
@@ -252,6 +253,8 @@ class Room:
                     seat["stand_in"] = self.stand_in[s.seat]
                 if s.left:
                     seat["left"] = True
+                if s.account is not None and s.taken:
+                    seat["signed_in"] = True
                 seats.append(seat)
         outcome = self.state.outcome()
         return {
@@ -268,6 +271,7 @@ class Room:
             "rematch_of": row.rematch_of,
             "outcome": outcome.to_json() if outcome is not None else None,
             "hints": row.hints,
+            "rated": row.rated,
             "rules_version": row.rules_version or self.game.rules_version,
             "archived": self.archived is not None,
             "archived_reason": self.archived,
@@ -603,6 +607,8 @@ class Room:
             added = [(s, action_text(self.game.name, new, a)) for s, a in new.history[len(state.history) :]]
             new_status = "over" if new.is_over() else "playing"
             changed = new_status if new_status != status else None
+            # A rated game's end and its ratings are stored in one transaction (docs/accounts.md).
+            rating = game_end_write(self.store, self.row, new.outcome()) if changed == "over" else None
             try:  # durable before it is applied, acknowledged or broadcast
                 await self.store.append_actions_async(
                     self.code,
@@ -612,6 +618,7 @@ class Room:
                     at=time.time(),
                     by=by,
                     memory=(seat, memory) if memory is not None else None,
+                    also=rating,
                 )
             except Exception as exc:  # nothing was applied: the sender may retry
                 fault = storage_fault(exc)

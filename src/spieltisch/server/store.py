@@ -68,6 +68,7 @@ from sqlalchemy.exc import IntegrityError
 
 from spieltisch.engine import get_game
 from spieltisch.server import migrate
+from spieltisch.server.account_tables import AccountTables
 
 log = logging.getLogger("spieltisch.server.store")
 
@@ -100,6 +101,8 @@ class SeatRow:
     never shown to anybody, never logged."""
     lang: str | None = None
     """The player's language (``en``, ``de``) for that e-mail."""
+    account: str | None = None
+    """The signed-in account that sits here (docs/accounts.md); None: anonymous, or a bot."""
 
 
 @dataclass
@@ -137,6 +140,8 @@ class RoomRow:
     invite: str | None = None
     """The room's invite key (its link is ``/r/CODE-KEY``); ``None``: a room stored before
     keys existed, which opens by its code alone (docs/deploy.md, "Threat model")."""
+    rated: bool = False
+    """A rated game: every person's seat is an account's, and its end updates the ratings."""
 
 
 @dataclass
@@ -219,6 +224,7 @@ class Store:
             Column("hints", Boolean, nullable=False, default=False, server_default="0"),  # 0004_reviews
             Column("public", Boolean, nullable=False, default=False, server_default=false()),  # 0006_lobby
             Column("invite", String(32), nullable=True),  # 0007_invite_keys
+            Column("rated", Boolean, nullable=False, default=False, server_default="0"),  # 0008_accounts
         )
         self.seats = Table(
             f"{prefix}seats",
@@ -234,6 +240,7 @@ class Store:
             Column("left", Boolean, nullable=False, server_default=false()),  # 0003_clocks
             Column("email", String(254), nullable=True),  # 0006_lobby
             Column("lang", String(8), nullable=True),  # 0006_lobby
+            Column("account", String(32), nullable=True, index=True),  # 0008_accounts
         )
         self.actions = Table(
             f"{prefix}actions",
@@ -277,6 +284,7 @@ class Store:
             Column("seat", Integer, nullable=True),
             Index(f"ix_{prefix}quickplay_queue", "game", "players", "room", "created"),
         )
+        self.accounts = AccountTables.define(md, prefix)  # 0008_accounts (docs/accounts.md)
         try:
             migrate.upgrade(url, prefix, engine=self.engine)
         except Exception as exc:
@@ -376,6 +384,7 @@ class Store:
         at: float | None = None,
         by: str | None = None,
         memory: tuple[int, bytes] | None = None,
+        also: Write | None = None,
     ) -> Write:
         """Store actions ``start, start+1, ...`` of a room and (when it changed) its new
         status, atomically.
@@ -386,9 +395,11 @@ class Store:
         a stand-in bot). ``memory``: ``(seat, pickled bot)``, the memory of the bot that
         played these actions, after that decision: stored in the same transaction as the
         seat's memory, with the index of the seat's last action among them (it replaces
-        the seat's previous one).
+        the seat's previous one). ``also``: one more write run in the same transaction,
+        after the actions (the ratings of a rated game that these actions end,
+        :mod:`spieltisch.server.ratings`): if it fails, none of it is stored.
         """
-        return _Append(self, code, start, actions, status, at, by, memory)
+        return _Append(self, code, start, actions, status, at, by, memory, also)
 
     append_actions = _blocking(_append_actions)
     append_actions_async = _durable_write(_append_actions)
@@ -433,6 +444,7 @@ class Store:
                         hints=room.hints,
                         public=room.public,
                         invite=room.invite,
+                        rated=room.rated,
                     )
                 )
             except IntegrityError as exc:
@@ -515,6 +527,7 @@ class Store:
                 hints=bool(r["hints"]),
                 public=bool(r["public"]),
                 invite=r["invite"],
+                rated=bool(r["rated"]),
                 seats=[
                     SeatRow(
                         seat=s["seat"],
@@ -527,6 +540,7 @@ class Store:
                         left=bool(s["left"]),
                         email=s["email"],
                         lang=s["lang"],
+                        account=s["account"],
                     )
                     for s in seats
                 ],
@@ -651,8 +665,10 @@ class _Append:
         at: float | None = None,
         by: str | None = None,
         memory: tuple[int, bytes] | None = None,
+        also: Write | None = None,
     ) -> None:
         self.store = store
+        self.also = also
         self.code = code
         self.rows = [
             {"room": code, "idx": start + i, "seat": s, "text": t, "at": at, "by": by}
@@ -689,6 +705,9 @@ def _run_appends(conn: Connection, appends: Sequence[_Append]) -> None:
     for a in appends:
         if a.status is not None:
             conn.execute(update(store.rooms).where(store.rooms.c.code == a.code).values(status=a.status))
+    for a in appends:
+        if a.also is not None:
+            a.also(conn)
 
 
 def _run_group(conn: Connection, writes: Sequence[Write]) -> None:
@@ -851,6 +870,7 @@ def _seat_values(code: str, s: SeatRow) -> dict[str, Any]:
         "left": s.left,
         "email": s.email,
         "lang": s.lang,
+        "account": s.account,
     }
 
 

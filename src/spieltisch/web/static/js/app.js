@@ -47,6 +47,8 @@ function renderHeader() {
       "nav",
       null,
       h("a.link", { href: "/lobby", "data-testid": "lobby-link", onclick: (e) => { e.preventDefault(); navigate("/lobby"); } }, t("nav.lobby")),
+      h("a.nav-link", { href: "/leaderboard/scout", "data-testid": "nav-leaderboard" }, t("acct.nav.leaderboard")), // accounts (js/account.js)
+      h("a.nav-link", { href: "/account", "data-testid": "nav-account" }, t("acct.nav.account")),
       h(
         "button.link",
         { type: "button", "data-testid": "rules-button", onclick: () => openRules(page?.game?.() || "scout", lang()) },
