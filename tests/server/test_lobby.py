@@ -61,6 +61,7 @@ def test_public_rooms_are_listed_until_full(server: ServerThread) -> None:
         assert public["room"] in listed and private["room"] not in listed
         table = listed[public["room"]]
         assert table["free"] == 1 and table["title"] == "Waschbär-Schmaus" and table["players"] == 3
+        assert not table["rated"] and not table["turn_based"]
         assert table["options"] == {"loser_draws": 3} and table["clock"]["grace"] == 30
         assert [s["name"] for s in table["seats"]] == ["Ada", None, None]
         assert table["seats"][2] == {"seat": 2, "kind": "bot", "name": None, "level": "easy", "taken": True}
@@ -120,13 +121,11 @@ def test_quick_play_with_bots_after_a_wait(quick_server: ServerThread) -> None:
     with quick_server.client() as c:
         patient = _queue(c, game="schmaus", players=4, name="Pat", bots_after=600)
         hurried = _queue(c, game="schmaus", players=4, name="Hal", bots_after=1, bots="easy")
-        time.sleep(0.3)
-        assert _status(c, hurried)["status"] == "waiting"  # the oldest ticket (600 s) decides
-        c.delete("/api/quickplay", headers={TICKET_HEADER: patient}).raise_for_status()
-        seated = _wait_seated(c, hurried, timeout=10)
+        seated = _wait_seated(c, hurried, timeout=10)  # its own second is up: bots, without Pat
         info = c.get(f"/api/rooms/{seated['room']}").json()
         kinds = sorted((s["kind"], s.get("level")) for s in info["seats"])
         assert kinds == [("bot", "easy")] * 3 + [("human", None)]
+        assert _status(c, patient)["status"] == "waiting"  # Pat asked for people for 10 minutes
 
 
 def test_quick_play_refuses_what_it_cannot_do(quick_server: ServerThread) -> None:
@@ -242,4 +241,36 @@ def test_quick_play_tickets_count_as_new_rooms_but_refusals_do_not(db_url: str) 
             assert r.status_code == 429 and int(r.headers["Retry-After"]) >= 1
             assert r.json()["detail"].startswith("rooms_per_minute: at most 1 new rooms per minute")
     finally:
+        srv.stop()
+
+
+def test_quick_play_never_seats_blocked_players_together(db_url: str) -> None:
+    import dataclasses
+
+    from server_harness import TEST_LIMITS
+
+    srv = ServerThread(db_url, limits=dataclasses.replace(TEST_LIMITS, accounts_per_hour=0))
+    clients = []
+    try:
+        for name in ("Ada", "Bob"):
+            client = srv.client()
+            r = client.post("/api/account/signup", json={"name": name, "password": "a long passphrase 42"})
+            assert r.status_code == 201, r.text
+            clients.append(client)
+        ada, bob = clients
+        assert ada.post("/api/account/blocks", json={"name": "Bob"}).status_code == 200
+        ticket_ada = _queue(ada, players=2, name="ignored")  # signed in: the account's name
+        ticket_bob = _queue(bob, players=2)
+        time.sleep(1.5)  # a matching or two
+        assert [_status(ada, ticket_ada)["status"], _status(bob, ticket_bob)["status"]] == ["waiting"] * 2
+        with srv.client() as anon:
+            ticket_cy = _queue(anon, players=2, name="Cy")
+            seated = _wait_seated(anon, ticket_cy)
+        assert _wait_seated(ada, ticket_ada)["room"] == seated["room"]  # the longest waiting first
+        assert _status(bob, ticket_bob)["status"] == "waiting"
+        names = sorted(s["name"] for s in ada.get(f"/api/rooms/{seated['room']}").json()["seats"])
+        assert names == ["Ada", "Cy"]
+    finally:
+        for client in clients:
+            client.close()
         srv.stop()

@@ -207,7 +207,7 @@ def create_app(
     app.include_router(rooms_api(directory, reviewer, addresses, accounts, lobby_changed))
     signups = Signups(limits.accounts_per_hour)
     app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
-    app.include_router(quickplay_routes(quick, addresses))
+    app.include_router(quickplay_routes(quick, addresses, accounts))
     app.include_router(my_games_routes(directory, addresses))
     app.include_router(
         operator_routes(

@@ -65,7 +65,7 @@ class Lobby:
         with self.store.engine.connect() as conn:
             rows = conn.execute(
                 select(rooms.c.code, rooms.c.game, rooms.c.players, rooms.c.options, rooms.c.clock,
-                       rooms.c.hints, rooms.c.created)
+                       rooms.c.hints, rooms.c.rated, rooms.c.created)
                 .where(rooms.c.public, rooms.c.status == "waiting")
                 .order_by(rooms.c.created, rooms.c.code)
                 .limit(MAX_TABLES)
@@ -161,6 +161,7 @@ def _table(room: Any, seats: list[Any]) -> dict[str, Any]:
         "clock": clock,
         "turn_based": clock is not None and (clock.get("move") or 0) >= TURN_BASED,
         "hints": bool(room.hints),
+        "rated": bool(room.rated),
         "created": room.created,
     }
 

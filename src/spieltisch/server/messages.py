@@ -596,6 +596,7 @@ class LobbyTable(_Out):
     options: JSONObject = Field(description="The rule options that differ from the defaults.")
     clock: JSONObject | None = Field(description="The room's clock settings; null: no clock.")
     turn_based: bool = Field(description="An hour or more per decision: played over days.")
+    rated: bool = Field(description="A rated game: only signed-in players take its seats (docs/accounts.md).")
     hints: bool
     created: float = Field(description="When the room was opened (server wall time, s).")
 

@@ -39,12 +39,14 @@ from sqlalchemy.engine import Connection
 
 from spieltisch.clocks import ClockSettings
 from spieltisch.engine import RulesError, get_game
+from spieltisch.server.accounts import Account, Accounts
 from spieltisch.server.api import charge_room
 from spieltisch.server.bot_seats import bot_levels
 from spieltisch.server.codes import clean_name, hash_secret, new_code, new_key, new_secret
 from spieltisch.server.errors import RoomError
 from spieltisch.server.limits import Addresses
 from spieltisch.server.messages import QuickPlayIn, QuickPlayOut, QuickPlayStatus
+from spieltisch.server.sessions import signed_in
 from spieltisch.server.store import RoomRow, SeatRow, Store
 
 log = logging.getLogger("spieltisch.server.quickplay")
@@ -75,6 +77,9 @@ class Ticket:
     bots: str
     bots_after: float | None
     created: float
+    account: str | None = None
+    """The signed-in player's account (docs/accounts.md): never seated with one they blocked or
+    who blocked them."""
 
 
 class QuickPlay:
@@ -87,8 +92,9 @@ class QuickPlay:
         self.table = store.quickplay
         self.postgres = store.engine.dialect.name == "postgresql"
 
-    def check(self, body: QuickPlayIn) -> dict[str, Any]:
-        """The queue row of a request, checked (raises :class:`RoomError` 422 saying what is wrong)."""
+    def check(self, body: QuickPlayIn, account: Account | None = None) -> dict[str, Any]:
+        """The queue row of a request, checked (raises :class:`RoomError` 422 saying what is wrong);
+        a signed-in player waits, and sits, under the account's name."""
         try:
             game = get_game(body.game)
         except RulesError as exc:
@@ -102,8 +108,9 @@ class QuickPlay:
         if body.bots not in levels:
             raise RoomError(422, f"bots: the level must be one of {', '.join(levels)}, not {body.bots!r}")
         return {
-            "game": game.name, "players": body.players, "name": clean_name(body.name, 0),
-            "bots": body.bots, "bots_after": body.bots_after,
+            "game": game.name, "players": body.players, "bots": body.bots, "bots_after": body.bots_after,
+            "name": account.name if account is not None else clean_name(body.name, 0),
+            "account": account.id if account is not None else None,
         }  # fmt: skip
 
     async def enqueue(self, wish: dict[str, Any]) -> str:
@@ -206,10 +213,11 @@ class QuickPlay:
             queues: dict[tuple[str, int], list[Ticket]] = {}
             for r in rows:
                 queues.setdefault((r.game, r.players), []).append(
-                    Ticket(r.ticket, r.game, r.players, r.name, r.bots, r.bots_after, r.created)
+                    Ticket(r.ticket, r.game, r.players, r.name, r.bots, r.bots_after, r.created, r.account)
                 )
+            apart = self._blocks(conn, {r.account for r in rows if r.account})
             for tickets in queues.values():
-                for group in _groups(tickets, now):
+                for group in _groups(tickets, now, apart):
                     room = self._room(group, now, conn)
                     self.store.room_write(room)(conn)
                     for seat in room.seats:
@@ -234,7 +242,9 @@ class QuickPlay:
         secrets.SystemRandom().shuffle(order)  # who sits where: no advantage for the first to queue
         seats = [SeatRow(seat, "bot", level=first.bots, taken=True) for seat in range(players)]
         for ticket, seat in zip(group, order, strict=False):
-            seats[seat] = SeatRow(seat, "human", name=ticket.name, secret_hash=ticket.ticket, taken=True)
+            seats[seat] = SeatRow(
+                seat, "human", name=ticket.name, secret_hash=ticket.ticket, taken=True, account=ticket.account
+            )
         rooms = self.store.rooms
         while True:
             code = new_code()
@@ -246,6 +256,21 @@ class QuickPlay:
             created=now, started=now, active=now, rules_version=game.rules_version,
             clock=_clock(game.name), invite=new_key(),
         )  # fmt: skip
+
+    def _blocks(self, conn: Connection, accounts: set[str]) -> Callable[[Ticket, Ticket], bool]:
+        """Whether two waiting tickets must not share a table: one's account blocked the other's."""
+        pairs: set[tuple[str, str]] = set()
+        if len(accounts) > 1:
+            t = self.store.accounts.blocks
+            among = t.c.account.in_(accounts) & t.c.blocked.in_(accounts)
+            pairs = {(str(a), str(b)) for a, b in conn.execute(select(t.c.account, t.c.blocked).where(among))}
+
+        def apart(x: Ticket, y: Ticket) -> bool:
+            return x.account is not None and y.account is not None and (
+                (x.account, y.account) in pairs or (y.account, x.account) in pairs
+            )
+
+        return apart
 
     async def _write(self, write: Callable[[Connection], None]) -> None:
         await self.store.transaction_async(write)
@@ -261,16 +286,37 @@ class QuickPlay:
                 log.warning("quick play cannot match now: %s", type(exc).__name__)
 
 
-def _groups(tickets: list[Ticket], now: float) -> list[list[Ticket]]:
-    """The rooms a queue makes now: full tables of the longest waiting, then (if the
-    longest waiting of the rest asked for bots and has waited long enough) all the rest."""
-    out = []
+def _groups(tickets: list[Ticket], now: float, apart: Callable[[Ticket, Ticket], bool]) -> list[list[Ticket]]:
+    """The tables a queue makes now, the longest waiting first: a full table of people who may
+    sit together (nobody blocked another, docs/accounts.md), and for each ticket whose own
+    ``bots_after`` has run out, a table of it and the others who accept bots by now, with bots."""
     players = tickets[0].players if tickets else 0
-    while len(tickets) >= players > 0:
-        out.append(tickets[:players])
-        tickets = tickets[players:]
-    if tickets and tickets[0].bots_after is not None and now - tickets[0].created >= tickets[0].bots_after:
-        out.append(tickets)
+    waiting = list(tickets)
+    out: list[list[Ticket]] = []
+
+    def due(t: Ticket) -> bool:
+        return t.bots_after is not None and now - t.created >= t.bots_after
+
+    def table(first: Ticket, others: list[Ticket]) -> list[Ticket]:
+        group = [first]
+        for t in others:
+            if len(group) < players and not any(apart(t, g) for g in group):
+                group.append(t)
+        return group
+
+    found = True
+    while found and waiting:
+        found = False
+        for first in waiting:
+            group = table(first, [t for t in waiting if t is not first])
+            if len(group) < players and due(first):
+                group = table(first, [t for t in waiting if t is not first and due(t)])
+            elif len(group) < players:
+                continue
+            out.append(group)
+            waiting = [t for t in waiting if t not in group]
+            found = True
+            break
     return out
 
 
@@ -281,13 +327,13 @@ def _clock(game: str) -> dict[str, Any]:
     return settings.to_json()
 
 
-def quickplay_routes(quick: QuickPlay, addresses: Addresses) -> APIRouter:
+def quickplay_routes(quick: QuickPlay, addresses: Addresses, accounts: Accounts) -> APIRouter:
     router = APIRouter()
 
     @router.post("/api/quickplay", response_model=QuickPlayOut)
     async def queue(body: QuickPlayIn, request: Request) -> dict[str, Any]:
         """Wait for a quick-play game; the answer's ticket goes in the Spieltisch-Ticket header."""
-        wish = quick.check(body)  # a refused request is not counted (issue #34)
+        wish = quick.check(body, await signed_in(accounts, request))  # refused: not counted (issue #34)
         await charge_room(addresses, request)
         return {"ticket": await quick.enqueue(wish), "header": TICKET_HEADER}
 

@@ -282,6 +282,7 @@ class Store:
             Column("seen", Float, nullable=False),
             Column("room", String(16), nullable=True),
             Column("seat", Integer, nullable=True),
+            Column("account", String(32), nullable=True),
             Index(f"ix_{prefix}quickplay_queue", "game", "players", "room", "created"),
         )
         self.accounts = AccountTables.define(md, prefix)  # 0008_accounts (docs/accounts.md)

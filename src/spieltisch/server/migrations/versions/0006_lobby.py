@@ -6,7 +6,7 @@ Create Date: 2026-12-06
 
 * ``rooms.public``: the room is listed in the lobby while it waits for players
   (false for every room stored before: they were opened for their invite links).
-* ``quickplay(ticket, game, players, name, bots, bots_after, created, seen, room, seat)``:
+* ``quickplay(ticket, game, players, name, bots, bots_after, created, seen, room, seat, account)``:
   one row per player waiting for a quick-play game (``ticket``: the hash of the
   ticket the player holds, which is also their seat's secret once seated); ``room``
   and ``seat`` are set, in the transaction that stores the room, when the player is
@@ -49,6 +49,7 @@ def upgrade() -> None:
         sa.Column("seen", sa.Float(), nullable=False),
         sa.Column("room", sa.String(16), nullable=True),
         sa.Column("seat", sa.Integer(), nullable=True),
+        sa.Column("account", sa.String(32), nullable=True),
     )
     op.create_index(
         f"ix_{table('quickplay')}_queue", table("quickplay"), ["game", "players", "room", "created"]

@@ -232,7 +232,7 @@ export function lobbyPage({ root, navigate, announce }) {
           "li.lobby-table",
           { "data-testid": `lobby-${table.room}` },
           h("div", null, h("strong", { translate: "no" }, table.title), " · ", tn("lobbyPage.freeSeats", table.free), " · ", t("lobbyPage.ofPlayers", { players: table.players })),
-          h("div.muted", null, names, " · ", changed, " · ", clockText(table.clock), table.hints ? ` · ${t("hint.allowed")}` : ""),
+          h("div.muted", null, names, " · ", changed, " · ", clockText(table.clock), " · ", t(table.rated ? "lobbyPage.rated" : "lobbyPage.casual"), table.hints ? ` · ${t("hint.allowed")}` : ""),
           h("button", { type: "button", "data-testid": `join-${table.room}`, "aria-label": t("lobbyPage.joinLabel", { game: table.title, names }), onclick: () => join(table) }, t("start.join")),
         ),
       );
