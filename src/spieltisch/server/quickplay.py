@@ -13,10 +13,11 @@ Matching happens in the database, in one transaction that takes the queue's lock
 (PostgreSQL: an advisory lock; SQLite has one writer anyway), reads the waiting
 tickets, stores each new room with its seats and marks its tickets seated, so
 with any number of workers a ticket is seated exactly once, in one room. A queue
-of ``players`` tickets becomes a room at once (the longest waiting first, in
-random seats); a player who asked for bots after ``bots_after`` seconds gets them:
-when the longest-waiting ticket of a queue has waited that long, whoever waits
-in the queue is seated with bots (the level that ticket chose) in the other seats.
+of ``players`` tickets becomes a room at once (the longest waiting first, in random
+seats; a signed-in player never with an account that blocked them or that they
+blocked); a player who asked for bots after ``bots_after`` seconds gets them: once
+that time is up, they are seated with the others of the queue whose own time is up
+too, and bots (the level they chose) in the other seats.
 Every worker runs the matching after it queues a ticket and every
 :data:`MATCH_EVERY` seconds while tickets wait. Rooms of quick play have a clock
 (:data:`QUICK_CLOCK`): a stranger who leaves is replaced by a stand-in bot.
