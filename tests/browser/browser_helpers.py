@@ -324,6 +324,14 @@ def wait_for_my_turn(page: Page, limit: float = 120.0) -> None:
         page.wait_for_timeout(30)
 
 
+CONTINUE_REVEAL = """(() => {
+  const button = document.querySelector("[data-testid=reveal-continue]");
+  button?.click();
+  return Boolean(button);
+})()"""
+"""Press Continue on Waschbär-Schmaus' revealed lays, if they are shown (one round trip)."""
+
+
 def play_to_the_round_summary(page: Page, game: str, seed: int) -> None:
     """Make this page's decisions until a round summary is shown (or the game is over:
     a game that ends with the round shows its last round in the final results instead)."""
@@ -332,6 +340,9 @@ def play_to_the_round_summary(page: Page, game: str, seed: int) -> None:
     deadline = time.monotonic() + 300
     while page.get_by_test_id("summary-close").count() == 0 and not is_over(page):
         assert time.monotonic() < deadline, "no round summary within 300 s"
+        # Waschbär-Schmaus shows the revealed lays first: on to the summary (not the next lay).
+        if page.evaluate(CONTINUE_REVEAL):
+            continue
         if is_mine(page):
             move(page, rng)
         else:

@@ -306,7 +306,8 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
 
     play_until_over([page], "schmaus", seed=3)
     # The end: placings (equal points share a place), the chart, its table, the last round.
-    outcome = page.request.get(f"{live_server.url}/api/rooms/{room}").json()["outcome"]
+    invite = data["invite"].removeprefix("/r/")  # (a started game opens by its link only)
+    outcome = page.request.get(f"{live_server.url}/api/rooms/{invite}").json()["outcome"]
     scores = outcome["scores"]
     placings = page.get_by_test_id("placings").locator("li")
     expect(placings).to_have_count(3)

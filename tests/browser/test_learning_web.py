@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import LiveServer, check_screen, decide, open_seeded_room, wait_for_my_turn
+from browser_helpers import INVITE_URL, LiveServer, check_screen, decide, open_seeded_room, wait_for_my_turn
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -48,7 +48,7 @@ def start_a_learning_game(page: Page, base: str, game: str) -> None:
     expect(page.get_by_test_id("opt-hints")).to_be_checked()
     page.get_by_test_id("name-input").fill("Anna")
     page.get_by_test_id("create-room").click()
-    page.wait_for_url(re.compile(r"/r/[A-Z0-9]{6}$"))
+    page.wait_for_url(INVITE_URL)
     expect(page.get_by_test_id("hints-on")).to_be_visible()
 
 

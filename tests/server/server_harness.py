@@ -641,3 +641,15 @@ def migration_revision(name: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+SCHMAUS_DECIDING = {"play": "play", "target": "target", "x5": "target", "discard": "discard"}
+"""The Waschbär-Schmaus phase in which each kind of sealed decision is made."""
+
+
+def schmaus_sealed(states: list[dict[str, Any]], n: int, text: str, version: int) -> bool:
+    """Whether the ``n``-th action of a Waschbär-Schmaus game (``text``; ``states``: the full
+    state after each number of actions) is still sealed at ``version``: its round and its
+    deciding phase are still on (W-4 lays, W-9/W-11 choices, W-16 discards)."""
+    before, now = states[n - 1], states[version]
+    return bool(now["round"] == before["round"] and now["phase"] == SCHMAUS_DECIDING[text.split()[0]])

@@ -18,7 +18,7 @@ import pytest
 import redis.asyncio as aioredis
 import websockets
 from conftest import ClusterEnv
-from server_harness import Workers, open_room, run_async, seat_socket
+from server_harness import Workers, open_room, run_async, schmaus_sealed, seat_socket
 
 from spieltisch.engine import GameRecord, get_game
 from spieltisch.server.store import Store
@@ -206,11 +206,14 @@ def _leak_scan(seats: list[Seat], records: dict[str, GameRecord], secrets: set[s
     secret decisions are redacted in its log until the game is over, and no frame
     holds any seat's secret."""
     views: dict[tuple[str, int, int | None], Any] = {}
+    full: dict[str, list[dict[str, Any]]] = {}
     for code, record in records.items():
         state = get_game(record.game).new_state(record.players, record.seed, record.options)
+        full[code] = []
         for version in range(len(record.actions) + 1):
             if version:
                 state.apply(*record.actions[version - 1])
+            full[code].append(state.to_json())
             for seat in [None, *range(record.players)]:
                 view = state.view(seat, log=False)
                 view.pop("log", None)
@@ -233,6 +236,10 @@ def _leak_scan(seats: list[Seat], records: dict[str, GameRecord], secrets: set[s
                     continue
                 if scout:
                     assert e["text"] not in ("flip", "keep"), e  # S-5
-                else:  # W-4, W-9, W-11, W-16: sealed
-                    assert e["hidden"] and e["text"].endswith(" ?"), e
+                else:  # W-4, W-9, W-11, W-16: sealed until all of its kind are in
+                    text = records[s.room].actions[e["n"] - 1][1]
+                    if schmaus_sealed(full[s.room], e["n"], text, frame["version"]):
+                        assert e["hidden"] and e["text"].endswith(" ?"), e
+                    else:
+                        assert not e["hidden"] and e["text"] == text, e
     assert states > len(seats)

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from server_harness import Player, ServerThread, open_room, play, seat_headers, ws_url
+from server_harness import Player, ServerThread, open_room, play, schmaus_sealed, seat_headers, ws_url
 
 from spieltisch.engine import GameRecord, get_game
 
@@ -38,17 +38,6 @@ def _states_by_version(record: dict[str, Any]) -> list[dict[str, Any]]:
         state.apply(seat, text)
         states.append(state.to_json())
     return states
-
-
-_DECIDING = {"play": "play", "target": "target", "x5": "target", "discard": "discard"}
-"""The Waschbär-Schmaus phase in which each kind of sealed decision is made."""
-
-
-def _sealed(states: list[dict[str, Any]], n: int, text: str, version: int) -> bool:
-    """Whether the ``n``-th action (``text``) is still sealed at ``version``: its round and
-    its deciding phase are still on (W-4 lays, W-9/W-11 choices, W-16 discards)."""
-    before, now = states[n - 1], states[version]
-    return now["round"] == before["round"] and now["phase"] == _DECIDING[text.split()[0]]
 
 
 def assert_no_leak(
@@ -94,7 +83,7 @@ def assert_no_leak(
         for entry in msg["log"]:
             if entry["seat"] != seat:
                 true_text = actions[entry["n"] - 1][1]
-                if _sealed(states, entry["n"], true_text, msg["version"]):
+                if schmaus_sealed(states, entry["n"], true_text, msg["version"]):
                     assert entry["hidden"] and entry["text"].endswith(" ?"), entry
                 else:  # revealed once all of its kind are in: named as played
                     assert not entry["hidden"] and entry["text"] == true_text, entry
