@@ -5,7 +5,7 @@
 import { api, saveSeat } from "./api.js";
 import { art } from "./cards.js";
 import { append, clear, h } from "./dom.js";
-import { lang, loadLanguages, setLang, t } from "./i18n.js";
+import { lang, langToggle, loadLanguages, t } from "./i18n.js";
 
 const root = document.getElementById("app");
 const live = document.getElementById("live");
@@ -41,21 +41,10 @@ function renderHeader(render) {
       null,
       link("/leaderboard/scout", t("acct.nav.leaderboard"), { class: "nav-link", "data-testid": "nav-leaderboard" }),
       link("/account", t("acct.nav.account"), { class: "nav-link", "data-testid": "nav-account" }),
-      h(
-        "button.link",
-        {
-          type: "button",
-          "data-testid": "lang-toggle",
-          lang: lang() === "de" ? "en" : "de",
-          "aria-label": lang() === "de" ? "Switch to English" : "Auf Deutsch umschalten",
-          onclick: () => {
-            setLang(lang() === "de" ? "en" : "de");
-            renderHeader(render);
-            render();
-          },
-        },
-        lang() === "de" ? "English" : "Deutsch",
-      ),
+      langToggle(() => {
+        renderHeader(render);
+        render();
+      }),
     ),
   );
 }

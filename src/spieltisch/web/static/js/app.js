@@ -7,7 +7,7 @@ import { ApiError, Connection, api, forgetSeat, loadName, loadSeat, saveName, sa
 import { art, schmausName } from "./cards.js";
 import { seatClock, settingsText, tickClocks } from "./clocks.js";
 import { append, clear, h, rerender } from "./dom.js";
-import { hasText, lang, loadLanguages, setLang, t, tn } from "./i18n.js";
+import { hasText, lang, langToggle, loadLanguages, t, tn } from "./i18n.js";
 import { finalResults, logPanel, logText, refusalText, roundSummary } from "./results.js";
 import { lobbyPage } from "./lobby.js";
 import { myGames } from "./mygames.js";
@@ -54,23 +54,12 @@ function renderHeader() {
         { type: "button", "data-testid": "rules-button", onclick: () => openRules(page?.game?.() || "scout", lang()) },
         t("nav.rules"),
       ),
-      h(
-        "button.link",
-        {
-          type: "button",
-          "data-testid": "lang-toggle",
-          lang: lang() === "de" ? "en" : "de",
-          "aria-label": lang() === "de" ? "Switch to English" : "Auf Deutsch umschalten",
-          onclick: () => {
-            setLang(lang() === "de" ? "en" : "de");
-            document.title = t("app.title");
-            live.textContent = ""; // an old announcement would stay in the old language
-            renderHeader();
-            page?.render();
-          },
-        },
-        lang() === "de" ? "English" : "Deutsch",
-      ),
+      langToggle(() => {
+        document.title = t("app.title");
+        live.textContent = ""; // an old announcement would stay in the old language
+        renderHeader();
+        page?.render();
+      }),
     ),
   );
 }

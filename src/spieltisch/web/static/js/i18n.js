@@ -1,6 +1,8 @@
 // UI text in German and English: browser language by default, switchable,
 // remembered in localStorage.
 
+import { h } from "./dom.js";
+
 const KEY = "spieltisch.lang";
 export const LANGS = ["de", "en"];
 const tables = {};
@@ -67,4 +69,23 @@ export function t(key, params = {}) {
 export function tn(key, count, params = {}) {
   const form = new Intl.PluralRules(current).select(Number(count)) === "one" ? "one" : "other";
   return t(`${key}.${form}`, { n: count, ...params });
+}
+
+/** The header's button to the other language (English <-> Deutsch); `after` redraws the page. */
+export function langToggle(after) {
+  const other = lang() === "de" ? "en" : "de";
+  return h(
+    "button.link",
+    {
+      type: "button",
+      "data-testid": "lang-toggle",
+      lang: other,
+      "aria-label": other === "en" ? "Switch to English" : "Auf Deutsch umschalten",
+      onclick: () => {
+        setLang(other);
+        after();
+      },
+    },
+    other === "en" ? "English" : "Deutsch",
+  );
 }
