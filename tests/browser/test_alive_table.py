@@ -275,8 +275,17 @@ def test_a_refusal_is_in_view_and_said(live_server: LiveServer, new_page: NewPag
     page.wait_for_function(f"({IN_VIEW})(document.querySelector('[data-testid=notice]'))")
 
 
+HOLD_REVEAL = """(() => {
+  const later = window.setTimeout;
+  window.setTimeout = (fn, ms, ...args) => later(fn, ms === 4500 ? 3600000 : ms, ...args);
+})();"""
+"""The reveal's timer (js/reveal.js, REVEAL_MS) held for an hour."""
+
+
 def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer, new_page: NewPage) -> None:
     page = new_page()
+    # The revealed lays stay until Continue here: a slow machine must not miss their 4.5 s.
+    page.add_init_script(HOLD_REVEAL)
     data = open_room(page, live_server.url, "schmaus", ["easy", "easy"], seed=3, options={"rounds": 2})
     room = data["room"]
     sit(page, live_server.url, room, 0, data["secret"])
