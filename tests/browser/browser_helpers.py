@@ -155,14 +155,31 @@ def is_over(page: Page) -> bool:
     return state is not None and state[2] == "over"
 
 
-def legal_moves(page: Page) -> list[str]:
-    toggle = page.get_by_test_id("legal-toggle")
-    if page.get_by_test_id("legal-select").count() == 0:
-        toggle.click()
-    select = page.get_by_test_id("legal-select")
-    select.wait_for()
-    texts: list[str] = select.locator("option").evaluate_all("os => os.map(o => o.textContent)")
-    return [t.split(" — ")[0] for t in texts]
+LEGAL_STATE = """() => {
+  const room = document.querySelector("[data-testid=room]");
+  const waits = room?.dataset.mine === "true" && room?.dataset.status !== "over";
+  const select = document.querySelector("[data-testid=legal-select]");
+  return [waits, select ? [...select.options].map((o) => o.textContent) : null];
+}"""
+
+
+def legal_moves(page: Page, timeout: float = 15.0) -> list[str]:
+    """The notations of the decisions the table offers this page, or [] once it no
+    longer waits for this page: between reading "your turn" and opening the list the
+    page's own queued move (or the last round's end) may have been taken."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        waits, texts = page.evaluate(LEGAL_STATE)
+        if not waits:
+            return []
+        if texts is not None:
+            return [t.split(" — ")[0] for t in texts]
+        toggle = page.get_by_test_id("legal-toggle")
+        if toggle.count() and toggle.get_attribute("aria-expanded") != "true":
+            with contextlib.suppress(PlaywrightTimeout):
+                toggle.click(timeout=2000)
+        page.wait_for_timeout(30)
+    raise AssertionError(f"the list of legal moves did not open within {timeout:.0f} s")
 
 
 def wait_for_change(page: Page, before: int, timeout: float = 15.0) -> None:
@@ -196,13 +213,16 @@ def decide(page: Page, choice: str = "keep") -> None:
 
 
 def scout_move(page: Page, rng: random.Random) -> str:
-    """Make one Scout decision through the UI; returns the notation played."""
+    """Make one Scout decision through the UI; returns the notation played ("" if the
+    turn went by before the page could act)."""
     before = version(page)
     if page.get_by_test_id("btn-keep").count():
         choice = rng.choice(["keep", "flip"])
         decide(page, choice)
         return choice
     moves = legal_moves(page)
+    if not moves:  # the turn went by while the page looked (see legal_moves)
+        return ""
     shows = [m for m in moves if m.startswith("show")]
     scout_shows = [m for m in moves if " show " in m]
     scouts = [m for m in moves if m.startswith("scout") and " show " not in m]
@@ -241,7 +261,8 @@ def scout_move(page: Page, rng: random.Random) -> str:
 
 
 def schmaus_move(page: Page, rng: random.Random) -> str:
-    """Make one Waschbär-Schmaus decision through the UI."""
+    """Make one Waschbär-Schmaus decision through the UI; returns what was done ("" if
+    the turn went by before the page could act)."""
     before = version(page)
     targets = page.locator("[data-testid^=btn-target-]")
     x5 = page.locator("[data-testid^=btn-x5-]")
@@ -258,6 +279,8 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
         x5.first.wait_for(state="detached")
         return "x5"
     moves = legal_moves(page)
+    if not moves:  # the turn went by while the page looked (see legal_moves)
+        return ""
     if page.get_by_test_id("btn-discard").count():
         need = int(page.get_by_test_id("btn-discard").get_attribute("data-need") or "1")
         allowed = {m.split()[1] for m in moves}
@@ -308,7 +331,9 @@ def play_until_over(pages: list[Page], game: str, seed: int = 1, limit: float = 
         for i, page in enumerate(pages):
             state = states[i] if i == 0 or not acted else _room_state(page)  # fresh after a move
             if state is not None and state[1] == "true" and state[2] != "over":
-                made.append(move(page, rng))
+                done = move(page, rng)
+                if done:
+                    made.append(done)
                 acted = True
         if not acted:
             pages[0].wait_for_timeout(40)
