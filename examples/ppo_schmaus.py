@@ -9,8 +9,19 @@ objective, value loss, entropy bonus). Needs the extras ``rl`` and ``train``::
 
     pip install -e ".[rl,train]"
     python examples/ppo_schmaus.py train --minutes 30 --players 2 --opponents easy --out schmaus.pt
+    python examples/ppo_schmaus.py train --minutes 60 --players 4 --opponents easy --league 8 --out league.pt
     python examples/ppo_schmaus.py eval --model schmaus.pt --games 400
     spieltisch play schmaus --seat 1="cmd:python examples/ppo_schmaus.py bot --model schmaus.pt"
+
+**Self-play with a league** (``--league N``): every ``--snapshot-every`` updates the
+policy is saved as a league member (``OUT.league/UPDATE.pt``, the newest ``N`` kept);
+at every new game each opponent seat is, with probability ``--league-share``, a
+member drawn at random (seated in-process as ``py:THIS_FILE:league_bot:MEMBER``,
+playing greedily), otherwise ``--opponents``. Everything random comes from
+``--seed``. A progress bar shows updates, speed and the recent win rate; at the
+end the learning curve (training games' win rate and, every ``--eval-every``
+updates, the greedy policy's against ``--opponents`` with its 95% interval) is
+written as ``OUT.png`` and ``OUT.csv``.
 
 ``bot`` speaks the JSON-lines bot protocol (docs/bot-protocol.md), so the
 learned policy can sit at any table or in the lab as a ``cmd:`` seat.
@@ -30,8 +41,11 @@ from typing import Any
 
 import numpy as np
 import torch
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from torch import nn
 
+from spieltisch.progress import EtaColumn
 from spieltisch.rl.envs.gym_env import SpieltischEnv
 from spieltisch.rl.schmaus import obs as schmaus_obs
 
@@ -95,6 +109,30 @@ def greedy(agent: Agent, obs: np.ndarray, legal: Sequence[int]) -> int:
     return int(logits.argmax(-1).item())
 
 
+_MEMBERS: dict[str, Agent] = {}
+"""League members loaded in this process, by file."""
+
+
+class LeaguePlayer:
+    """A saved policy at a table: the greedy legal id from the seat's view."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def choose(self, view: Any, legal: Sequence[int]) -> int:
+        return greedy(self.agent, schmaus_obs.observation(view), legal)
+
+
+def league_bot(game: str, seat: int, seed: int, arg: str | None = None) -> LeaguePlayer:
+    """The factory of a ``py:examples/ppo_schmaus.py:league_bot:MODEL`` seat."""
+    if game != "schmaus" or arg is None:
+        raise ValueError("league_bot plays Waschbär-Schmaus and needs a model file: league_bot:MODEL.pt")
+    if arg not in _MEMBERS:
+        torch.set_num_threads(1)
+        _MEMBERS[arg] = load(Path(arg))
+    return LeaguePlayer(_MEMBERS[arg])
+
+
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a win rate."""
     if n == 0:
@@ -140,12 +178,40 @@ def train(args: argparse.Namespace) -> Agent:
     done_buf = torch.zeros((t_len, n))
     val_buf = torch.zeros((t_len, n))
 
-    current = [env.reset(seed=int(rng.integers(2**31)))[0] for env in envs]
+    league: list[Path] = []
+    league_dir = args.out.parent / f"{args.out.name}.league"
+
+    def new_game(env: SpieltischEnv) -> dict[str, Any]:
+        """Reset ``env`` with this game's opponents: league members or ``--opponents``."""
+        specs = []
+        for _ in range(args.players - 1):
+            if league and rng.random() < args.league_share:
+                specs.append(
+                    f"py:{Path(__file__).resolve()}:league_bot:{league[int(rng.integers(len(league)))]}"
+                )
+            else:
+                specs.append(args.opponents)
+        env.specs = specs
+        return env.reset(seed=int(rng.integers(2**31)))[0]
+
+    current = [new_game(env) for env in envs]
     finished: list[int] = []  # 1 per won training game, 0 per lost
+    curve: list[dict[str, float]] = []
     start_wall, start_cpu = time.monotonic(), time.process_time()
     deadline = start_wall + args.minutes * 60
     update = 0
     steps = 0
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeElapsedColumn(),
+        EtaColumn(),
+        console=Console(stderr=True),
+        disable=args.quiet,
+    )
+    task = bar.add_task("training", total=args.updates if args.updates is not None else args.minutes * 60)
+    bar.start()
     while time.monotonic() < deadline and (args.updates is None or update < args.updates):
         update += 1
         for t in range(t_len):
@@ -161,7 +227,7 @@ def train(args: argparse.Namespace) -> Agent:
                     won = 0 in info.get("winners", [])
                     finished.append(int(won))
                     shaped += 1.0 if won else -1.0
-                    obs, _ = env.reset(seed=int(rng.integers(2**31)))
+                    obs = new_game(env)
                 rew_buf[t, i] = shaped
                 done_buf[t, i] = float(over or truncated)
                 current[i] = obs
@@ -200,20 +266,33 @@ def train(args: argparse.Namespace) -> Agent:
                 nn.utils.clip_grad_norm_(agent.parameters(), 0.5)
                 optimizer.step()
 
+        if args.league and update % args.snapshot_every == 0:
+            league_dir.mkdir(parents=True, exist_ok=True)
+            member = league_dir / f"{update:05d}.pt"
+            save(agent, member, {"update": update, "steps": steps})
+            league.append(member)
+            del league[: -args.league]  # the newest N past policies
         wall = time.monotonic() - start_wall
-        if update % args.log_every == 0 or time.monotonic() >= deadline:
-            recent = finished[-200:]
-            rate = sum(recent) / len(recent) if recent else float("nan")
-            left = max(0.0, deadline - time.monotonic())
-            print(
-                f"update {update}: {steps} steps, {steps / max(wall, 1e-9):.0f} steps/s wall, "
-                f"{len(finished)} games, win rate (last {len(recent)} training games) {rate:.2f}, "
-                f"{left / 60:.1f} min left",
-                file=sys.stderr,
-                flush=True,
-            )
+        recent = finished[-200:]
+        rate = sum(recent) / len(recent) if recent else float("nan")
+        point = {"update": update, "steps": steps, "train_win_rate": rate, "league": len(league)}
+        if args.eval_every and update % args.eval_every == 0:
+            agent.eval()
+            wins, games = evaluate(agent, args.players, args.opponents, args.curve_games, 2_000_000 + update)
+            agent.train()
+            low, high = wilson(wins, games)
+            point |= {"eval_win_rate": wins / games, "eval_low": low, "eval_high": high}
+        curve.append(point)
+        bar.update(
+            task,
+            completed=update if args.updates is not None else min(wall, args.minutes * 60),
+            description=f"update {update} · {steps / max(wall, 1e-9):,.0f} steps/s · win rate {rate:.2f} "
+            f"(last {len(recent)}) · league {len(league)}",
+        )
+    bar.stop()
     for env in envs:
         env.close()
+    write_curve(curve, args.out, args.players, args.opponents)
     cpu = time.process_time() - start_cpu
     print(
         f"trained {update} updates, {steps} steps, {len(finished)} games in "
@@ -222,6 +301,53 @@ def train(args: argparse.Namespace) -> Agent:
     )
     agent.eval()
     return agent
+
+
+def write_curve(curve: list[dict[str, float]], out: Path, players: int, opponents: str) -> None:
+    """The learning curve as ``OUT.csv`` and, with matplotlib, a plot ``OUT.png``."""
+    keys = ["update", "steps", "train_win_rate", "league", "eval_win_rate", "eval_low", "eval_high"]
+    with out.with_suffix(".csv").open("w", encoding="utf-8") as f:
+        f.write(",".join(keys) + "\n")
+        for point in curve:
+            f.write(",".join(str(point.get(k, "")) for k in keys) + "\n")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("no matplotlib (pip install 'spieltisch[lab]'): the curve is only in the CSV", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    steps = [p["steps"] for p in curve]
+    ax.plot(steps, [p["train_win_rate"] for p in curve], label="training games (last 200)", color="#888")
+    evals = [p for p in curve if "eval_win_rate" in p]
+    if evals:
+        x = [p["steps"] for p in evals]
+        ax.plot(
+            x,
+            [p["eval_win_rate"] for p in evals],
+            "o-",
+            color="#1f6feb",
+            label=f"greedy policy vs {opponents}",
+        )
+        ax.fill_between(
+            x,
+            [p["eval_low"] for p in evals],
+            [p["eval_high"] for p in evals],
+            color="#1f6feb",
+            alpha=0.2,
+            label="95% interval",
+        )
+    ax.axhline(1 / players, linestyle="--", color="#c00", label=f"fair share ({1 / players:.0%})")
+    ax.set_xlabel("training decisions")
+    ax.set_ylabel("share of games won")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"Waschbär-Schmaus PPO, {players} players: how often the policy wins")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(out.with_suffix(".png"), dpi=110)
+    plt.close(fig)
 
 
 def report(agent: Agent, players: int, opponents: str, games: int, seed: int) -> None:
@@ -288,7 +414,12 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     tr.add_argument("--ent-coef", type=float, default=0.01)
     tr.add_argument("--vf-coef", type=float, default=0.5)
     tr.add_argument("--score-scale", type=float, default=100.0, help="score change per reward unit")
-    tr.add_argument("--log-every", type=int, default=5)
+    tr.add_argument("--league", type=int, default=0, help="past policies kept as opponents (0: no league)")
+    tr.add_argument("--snapshot-every", type=int, default=10, help="updates between league members")
+    tr.add_argument("--league-share", type=float, default=0.5, help="chance an opponent seat is a member")
+    tr.add_argument("--eval-every", type=int, default=0, help="updates between curve evaluations (0: none)")
+    tr.add_argument("--curve-games", type=int, default=40, help="games per curve evaluation")
+    tr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     tr.add_argument(
         "--eval-games", type=int, default=200, help="games vs --opponents after training (0: none)"
     )

@@ -529,7 +529,7 @@ def test_bench_bots_measures_the_random_level() -> None:
     from spieltisch.benchmarks.bots import available_levels, measure_speed
 
     ok, missing = available_levels("schmaus")
-    assert "random" in ok and set(ok) | set(missing) == {"random", "easy", "medium", "hard"}
+    assert "random" in ok and set(ok) | set(missing) == {"random", "easy", "medium", "neural", "hard"}
     speed = measure_speed("schmaus", "random", 0.05, seed=1)
     assert speed.decisions > 0 and speed.per_second > 0
 

@@ -85,3 +85,41 @@ def test_bot_refuses_another_game(
     assert ppo.bot(ppo.load(model)) == 1
     out = capsys.readouterr()
     assert out.out == "" and "game 'schmaus'" in out.err and "'scout'" in out.err
+
+
+def _league_run(out: Path) -> list[str]:
+    ppo = _example()
+    argv = ["train", "--updates", "3", "--num-envs", "2", "--num-steps", "24", "--players", "3"]
+    argv += ["--seed", "4"]
+    argv += ["--league", "2", "--snapshot-every", "1", "--league-share", "1", "--opponents", "random"]
+    argv += ["--eval-every", "2", "--curve-games", "2", "--eval-games", "0", "--quiet", "--out", str(out)]
+    assert ppo.main(argv) == 0
+    return out.with_suffix(".csv").read_text(encoding="utf-8").splitlines()
+
+
+def test_league_training_keeps_the_newest_members_draws_the_curve_and_repeats_from_its_seed(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("matplotlib")
+    first = _league_run(tmp_path / "a" / "league.pt")
+    members = sorted(p.name for p in (tmp_path / "a" / "league.pt.league").iterdir())
+    assert members == ["00001.pt", "00002.pt", "00003.pt"]  # each snapshot is written; the newest 2 play
+    header, *rows = first
+    assert header.startswith("update,steps,train_win_rate,league") and len(rows) == 3
+    assert [row.split(",")[3] for row in rows] == ["1", "2", "2"]  # at most --league members in play
+    assert rows[1].split(",")[4] != "" and rows[0].split(",")[4] == ""  # evaluated every 2nd update
+    assert (tmp_path / "a" / "league.png").stat().st_size > 10_000
+    assert _league_run(tmp_path / "b" / "league.pt") == first  # the same seed, the same run
+
+
+def test_a_league_member_plays_a_whole_game_in_process(model: Path) -> None:
+    spec = f"py:{SCRIPT}:league_bot:{model}"
+    t = make_episode("schmaus", 3, 77)
+    bots = [make_bot("schmaus", s, seat, seat + 1) for seat, s in enumerate((spec, "easy", spec))]
+    while not t.is_over():
+        seat = t.to_move()[0]
+        legal = t.state.legal_action_ids(seat)
+        choice = bots[seat].choose(t.state.view(seat), legal)
+        assert choice in legal
+        t.apply_engine(seat, choice)
+    assert len(t.winners()) >= 1

@@ -179,9 +179,10 @@ def test_a_spoofed_forwarded_for_through_nginx_changes_nothing(tmp_path: Path) -
         assert found, banner
         worker = f"http://127.0.0.1:{found.group(1)}"
         port = free_port()
-        with running(render([worker, worker], port, tmp_path), port) as proxy, httpx.Client(
-            base_url=proxy, timeout=10
-        ) as client:
+        with (
+            running(render([worker, worker], port, tmp_path), port) as proxy,
+            httpx.Client(base_url=proxy, timeout=10) as client,
+        ):
             codes = [
                 client.post(
                     "/api/rooms", json={"game": "scout", "players": 2},

@@ -4,7 +4,7 @@
 everywhere (terminal play, the lab, the web table):
 
 * ``random`` - uniformly random legal play
-* ``easy`` / ``medium`` / ``hard`` - the built-in levels of that game, the
+* ``easy`` / ``medium`` / ``neural`` / ``hard`` - the built-in levels of that game, the
   default version; ``hard@baseline`` (or its name, ``hard@v7`` for Scout,
   ``hard@v5`` for Waschbär-Schmaus) the one kept baseline, for the lab's
   head-to-head measurements (:func:`versions`)
@@ -39,7 +39,7 @@ from spieltisch.bots.python import load_factory, make_python_bot
 from spieltisch.bots.spec import BotSpec, parse_spec
 from spieltisch.engine import OptionsError, get_game
 
-LEVELS = ("random", "easy", "medium", "hard")
+LEVELS = ("random", "easy", "medium", "neural", "hard")
 
 BASELINE = "baseline"
 """The version alias of a level's kept baseline (``hard@baseline``)."""
@@ -81,11 +81,13 @@ _BUILT_IN: dict[str, dict[str, Level]] = {
     "scout": {
         "easy": Level("spieltisch.bots.scout", "EasyBot"),
         "medium": Level("spieltisch.bots.scout", "MediumBot"),
+        "neural": Level("spieltisch.bots.scout.neural", "NeuralBot"),
         "hard": Level("spieltisch.bots.scout", "HardBot", "v12", "v7", _retired(12, 7, 12)),
     },
     "schmaus": {
         "easy": Level("spieltisch.bots.schmaus", "EasyBot"),
         "medium": Level("spieltisch.bots.schmaus", "MediumBot"),
+        "neural": Level("spieltisch.bots.schmaus.neural", "NeuralBot"),
         "hard": Level("spieltisch.bots.schmaus", "HardBot", "v8", "v5", _retired(8, 5, 8)),
     },
 }

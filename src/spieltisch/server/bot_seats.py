@@ -30,16 +30,19 @@ log = logging.getLogger("spieltisch.server")
 
 @functools.cache
 def bot_levels(game: str) -> list[str]:
-    """The bot levels this server can run for ``game`` (built-in levels that import)."""
+    """The bot levels this server can run for ``game`` (built-in levels that import;
+    ``neural`` needs numpy, which the web extra installs)."""
     from spieltisch.bots import bot_class
+    from spieltisch.bots.neural import available
 
     levels = []
-    for level in ("easy", "medium", "hard"):
+    for level in ("easy", "medium", "neural", "hard"):
         try:
             bot_class(game, level)
         except (ImportError, AttributeError, RulesError):
             continue
-        levels.append(level)
+        if level != "neural" or available():
+            levels.append(level)
     return [*levels, "random"]
 
 

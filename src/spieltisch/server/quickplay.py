@@ -267,8 +267,10 @@ class QuickPlay:
             pairs = {(str(a), str(b)) for a, b in conn.execute(select(t.c.account, t.c.blocked).where(among))}
 
         def apart(x: Ticket, y: Ticket) -> bool:
-            return x.account is not None and y.account is not None and (
-                (x.account, y.account) in pairs or (y.account, x.account) in pairs
+            return (
+                x.account is not None
+                and y.account is not None
+                and ((x.account, y.account) in pairs or (y.account, x.account) in pairs)
             )
 
         return apart
