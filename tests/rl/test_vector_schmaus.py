@@ -12,6 +12,7 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
+from spieltisch.engine import State, get_game  # noqa: E402
 from spieltisch.rl.replay import replay_in_engine  # noqa: E402
 from spieltisch.rl.schmaus.episode import SchmausEpisode  # noqa: E402
 from spieltisch.rl.schmaus.vector import SchmausVectorEnv  # noqa: E402
@@ -40,11 +41,34 @@ class Mirror:
         return self.episode
 
 
-def run(players: int, learners: Any, steps: int, games: int = 6) -> dict[str, int]:
+def crowded(players: int, seed: int, extra: int) -> State:
+    """The engine's deal of ``seed`` with the top ``extra`` cards of the draw pile in seat 0's
+    hand as well, so seat 0 must discard before laying (W-16, W-5 keeps a lay)."""
+    game = get_game("schmaus")
+    data = game.new_state(players, seed).to_json()
+    pile = data["draw_pile"]  # the top first
+    data["hands"][0] = data["hands"][0] + pile[:extra]
+    data["draw_pile"] = pile[extra:]
+    data["must_discard"] = [max(0, len(h) - 12) for h in data["hands"]]
+    data["phase"], data["discard_before_play"] = "discard", True
+    return game.state_from_json(data)
+
+
+def run(
+    players: int, learners: Any, steps: int, games: int = 6, crowd: int = 0
+) -> dict[str, int]:
+    """``crowd``: the first game of every slot starts with that many more cards in seat 0's
+    hand (:func:`crowded`), loaded into the batched state as ``BatchedSchmaus.load_states``."""
     seeds = [players * 1000 + g for g in range(games)]
     env = SchmausVectorEnv(games, players, learners=learners, seed=players, engine_seeds=seeds, log=100_000)
     obs, mask = env.reset()
     mirrors = [Mirror(players, s) for s in seeds]
+    if crowd:
+        starts = [crowded(players, s, crowd) for s in seeds]
+        env.engine.load_states(np.arange(games), starts)
+        for mirror, state in zip(mirrors, starts, strict=True):
+            mirror.episode = SchmausEpisode(players, mirror.seed, state=state.clone())
+        env.observe_into(obs, mask)
     rng = np.random.default_rng(players)
     seen = {"play": 0, "target": 0, "discard": 0, "ended": 0, "reshuffled": 0}
     learner_seats = set(range(players)) if learners == "all" else {learners}
@@ -106,6 +130,15 @@ def test_self_play_returns_the_deciding_seat() -> None:
     assert seen["target"] and seen["ended"]
 
 
+@pytest.mark.parametrize("players", [2, 5])
+def test_discards_are_sealed_one_at_a_time(players: int) -> None:
+    """W-16 (rare in random play): seat 0 starts over the hand limit and discards one card per
+    decision, sealed (the others see its hand size, not the cards) until the last is made;
+    the tensors stay the episode's through the game."""
+    seen = run(players, "all", steps=60, games=3, crowd=8)
+    assert seen["discard"] >= 3 * 3  # three games, 15 cards or more: three discards each
+
+
 def test_a_slot_replays_in_the_engine() -> None:
     """``replay_in_engine`` takes the env's action log (one id per decision) and plays the
     slot's first game to its end with the same totals."""
@@ -124,7 +157,7 @@ def test_a_slot_replays_in_the_engine() -> None:
 
 
 def test_masks_are_never_empty_and_buffers_are_filled() -> None:
-    env = SchmausVectorEnv(64, 4, learners=2, seed=5, max_steps=20)
+    env = SchmausVectorEnv(64, 4, learners=2, seed=5, max_steps=8)
     obs, mask = env.reset(seed=2)
     buf_obs, buf_mask = np.zeros_like(obs), np.zeros_like(mask)
     rng = np.random.default_rng(1)
@@ -135,7 +168,7 @@ def test_masks_are_never_empty_and_buffers_are_filled() -> None:
         truncated_any |= bool(truncated.any())
         assert reward.shape == (64, 4)
     assert truncated_any  # max_steps learner decisions: truncated and dealt anew
-    again = SchmausVectorEnv(64, 4, learners=2, seed=5, max_steps=20)
+    again = SchmausVectorEnv(64, 4, learners=2, seed=5, max_steps=8)
     assert (again.reset(seed=2)[0] == obs).all()  # the same deals from the same seed
 
 
