@@ -97,7 +97,8 @@ class SchmausVectorEnv:
         if opponents not in OPPONENTS:
             raise ValueError(
                 f"opponents must be one of {list(OPPONENTS)} in the batched environment, not {opponents!r} "
-                "(the built-in levels play in gymnasium.make('spieltisch/Schmaus-v0', opponents=...))"
+                "(the built-in levels play in gymnasium.make('spieltisch/Schmaus-v0', opponents=...), or "
+                "make_vec(..., vectorization_mode='sync'))"
             )
         if isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive whole number, not {num_envs!r}")
