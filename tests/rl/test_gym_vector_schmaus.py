@@ -118,4 +118,6 @@ def test_sync_vectorization_still_seats_the_built_in_levels() -> None:
         obs, _ = envs.reset(seed=1)
     assert obs["observation"].shape == (2, 143)
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
-        make(2, opponents="easy")
+        make(2, opponents="medium")
+    easy = make(2, opponents="easy")  # batched inside the kernel
+    assert easy.reset(seed=1)[0]["observation"].shape == (2, 143)

@@ -12,6 +12,7 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
+from spieltisch.bots.schmaus import EasyBot  # noqa: E402
 from spieltisch.engine import State, get_game  # noqa: E402
 from spieltisch.rl.replay import replay_in_engine  # noqa: E402
 from spieltisch.rl.schmaus.episode import SchmausEpisode  # noqa: E402
@@ -175,7 +176,7 @@ def test_masks_are_never_empty_and_buffers_are_filled() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"opponents": "medium"}, "opponents must be one of"),
+        ({"opponents": "hard"}, "opponents must be one of"),
         ({"learners": 7}, "distinct seats"),
         ({"learners": "some"}, "learners must be"),
         ({"max_steps": 0}, "max_steps"),
@@ -185,3 +186,70 @@ def test_masks_are_never_empty_and_buffers_are_filled() -> None:
 def test_bad_settings_are_named(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SchmausVectorEnv(4, 3, **kwargs)
+
+
+class Draws:
+    """An ``rng`` for a bot that gives the two numbers the kernel's easy policy uses."""
+
+    def __init__(self, u1: float, u2: float) -> None:
+        self.u1, self.u2 = u1, u2
+
+    def random(self) -> float:
+        return self.u1
+
+    def randrange(self, n: int) -> int:
+        return int(self.u2 * n)
+
+
+@pytest.mark.parametrize(("players", "crowd"), [(2, 0), (3, 0), (4, 8), (5, 0)])
+def test_easy_opponents_decide_as_the_easy_bot(players: int, crowd: int) -> None:
+    """The kernel's easy policy, at every decision of self-play games (lays, grocer targets, ×5
+    cards; with ``crowd`` discards too), is ``EasyBot.choose`` of the seat's view given the same
+    two random numbers."""
+    games = 8
+    seeds = [players * 77 + g for g in range(games)]
+    env = SchmausVectorEnv(games, players, learners="all", seed=players, engine_seeds=seeds, log=100_000)
+    env.reset()
+    mirrors = [Mirror(players, s) for s in seeds]
+    if crowd:
+        starts = [crowded(players, s, crowd) for s in seeds]
+        env.engine.load_states(np.arange(games), starts)
+        for mirror, state in zip(mirrors, starts, strict=True):
+            mirror.episode = SchmausEpisode(players, mirror.seed, state=state.clone())
+        env.observe_into(np.zeros_like(env.final_obs), np.zeros((games, 183), dtype=bool))
+    rng = np.random.default_rng(players)
+    kinds: dict[str, int] = {}
+    out = np.zeros(games, dtype=np.int64)
+    for _ in range(150):
+        u1, u2 = rng.random(games), rng.random(games)
+        env._k.easy(env.engine._state(), env._tb, env.seat, u1, u2, out)
+        logs = env.action_log
+        for g, mirror in enumerate(mirrors):
+            ep = mirror.follow(logs[g])
+            seat = int(env.seat[g])
+            bot = EasyBot("schmaus", seat, 0)
+            bot.rng = Draws(float(u1[g]), float(u2[g]))  # type: ignore[assignment]
+            state = ep.state
+            assert out[g] == bot.choose(state.view(seat), state.legal_action_ids(seat))
+            phase = ep.public_view()["phase"]
+            kinds[phase] = kinds.get(phase, 0) + 1
+        env.step(out)
+    assert kinds["play"] > 500 and kinds.get("target", 0) > 10
+    assert kinds.get("discard", 0) >= (3 * games if crowd else 0)
+
+
+def test_easy_opponents_play_inside_the_batch() -> None:
+    """``opponents="easy"``: whole games against the kernel's easy seats, every returned
+    position the learner's own with a legal mask; easy outscores random opponents."""
+    totals = {}
+    for level in ("random", "easy"):
+        env = SchmausVectorEnv(256, 4, learners=0, opponents=level, seed=3)
+        _, mask = env.reset(seed=1)
+        rng = np.random.default_rng(2)
+        finals = []
+        for _ in range(60):
+            _, _, terminated, _, mask = env.step(env.sample(rng))
+            assert mask.any(1).all() and (env.seat == 0).all()
+            finals.append(env.final_totals[terminated])
+        totals[level] = np.concatenate(finals)[:, 1:].mean()
+    assert totals["easy"] > totals["random"]

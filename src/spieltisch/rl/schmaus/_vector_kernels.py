@@ -17,9 +17,9 @@ deals (tests), empty when the games are dealt from the Generator: per slot the d
 engine's W-17 permutation of reshuffle r + 1 of a discard pile of n cards in ``perms[g, r, n]``.
 ``sc``: scratch (``pend`` (B, P), ``individual`` (P,), ``row`` (54,), ``deck`` (54,)).
 ``tb``: the engine's step tables, lay tables, per lay its effect and counts, the mask tables
-(:mod:`spieltisch.rl.schmaus.fast`) and ``acc`` (3, 64) float32: ``acc[i, n]`` the
+(:mod:`spieltisch.rl.schmaus.fast`), ``acc`` (3, 64) float32: ``acc[i, n]`` the
 observation's value of n cards counted with scale 1/12, 1/3 or 1/15 (float32 sums, as
-``obs._counts`` adds them).
+``obs._counts`` adds them), and ``SOLO`` per lay (the easy opponents', :func:`easy_id`).
 """
 
 from __future__ import annotations
@@ -262,6 +262,100 @@ def random_id(g: int, seat: int, st: Any, tb: Any, bits: Any) -> int:
     return -1
 
 
+EASY_GREED = 0.35
+"""``EasyBot.greed``: the share of lays that are its strongest."""
+
+
+@helper
+def easy_id(g: int, seat: int, st: Any, tb: Any, u1: float, u2: float) -> int:
+    """What ``spieltisch.bots.schmaus`` easy decides for ``seat`` in game ``g`` when its
+    ``rng.random()`` gives ``u1`` and its ``rng.randrange(n)`` gives ``int(u2 * n)`` (a single
+    legal id is taken without either): its strongest lay (``SOLO``, the lowest id of equals)
+    when ``u1`` < 0.35, else lay ``int(u2 * n)`` of its ``n`` legal lays in the engine's order
+    (option A in id order, then option B effect by effect, W-4); the grocer's target the
+    opponent who laid the most food face value (the lowest seat of equals, W-9); the ×5 on the
+    highest food kind laid (W-11); the discard of the lowest (food value, effects 3; then kind)
+    (W-16). ``tb[6]``: ``SOLO`` per lay."""
+    hands, phase, plays, targets, must, before_play = st[0], st[10], st[11], st[12], st[15], st[18]
+    peffect, pcounts = tb[2], tb[3]
+    food_lays, pairs, npairs, pair_effect, short = tb[4]
+    pfood, solo = tb[0][4], tb[6]
+    p = hands.shape[1]
+    ph = phase[g]
+    if ph == PLAY:
+        fk, nfood, neffects, held = food_key(hands, g, seat)
+        if not full(nfood, neffects):
+            return int(short[fk])  # W-5: the one lay
+        np_ = npairs[fk]
+        n = 0
+        best = -1
+        for a in range(NUM_PLAYS):  # option A (food-only lays): the greedy pick over all
+            if food_lays[fk, a]:
+                n += 1
+                if best < 0 or solo[a] > solo[best]:
+                    best = a
+        for e in range(KINDS - F_KINDS):
+            if held >> e & 1:
+                for t in range(np_):
+                    a = pair_effect[pairs[fk, t], e]
+                    n += 1
+                    if best < 0 or solo[a] > solo[best] or (solo[a] == solo[best] and a < best):
+                        best = a
+        if n == 1 or u1 < EASY_GREED:
+            return best
+        pick = np.int64(u2 * n)
+        for a in range(NUM_PLAYS):
+            if food_lays[fk, a]:
+                if pick == 0:
+                    return a
+                pick -= 1
+        for e in range(KINDS - F_KINDS):
+            if held >> e & 1:
+                if pick < np_:
+                    return int(pair_effect[pairs[fk, pick], e])
+                pick -= np_
+        return -1
+    if ph == TARGET:
+        a = plays[g, seat]
+        if peffect[a] == GROCER and targets[g, seat] < 0:  # W-9
+            best = -1
+            for o in range(p):
+                if o != seat and (best < 0 or pfood[plays[g, o]] > pfood[plays[g, best]]):
+                    best = o
+            return int(TARGET_BASE + best)
+        for k in range(F_KINDS - 1, -1, -1):  # W-11: the highest food kind laid
+            if pcounts[a, k] > 0:
+                return int(X5_BASE + k)
+        return -1
+    f, e, keep = discard_rule(hands, g, seat, before_play[g])  # W-16
+    best = -1
+    rank = 99
+    for k in range(KINDS):
+        if hands[g, seat, k] > 0 and discardable(k, f, e, keep):
+            r = k + 1 if k < F_KINDS else 3
+            if r < rank:
+                best, rank = k, r
+    return int(DISCARD_BASE + best)
+
+
+@helper
+def opponent_id(g: int, seat: int, st: Any, tb: Any, bits: Any, level: int) -> int:
+    """An opponent's decision: random (``level`` 0) or easy (1, :func:`easy_id` from two
+    uniform numbers of ``bits``)."""
+    if level == 0:
+        return random_id(g, seat, st, tb, bits)
+    u1 = next_double(bits)
+    u2 = next_double(bits)
+    return easy_id(g, seat, st, tb, u1, u2)
+
+
+@kernel
+def easy(st: Any, tb: Any, seats: Any, u1: Any, u2: Any, out: Any) -> None:
+    """``out[g]``: :func:`easy_id` of seat ``seats[g]`` with ``u1[g]``, ``u2[g]`` (tests)."""
+    for g in range(out.shape[0]):
+        out[g] = easy_id(g, seats[g], st, tb, u1[g], u2[g]) if seats[g] >= 0 else -1
+
+
 @helper
 def deal_game(g: int, st: Any, vt: Any, fx: Any, sc: Any, bits: Any) -> None:
     """A new game in slot ``g`` (W-3, W-5, W-16 before laying): the deck shuffled from ``bits``
@@ -332,11 +426,11 @@ def deal_game(g: int, st: Any, vt: Any, fx: Any, sc: Any, bits: Any) -> None:
 def play(
     reset: bool, actions: Any, st: Any, vt: Any, fx: Any, sc: Any, tb: Any, bits: Any, learners: Any,
     steps: Any, max_steps: int, reward: Any, done: Any, cut: Any, final: Any, final_obs: Any,
-    final_seat: int,
+    final_seat: int, level: int,
 ) -> None:  # fmt: skip
     """One learner decision in every game (``actions[g]``; with ``reset`` none: every game is
-    dealt anew first), then random opponents in the seats that are not ``learners`` until a
-    learner decides. ``reward`` (B, P): the totals' changes. A game that ends (``done``) or
+    dealt anew first), then the opponents (``level``: 0 random, 1 easy, :func:`opponent_id`)
+    in the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the totals' changes. A game that ends (``done``) or
     reaches ``max_steps`` learner decisions (``cut``) keeps its last totals in ``final`` and
     the observation of ``final_seat`` in ``final_obs``, and is dealt anew at once (autoreset),
     its opponents moving until a learner's first decision (a lay: no points yet)."""
@@ -370,7 +464,7 @@ def play(
                 a = -1
                 steps[g] += 1
             else:
-                choice = random_id(g, seat, st, tb, bits)
+                choice = opponent_id(g, seat, st, tb, bits, level)
             apply(g, seat, choice, st, vt, fx, sc, tb, bits)
         if not (done[g] or cut[g]):
             for s in range(p):

@@ -29,9 +29,12 @@ self-play: the step returns the observation and mask of whichever seat decides n
   (every round starts with every seat's lay, W-4), and no call is ever needed to reset a
   single game.
 * **Opponents:** ``"random"``: a uniformly random legal id per decision (as the ``random``
-  bot picks among the engine's ids, from the env's own random numbers). The built-in
-  ``easy`` / ``medium`` levels play in the single-game environments
-  (``gymnasium.make("spieltisch/Schmaus-v0")``).
+  bot picks among the engine's ids, from the env's own random numbers). ``"easy"``:
+  ``spieltisch.bots.schmaus`` easy's decisions, computed in the kernel from two uniform
+  numbers per decision of the env's Generator (its ``rng.random()`` and, as ``int(u * n)``,
+  its ``rng.randrange(n)``; ``_vector_kernels.easy_id``): the same decision as the bot given
+  those draws (tested), not the same stream as the bot's own ``random.Random``. ``medium``
+  plays in the single-game environments (``gymnasium.make("spieltisch/Schmaus-v0")``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from spieltisch.bots.schmaus.model import SOLO
 from spieltisch.engine import get_game
 from spieltisch.engine.schmaus.cards import IDS as CARD_IDS
 from spieltisch.engine.schmaus.cards import KIND as CARD_KIND
@@ -51,7 +55,7 @@ from spieltisch.rl.schmaus.batched import KINDS, MAX_CARDS, engine_shuffler
 from spieltisch.rl.schmaus.fast import FastSchmaus, _Source, _tables
 
 KERNELS = "spieltisch.rl.schmaus._vector_kernels"
-OPPONENTS = ("random",)
+OPPONENTS = ("random", "easy")
 MAX_STEPS = 10_000
 """Learner decisions after which a game is truncated (as the single-game environments)."""
 ENGINE_RESHUFFLES = 12
@@ -129,7 +133,9 @@ class SchmausVectorEnv:
         )
         t = _tables()
         lays, peffect, pcounts = t["sample_tables"]
-        self._tb = (t["step_tables"], lays, peffect, pcounts, t["mask_tables"], _accumulated())
+        solo = np.array(SOLO, dtype=np.int64)
+        self._tb = (t["step_tables"], lays, peffect, pcounts, t["mask_tables"], _accumulated(), solo)
+        self._level = OPPONENTS.index(opponents)
         self._seat_mask = np.zeros(players, dtype=np.bool_)
         self._seat_mask[list(self.learners)] = True
         self.steps = np.zeros(num_envs, dtype=np.int64)
@@ -167,7 +173,7 @@ class SchmausVectorEnv:
             self._k.play(
                 reset, actions, self.engine._state(), self._track, self._fixed, self._scratch, self._tb, bits,
                 self._seat_mask, self.steps, self.max_steps, self._reward, self._done, self._cut,
-                self.final_totals, self.final_obs, self.learners[0],
+                self.final_totals, self.final_obs, self.learners[0], self._level,
             )  # fmt: skip
         finally:
             self._source.store()
