@@ -55,9 +55,7 @@ def crowded(players: int, seed: int, extra: int) -> State:
     return game.state_from_json(data)
 
 
-def run(
-    players: int, learners: Any, steps: int, games: int = 6, crowd: int = 0
-) -> dict[str, int]:
+def run(players: int, learners: Any, steps: int, games: int = 6, crowd: int = 0) -> dict[str, int]:
     """``crowd``: the first game of every slot starts with that many more cards in seat 0's
     hand (:func:`crowded`), loaded into the batched state as ``BatchedSchmaus.load_states``."""
     seeds = [players * 1000 + g for g in range(games)]

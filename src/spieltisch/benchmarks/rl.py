@@ -213,18 +213,21 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
     return table
 
 
-def measure_schmaus_learner(players: int, batch: int, seconds: float, seed: int) -> tuple[float, float]:
+def measure_schmaus_learner(
+    players: int, batch: int, seconds: float, seed: int, opponents: str = "random"
+) -> tuple[float, float]:
     """Learner steps per CPU second of :class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv`
-    (learner in seat 0, random opponents inside the batch), observations and masks written
+    (learner in seat 0, ``opponents`` inside the batch), observations and masks written
     into reused buffers (``step_into``): (the environment's time only, with the learner's ids
     drawn by ``sample`` too)."""
     import numpy as np
 
     from spieltisch.rl.schmaus.vector import SchmausVectorEnv
 
-    env = SchmausVectorEnv(batch, players, seed=seed)
+    env = SchmausVectorEnv(batch, players, opponents=opponents, seed=seed)
     obs, mask = env.reset()
     rng = np.random.default_rng(seed)
+    env.sample(rng)  # its kernel compiled or loaded before the clock starts
     steps = 0
     in_env = 0.0
     start = time.process_time()
@@ -271,12 +274,15 @@ def schmaus_learner_table(players: tuple[int, ...], seconds: float, seed: int) -
         f"SchmausVectorEnv, {LEARNER_BATCH:,} games, observations + masks; target 1,000,000 vs random)"
     )
     table.add_column("players")
-    for name in ("batched vs random", "+ learner sampling", "one Gym env vs random", "one Gym env vs easy"):
+    names = ("batched vs random", "+ learner sampling", "batched vs easy", "one Gym env vs random")
+    for name in (*names, "one Gym env vs easy"):
         table.add_column(name, justify="right")
     for p in players:
         env_only, with_sampling = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed)
+        easy, _ = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed, opponents="easy")
         gym = [measure_gym_env("spieltisch/Schmaus-v0", p, o, seconds, seed) for o in ("random", "easy")]
-        table.add_row(str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", *(f"{x:,.0f}" for x in gym))
+        cells = (env_only, with_sampling, easy, *gym)
+        table.add_row(str(p), *(f"{x:,.0f}" for x in cells))
     return table
 
 

@@ -62,7 +62,9 @@ class SchmausVectorGym(VectorEnv[dict[str, Any], Array, Array]):
         if not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {seat}")
         self.settings = settings
-        self.env = SchmausVectorEnv(num_envs, players, learners=seat, opponents=opponents, max_steps=max_steps)
+        self.env = SchmausVectorEnv(
+            num_envs, players, learners=seat, opponents=opponents, max_steps=max_steps
+        )
         self.num_envs, self.players, self.seat = num_envs, players, seat
         n = schmaus_obs.NUM_ACTIONS
         self.single_observation_space = frame.observation_space(schmaus_obs.OBS_SIZE, n)

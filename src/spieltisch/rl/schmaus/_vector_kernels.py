@@ -223,7 +223,7 @@ def apply(g: int, seat: int, a: int, st: Any, vt: Any, fx: Any, sc: Any, tb: Any
 @helper
 def random_id(g: int, seat: int, st: Any, tb: Any, bits: Any) -> int:
     """A uniformly random legal id of ``seat`` in game ``g``."""
-    hands, phase, plays, targets, must, before_play = st[0], st[10], st[11], st[12], st[15], st[18]
+    hands, phase, plays, targets, before_play = st[0], st[10], st[11], st[12], st[18]
     lay_tables, peffect, pcounts = tb[1], tb[2], tb[3]
     p = hands.shape[1]
     u = next_double(bits)
@@ -276,7 +276,7 @@ def easy_id(g: int, seat: int, st: Any, tb: Any, u1: float, u2: float) -> int:
     opponent who laid the most food face value (the lowest seat of equals, W-9); the ×5 on the
     highest food kind laid (W-11); the discard of the lowest (food value, effects 3; then kind)
     (W-16). ``tb[6]``: ``SOLO`` per lay."""
-    hands, phase, plays, targets, must, before_play = st[0], st[10], st[11], st[12], st[15], st[18]
+    hands, phase, plays, targets, before_play = st[0], st[10], st[11], st[12], st[18]
     peffect, pcounts = tb[2], tb[3]
     food_lays, pairs, npairs, pair_effect, short = tb[4]
     pfood, solo = tb[0][4], tb[6]
@@ -343,10 +343,10 @@ def opponent_id(g: int, seat: int, st: Any, tb: Any, bits: Any, level: int) -> i
     """An opponent's decision: random (``level`` 0) or easy (1, :func:`easy_id` from two
     uniform numbers of ``bits``)."""
     if level == 0:
-        return random_id(g, seat, st, tb, bits)
+        return random_id(g, seat, st, tb, bits)  # type: ignore[no-any-return]
     u1 = next_double(bits)
     u2 = next_double(bits)
-    return easy_id(g, seat, st, tb, u1, u2)
+    return easy_id(g, seat, st, tb, u1, u2)  # type: ignore[no-any-return]
 
 
 @kernel
@@ -430,10 +430,11 @@ def play(
 ) -> None:  # fmt: skip
     """One learner decision in every game (``actions[g]``; with ``reset`` none: every game is
     dealt anew first), then the opponents (``level``: 0 random, 1 easy, :func:`opponent_id`)
-    in the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the totals' changes. A game that ends (``done``) or
-    reaches ``max_steps`` learner decisions (``cut``) keeps its last totals in ``final`` and
-    the observation of ``final_seat`` in ``final_obs``, and is dealt anew at once (autoreset),
-    its opponents moving until a learner's first decision (a lay: no points yet)."""
+    in the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the
+    totals' changes. A game that ends (``done``) or reaches ``max_steps`` learner decisions
+    (``cut``) keeps its last totals in ``final`` and the observation of ``final_seat`` in
+    ``final_obs``, and is dealt anew at once (autoreset), its opponents moving until a
+    learner's first decision (a lay: no points yet)."""
     scores = st[7]
     b, p = scores.shape[0], scores.shape[1]
     for g in range(b):

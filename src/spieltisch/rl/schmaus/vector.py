@@ -40,7 +40,6 @@ self-play: the step returns the observation and mask of whichever seat decides n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -111,7 +110,9 @@ class SchmausVectorEnv:
         if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive whole number or None, not {max_steps!r}")
         if engine_seeds is not None and len(engine_seeds) != num_envs:
-            raise ValueError(f"engine_seeds must name one seed per game ({num_envs}), not {len(engine_seeds)}")
+            raise ValueError(
+                f"engine_seeds must name one seed per game ({num_envs}), not {len(engine_seeds)}"
+            )
         self.engine = FastSchmaus(num_envs, players, seed=seed)
         self.num_envs, self.players = num_envs, players
         self.learners = _learners(learners, players)
