@@ -251,3 +251,20 @@ def test_easy_opponents_play_inside_the_batch() -> None:
             finals.append(env.final_totals[terminated])
         totals[level] = np.concatenate(finals)[:, 1:].mean()
     assert totals["easy"] > totals["random"]
+
+
+def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
+    """``spieltisch bench rl --game schmaus --backend numba`` ends with the learner table:
+    batched against random and easy beside one Gymnasium env, every figure positive."""
+    from typer.testing import CliRunner
+
+    from spieltisch.cli import app
+
+    args = ["bench", "rl", "--seconds", "0.02", "--batches", "8", "--players", "3", "--game", "schmaus"]
+    result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "Waschbär-Schmaus learner steps per CPU second" in text and "batched vs easy" in text
+    row = [line for line in result.output.splitlines() if line.startswith("│ 3 ")][-1]
+    cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
+    assert cells[0] == "3" and len(cells) == 6 and min(float(c) for c in cells[1:]) > 0
