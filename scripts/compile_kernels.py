@@ -43,6 +43,12 @@ def main() -> int:
         vector = ScoutVectorEnv(4, 3, learners=learners, seed=1)
         vector.reset()
         vector.step(vector.sample(np.random.default_rng(1)))
+    from spieltisch.rl.schmaus.vector import SchmausVectorEnv
+
+    for learners in (0, "all"):
+        schmaus_vector = SchmausVectorEnv(4, 3, learners=learners, seed=1)
+        schmaus_vector.reset()
+        schmaus_vector.step(schmaus_vector.sample(np.random.default_rng(1)))
     print(f"numba kernels compiled or loaded from the cache: {time.process_time() - start:.1f} CPU s")
     return 0
 

@@ -13,10 +13,12 @@ one decision of one game of the batch:
   space).
 
 A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
-A *learner step* (the last table, Scout with numba) is one decision of the learner's seat
+A *learner step* (the last tables, with numba) is one decision of the learner's seat
 with the opponents' decisions until its next one, the observation tensor and the mask
-included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` at 1,024 games beside one
-``gymnasium.make("spieltisch/Scout-v0")`` environment, in the same run.
+included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` and
+:class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv` at 1,024 games beside one
+``gymnasium.make("spieltisch/Scout-v0")`` / ``("spieltisch/Schmaus-v0")`` environment, in the
+same run.
 "+ mask" also builds the full legal mask of every game at every step (what a
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
@@ -211,6 +213,79 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
     return table
 
 
+def measure_schmaus_learner(
+    players: int, batch: int, seconds: float, seed: int, opponents: str = "random"
+) -> tuple[float, float]:
+    """Learner steps per CPU second of :class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv`
+    (learner in seat 0, ``opponents`` inside the batch), observations and masks written
+    into reused buffers (``step_into``): (the environment's time only, with the learner's ids
+    drawn by ``sample`` too)."""
+    import numpy as np
+
+    from spieltisch.rl.schmaus.vector import SchmausVectorEnv
+
+    env = SchmausVectorEnv(batch, players, opponents=opponents, seed=seed)
+    obs, mask = env.reset()
+    rng = np.random.default_rng(seed)
+    env.sample(rng)  # its kernel compiled or loaded before the clock starts
+    steps = 0
+    in_env = 0.0
+    start = time.process_time()
+    while True:
+        actions = env.sample(rng)
+        before = time.process_time()
+        env.step_into(actions, obs, mask)
+        in_env += time.process_time() - before
+        steps += batch
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return steps / in_env, steps / elapsed
+
+
+def measure_gym_env(env_id: str, players: int, opponents: str, seconds: float, seed: int) -> float:
+    """Learner steps per CPU second of one ``gymnasium.make(env_id)`` (today's path: the
+    reference engine, the opponents' bots and the tensors in Python), the learner picking a
+    random legal id from the mask."""
+    import gymnasium
+    import numpy as np
+
+    import spieltisch.rl  # noqa: F401 - registers the environments
+
+    env = gymnasium.make(env_id, players=players, opponents=opponents)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    steps = 0
+    start = time.process_time()
+    while True:
+        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+        if terminated or truncated:
+            obs, _ = env.reset()
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def schmaus_learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
+    """Waschbär-Schmaus learner steps per CPU second, batched (numba) and through one
+    Gymnasium env."""
+    table = Table(
+        title=f"Waschbär-Schmaus learner steps per CPU second, one core (learner in seat 0; batched: "
+        f"SchmausVectorEnv, {LEARNER_BATCH:,} games, observations + masks; target 1,000,000 vs random)"
+    )
+    table.add_column("players")
+    names = ("batched vs random", "+ learner sampling", "batched vs easy", "one Gym env vs random")
+    for name in (*names, "one Gym env vs easy"):
+        table.add_column(name, justify="right")
+    for p in players:
+        env_only, with_sampling = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed)
+        easy, _ = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed, opponents="easy")
+        gym = [measure_gym_env("spieltisch/Schmaus-v0", p, o, seconds, seed) for o in ("random", "easy")]
+        cells = (env_only, with_sampling, easy, *gym)
+        table.add_row(str(p), *(f"{x:,.0f}" for x in cells))
+    return table
+
+
 TITLES = {"schmaus": "Batched Waschbär-Schmaus", "scout": "Batched Scout"}
 
 
@@ -286,3 +361,5 @@ def run(
     console.print(envs)
     if "scout" in games and "numba" in backends:
         console.print(learner_table(players, seconds, seed))
+    if "schmaus" in games and "numba" in backends:
+        console.print(schmaus_learner_table(players, seconds, seed))

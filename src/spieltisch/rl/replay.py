@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from spieltisch.engine import State, get_game
 from spieltisch.rl.schmaus.episode import SchmausEpisode
 from spieltisch.rl.scout.episode import ScoutEpisode
@@ -18,11 +20,15 @@ def replay_in_engine(
     The batched game must have been dealt as the engine deals the game of ``seed``: Scout by
     :func:`spieltisch.rl.scout.batched.engine_dealer`, Waschbär-Schmaus from
     :meth:`~spieltisch.rl.schmaus.batched.BatchedSchmaus.load_states` with
-    :func:`~spieltisch.rl.schmaus.batched.engine_shuffler`. ``actions`` are the game's own
-    learning ids, step by step as its batched engine took them: Scout one id per step (of the
-    seat to move; a scout half leaves the engine state as it was, S-9), Waschbär-Schmaus one
-    row of ``players`` ids per node (-1 for the seats not deciding). Steps after the game's end
-    (-1 entries) are ignored. Every id goes through the engine's checked path, so an id the
+    :func:`~spieltisch.rl.schmaus.batched.engine_shuffler`, or a learner environment's slot
+    dealt with ``engine_seeds`` (:class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv`).
+    ``actions`` are the game's own learning ids, step by step as the batched game took them:
+    Scout one id per step (of the seat to move; a scout half leaves the engine state as it
+    was, S-9); Waschbär-Schmaus either one row of ``players`` ids per node (-1 for the seats
+    not deciding: :class:`~spieltisch.rl.schmaus.batched.BatchedSchmaus`) or one id per
+    decision, of the lowest seat to move (the AEC order: a learner environment's
+    ``action_log``), one state per id. Steps after the game's end (-1 entries, the next
+    games of an ``action_log``) are ignored. Every id goes through the engine's checked path, so an id the
     engine refuses raises its :class:`ValueError`."""
     name = get_game(game).name
     states: list[State] = []
@@ -38,7 +44,10 @@ def replay_in_engine(
     for row in actions:
         if schmaus.is_over():
             break
-        for seat in schmaus.to_move():
-            schmaus.step(seat, int(row[seat]))  # type: ignore[index]
+        if isinstance(row, int | np.integer):  # one decision, of the lowest seat to move
+            schmaus.step(schmaus.to_move()[0], int(row))
+        else:
+            for seat in schmaus.to_move():
+                schmaus.step(seat, int(row[seat]))
         states.append(schmaus.state.clone())
     return states
