@@ -126,7 +126,7 @@ def play(
         list[str] | None,
         typer.Option(
             metavar="N=SPEC",
-            help="Who plays seat N: human, random, easy, medium, hard (hard:playouts=2000, see "
+            help="Who plays seat N: human, random, easy, medium, neural, hard (hard:playouts=2000, see "
             "docs/bots.md), cmd:PROGRAM or py:MODULE:FACTORY[:ARG] (repeatable).",
         ),
     ] = None,

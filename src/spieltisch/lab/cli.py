@@ -24,8 +24,8 @@ BotOpt = Annotated[
     typer.Option(
         "--bot",
         "-b",
-        help="Bot for the next seat (repeat): random, easy, medium, hard (hard@baseline, hard:playouts=1200, "
-        "see docs/bots.md), cmd:COMMAND, py:MODULE:FACTORY[:ARG] or "
+        help="Bot for the next seat (repeat): random, easy, medium, neural, hard (hard@baseline, "
+        "hard:playouts=1200, see docs/bots.md), cmd:COMMAND, py:MODULE:FACTORY[:ARG] or "
         "avoid=CARD:SPEC (Waschbär-Schmaus: SPEC that never lays CARD, e.g. avoid=HUNTER:medium).",
     ),
 ]
