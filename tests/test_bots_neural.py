@@ -63,7 +63,7 @@ def test_network_scores_rows_as_its_layers_say() -> None:
     )
     # x = ((3 - 1) / 2, 1) = (1, 1); hidden = relu(1, -1 + 1 + 0.5) = (1, 0.5); 2 + 0.5 - 1
     assert net.scores([[3.0, 1.0], [1.0, -2.0]]).tolist() == pytest.approx([1.5, -1.0])
-    assert load("spieltisch.bots.scout").inputs == 31 and load("spieltisch.bots.schmaus").inputs == 29
+    assert load("spieltisch.bots.scout").inputs == 33 and load("spieltisch.bots.schmaus").inputs == 29
 
 
 def _script() -> ModuleType:

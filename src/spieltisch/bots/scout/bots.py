@@ -245,36 +245,7 @@ class HardBot(Bot):
 
     def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
         """The actions the search compares (see the class docs)."""
-        ranked = ranked_actions(pos, legal)
-        best, scouts = self.config.widths(pos.players)
-        out = distinct_candidates(pos, ranked, best)
-        if not pos.table or scouts <= 0:
-            return out
-        seen = {signature(pos.hand, pos.table, a) for a in out}
-        vals = [TOP[c] for c in pos.hand]
-        longest: list[tuple[int, float, int]] = []
-        for score, action in ranked:
-            if not SCOUT_BASE <= action < SS_BASE:
-                continue
-            act = from_id(action)
-            assert isinstance(act, Scout)
-            c = pos.table[0] if act.end == "left" else pos.table[-1]
-            v = BOTTOM[c] if act.turn else TOP[c]
-            n = set_through([*vals[: act.insert], v, *vals[act.insert :]], act.insert)
-            if n >= 3:
-                longest.append((n, score, action))
-        longest.sort(key=lambda t: (-t[0], -t[1], t[2]))
-        added = 0
-        for _, _, action in longest:
-            sig = signature(pos.hand, pos.table, action)
-            if sig in seen:
-                continue
-            seen.add(sig)
-            out.append(action)
-            added += 1
-            if added == scouts:
-                break
-        return out
+        return search_candidates(pos, legal, *self.config.widths(pos.players))
 
     def sample_world(self, pos: Position) -> ScoutState:
         """One world consistent with the view this bot saw last (its
@@ -331,6 +302,41 @@ class HardBot(Bot):
             for i in done:
                 scores[i].pop()
         return len(done)
+
+
+def search_candidates(pos: Position, legal: Sequence[int], best: int, scouts: int) -> list[int]:
+    """Medium's ``best`` best actions that lead to different positions, then up to
+    ``scouts`` scouts that build the longest set (three cards or more), each to a
+    new position: what hard's search compares (and neural's network)."""
+    ranked = ranked_actions(pos, legal)
+    out = distinct_candidates(pos, ranked, best)
+    if not pos.table or scouts <= 0:
+        return out
+    seen = {signature(pos.hand, pos.table, a) for a in out}
+    vals = [TOP[c] for c in pos.hand]
+    longest: list[tuple[int, float, int]] = []
+    for score, action in ranked:
+        if not SCOUT_BASE <= action < SS_BASE:
+            continue
+        act = from_id(action)
+        assert isinstance(act, Scout)
+        c = pos.table[0] if act.end == "left" else pos.table[-1]
+        v = BOTTOM[c] if act.turn else TOP[c]
+        n = set_through([*vals[: act.insert], v, *vals[act.insert :]], act.insert)
+        if n >= 3:
+            longest.append((n, score, action))
+    longest.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    added = 0
+    for _, _, action in longest:
+        sig = signature(pos.hand, pos.table, action)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        out.append(action)
+        added += 1
+        if added == scouts:
+            break
+    return out
 
 
 def play_out(world: ScoutState) -> list[int]:

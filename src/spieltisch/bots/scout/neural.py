@@ -1,14 +1,16 @@
-"""Scout's ``neural`` level: medium's candidates, re-ranked by a network taught by hard.
+"""Scout's ``neural`` level: hard's candidates, chosen by a network taught by hard.
 
-Medium scores every legal action one move ahead (:func:`~.bots.ranked_actions`);
-the neural bot keeps the :data:`CANDIDATES` best that lead to different positions
-(:func:`~.bots.distinct_candidates`) and lets a small network (:mod:`spieltisch.bots.neural`)
-score each from :func:`features`: the position (table size, hands, scores, chips,
-how far the game is) and what the candidate does (its medium score and rank, what
-it shows or scouts, what it captures, the hand it leaves). The network was trained
-to pick what ``hard`` picks among the same candidates (``examples/train_neural.py``),
-so it plays much of hard's judgement at medium's cost. The hand-turn decision (S-5)
-is medium's.
+Medium scores every legal action one move ahead (:func:`~.bots.ranked_actions`).
+The neural bot takes the candidates hard's search compares
+(:func:`~.bots.search_candidates`: medium's best moves that lead to different
+positions, and the scouts that build the longest sets) and lets a small network
+(:mod:`spieltisch.bots.neural`) score each from :func:`candidates`' inputs: the
+position (table size, hands, scores, chips, how far the game is) and what the
+candidate does (its medium score and rank, what it shows or scouts, the set a
+scout builds, what it captures, the hand it leaves). The network was trained to
+pick what ``hard`` picks among the same candidates (``examples/train_neural.py``),
+so it plays much of hard's judgement without its search. The hand-turn decision
+(S-5) is medium's.
 """
 
 from __future__ import annotations
@@ -20,19 +22,19 @@ from spieltisch.bots.neural import load
 from spieltisch.bots.scout import policy
 from spieltisch.bots.scout.bots import (
     FLIP_ID,
+    HARD_V12,
     KEEP_ID,
     LONG_ROUND,
-    distinct_candidates,
     ranked_actions,
     round_length,
+    search_candidates,
+    set_through,
     signature,
 )
 from spieltisch.bots.scout.worlds import Position
-from spieltisch.engine.scout.actions import SCOUT_BASE, SS_BASE
-from spieltisch.engine.scout.cards import TOP, set_key
+from spieltisch.engine.scout.actions import SCOUT_BASE, SS_BASE, Scout, from_id
+from spieltisch.engine.scout.cards import BOTTOM, TOP, set_key
 
-CANDIDATES = 12
-"""How many of medium's best distinct actions the network chooses among."""
 MEDIUM_INPUT = 17
 """The input that holds a candidate's medium score (the first after :func:`position_features`)."""
 
@@ -62,21 +64,30 @@ def position_features(pos: Position, view: View) -> list[float]:
     ]
 
 
-def action_features(pos: Position, action: int, score: float, best: float, rank: int) -> list[float]:
-    """What candidate ``action`` does (its medium ``score``, ``best`` the best one's)."""
+def action_features(
+    pos: Position, action: int, score: float, best: float, rank: int, medium: int
+) -> list[float]:
+    """What candidate ``action`` does (its medium ``score``, ``best`` the best one's;
+    ``rank`` its place among the candidates, the first ``medium`` of which are medium's best)."""
     vals, table = signature(pos.hand, pos.table, action)
     show = action < SCOUT_BASE or action >= SS_BASE
     scout = action >= SCOUT_BASE
     shown = len(table) if show else 0
     key = set_key([TOP[c] for c in table]) if show and table else -1
-    scouted = 0.0
-    if scout:
-        gone = [c for c in pos.table if c not in table] if not show else []
-        scouted = TOP[gone[0]] / 10 if gone else 0.0
+    scouted = builds = 0.0
+    if scout and not show:
+        act = from_id(action)
+        assert isinstance(act, Scout)
+        c = pos.table[0] if act.end == "left" else pos.table[-1]
+        v = BOTTOM[c] if act.turn else TOP[c]
+        scouted = v / 10
+        builds = set_through(vals, act.insert) / 6
     return [
         score / 5,
         (score - best) / 5,
-        rank / CANDIDATES,
+        rank / 8,
+        1.0 if rank >= medium else 0.0,
+        builds,
         1.0 if show and not scout else 0.0,
         1.0 if scout and not show else 0.0,
         1.0 if scout and show else 0.0,
@@ -95,11 +106,13 @@ def candidates(view: View, legal: Sequence[int]) -> tuple[list[int], list[list[f
     """The actions the network chooses among and one row of inputs per action."""
     pos = Position.from_view(view)
     ranked = ranked_actions(pos, legal)
-    chosen = distinct_candidates(pos, ranked, CANDIDATES)
-    scores = dict((a, s) for s, a in ranked)
+    width, scouts = HARD_V12.widths(pos.players)
+    chosen = search_candidates(pos, legal, width, scouts)
+    scores = {a: s for s, a in ranked}
     best = ranked[0][0] if ranked else 0.0
     base = position_features(pos, view)
-    rows = [base + action_features(pos, a, scores[a], best, i) for i, a in enumerate(chosen)]
+    medium = min(width, len(chosen))
+    rows = [base + action_features(pos, a, scores[a], best, i, medium) for i, a in enumerate(chosen)]
     return chosen, rows
 
 
