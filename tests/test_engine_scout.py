@@ -296,7 +296,11 @@ def test_research_options_make_a_small_game() -> None:
     s = SCOUT.new_state(2, 3, {"numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 1})
     assert s.rounds == 1 and s.chips == [1, 1] and [len(h) for h in s.hands] == [2, 2]
     assert all(max(TOP[c], BOTTOM[c]) <= 4 for h in s.hands for c in h) and len(s.set_aside) == 2
-    assert s.view(0)["options"] == s.game_options() == {"numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 1}
+    assert (
+        s.view(0)["options"]
+        == s.game_options()
+        == {"numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 1}
+    )
     rng = random.Random(1)
     while not s.is_over():
         seat = s.to_move()[0]

@@ -86,6 +86,7 @@ def normalize_options(options: Mapping[str, Any] | None, players: int | None = N
         if need > size:
             raise OptionsError(
                 f"impossible deck: {size} cards (numbers 1..{numbers}) cannot deal {hand} to each of "
-                f"{players} players" + (" in both of the first two rounds (S-16)" if need > players * hand else "")
+                f"{players} players"
+                + (" in both of the first two rounds (S-16)" if need > players * hand else "")
             )
     return out

@@ -23,7 +23,9 @@ from spieltisch.engine.scout.cards import (
     set_key,
 )
 from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
-from spieltisch.engine.scout.options import DEALT, NUMBERS, TWO_PLAYER_CHIPS, normalize_options
+from spieltisch.engine.scout.options import DEALT as DEALT  # S-2 (public: learning code reads it here)
+from spieltisch.engine.scout.options import NUMBERS, normalize_options
+from spieltisch.engine.scout.options import TWO_PLAYER_CHIPS as TWO_PLAYER_CHIPS  # S-13
 from spieltisch.engine.scout.reasons import REASONS
 
 H: Final = A.MAX_HAND
