@@ -281,9 +281,50 @@ def test_player_count_errors(players: int) -> None:
 
 
 def test_scout_has_no_rule_options() -> None:
-    with pytest.raises(OptionsError, match=r"Scout has no rule options; got \['rounds'\]"):
-        SCOUT.new_state(3, 1, {"rounds": 2})
+    with pytest.raises(OptionsError, match=r"Scout has no rule options; got \['jokers'\] \(its research"):
+        SCOUT.new_state(3, 1, {"jokers": 2})
     assert SCOUT.normalize_options(None) == {} and SCOUT.normalize_options({}) == {}
+
+
+def test_research_options_at_their_defaults_are_the_rules_game() -> None:
+    plain = SCOUT.new_state(4, 7)
+    same = SCOUT.new_state(4, 7, {"rounds": 4, "hand_size": 11, "numbers": 10})
+    assert same.options == {} and same.to_json() == plain.to_json() and same.view(0) == plain.view(0)
+
+
+def test_research_options_make_a_small_game() -> None:
+    s = SCOUT.new_state(2, 3, {"numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 1})
+    assert s.rounds == 1 and s.chips == [1, 1] and [len(h) for h in s.hands] == [2, 2]
+    assert all(max(TOP[c], BOTTOM[c]) <= 4 for h in s.hands for c in h) and len(s.set_aside) == 2
+    assert (
+        s.view(0)["options"]
+        == s.game_options()
+        == {"numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 1}
+    )
+    rng = random.Random(1)
+    while not s.is_over():
+        seat = s.to_move()[0]
+        s.apply_id(seat, rng.choice(s.legal_action_ids(seat)))
+    assert len(s.results) == 1 and SCOUT.state_from_json(s.to_json()).to_json() == s.to_json()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"numbers": 11}, "option 'numbers' must be a whole number from 2 to 10, not 11"),
+        ({"hand_size": "3"}, "option 'hand_size' must be a whole number from 1 to 11"),
+        ({"numbers": 4, "hand_size": 4}, r"impossible deck: 6 cards \(numbers 1..4\) cannot deal 4"),
+        ({"numbers": 4, "hand_size": 2, "rounds": 2}, r"in both of the first two rounds \(S-16\)"),
+    ],
+)
+def test_research_option_errors(options: dict[str, object], message: str) -> None:
+    with pytest.raises(OptionsError, match=message):
+        SCOUT.new_state(2, 1, options)
+
+
+def test_scout_chips_are_for_two_players() -> None:
+    with pytest.raises(OptionsError, match="'scout_chips' is for two players"):
+        SCOUT.new_state(3, 1, {"scout_chips": 1})
 
 
 @pytest.mark.parametrize(

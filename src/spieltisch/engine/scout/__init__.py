@@ -6,11 +6,13 @@ from spieltisch.engine.base import BaseGame
 from spieltisch.engine.scout import actions
 from spieltisch.engine.scout.actions import Flip, Scout, ScoutShow, Show
 from spieltisch.engine.scout.cards import card_text, parse_card
+from spieltisch.engine.scout.options import normalize_options
 from spieltisch.engine.scout.reasons import REASONS
 from spieltisch.engine.scout.state import ScoutState
 
 ScoutGame = BaseGame[ScoutState]
-"""The type of :data:`GAME` (Scout has no rule options)."""
+"""The type of :data:`GAME` (Scout's rules have no options; research options shrink the game,
+:mod:`spieltisch.engine.scout.options`)."""
 
 GAME: ScoutGame = BaseGame(
     name="scout",
@@ -18,6 +20,7 @@ GAME: ScoutGame = BaseGame(
     reasons=REASONS,
     state_class=ScoutState,
     codec=actions,
+    normalize=normalize_options,
     rules_version="1",  # raise it when a record of this version could replay differently
 )
 

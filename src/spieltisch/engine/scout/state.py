@@ -23,6 +23,9 @@ from spieltisch.engine.scout.cards import (
     set_key,
 )
 from spieltisch.engine.scout.movegen import can_show, cards_key, play_ids
+from spieltisch.engine.scout.options import DEALT as DEALT  # S-2 (public: learning code reads it here)
+from spieltisch.engine.scout.options import NUMBERS, normalize_options
+from spieltisch.engine.scout.options import TWO_PLAYER_CHIPS as TWO_PLAYER_CHIPS  # S-13
 from spieltisch.engine.scout.reasons import REASONS
 
 H: Final = A.MAX_HAND
@@ -38,9 +41,7 @@ REMOVED: Final[dict[int, tuple[int, ...]]] = {
     4: (card(9, 10),),
     5: (),
 }
-DEALT: Final = {2: 11, 3: 12, 4: 11, 5: 9}
 ROUNDS: Final = {2: 2, 3: 3, 4: 4, 5: 5}
-TWO_PLAYER_CHIPS: Final = 3  # S-13
 
 FLIP: Final = "flip"
 PLAY: Final = "play"
@@ -55,12 +56,20 @@ def _round_seed(seed: int, round_index: int) -> random.Random:
     return random.Random(f"scout/{seed}/round/{round_index}")
 
 
-def round_deck(players: int, seed: int, round_index: int) -> list[int]:
+def deck_cards(players: int, numbers: int = NUMBERS) -> list[int]:
+    """S-1, S-2: the cards of a game (smaller number on top); ``numbers`` below 10 is the
+    research option of :mod:`spieltisch.engine.scout.options` (no card removed then)."""
+    if numbers == NUMBERS:
+        return [c for c in ALL_CARDS if c not in REMOVED[players]]
+    return [c for c in ALL_CARDS if BOTTOM[c] <= numbers]
+
+
+def round_deck(players: int, seed: int, round_index: int, numbers: int = NUMBERS) -> list[int]:
     """S-1, S-2: the shuffled and turned deck of round ``round_index`` (from 0) of the game
     dealt from ``seed``, dealt in order from seat 0 (a public name for learning code that
     replays the engine's games, :mod:`spieltisch.rl`). With two players round 1 is dealt from
     the cards round 0 set aside (S-16), not from this deck."""
-    return _shuffled([c for c in ALL_CARDS if c not in REMOVED[players]], _round_seed(seed, round_index))
+    return _shuffled(deck_cards(players, numbers), _round_seed(seed, round_index))
 
 
 def _shuffled(cards: Sequence[int], rng: random.Random) -> list[int]:
@@ -101,6 +110,8 @@ class ScoutState(BaseState):
         self.results: list[dict[str, Any]] = []
         self.history: list[tuple[int, int]] = []
         self.dealt = True
+        self.options: dict[str, Any] = {}
+        """Research options (:mod:`spieltisch.engine.scout.options`); empty: the rules' game."""
 
     def clone(self) -> Self:
         s = type(self).__new__(type(self))
@@ -113,16 +124,18 @@ class ScoutState(BaseState):
         s.chips, s.collected, s.tokens = self.chips[:], self.collected[:], self.tokens[:]
         s.totals, s.beaten, s.set_aside = self.totals[:], self.beaten[:], self.set_aside[:]
         s.results, s.history = self.results[:], self.history[:]
+        s.options = self.options  # never changes
         self._copy_extras(s)
         return s
 
     # -- construction --------------------------------------------------------
     @classmethod
     def new(cls, players: int, seed: int, options: Mapping[str, Any] | None = None) -> Self:
-        cls.game.normalize_options(options)
         cls.check_players(players)
+        opts = normalize_options(options, players)
         s = cls()
-        s.players, s.seed, s.rounds = players, seed, ROUNDS[players]
+        s.players, s.seed, s.options = players, seed, opts
+        s.rounds = int(opts.get("rounds", ROUNDS[players]))
         s.totals = [0] * players
         s._deal(0)
         return s
@@ -202,22 +215,34 @@ class ScoutState(BaseState):
             deck = self.set_aside  # S-16: round 2 uses the 22 set-aside cards
             self.set_aside = []
         else:
-            deck = round_deck(n, self.seed, round_index)
+            deck = round_deck(n, self.seed, round_index, self.numbers())
             if n == 2:
-                self.set_aside = deck[2 * DEALT[2] :]
-                deck = deck[: 2 * DEALT[2]]
-        k = DEALT[n]
+                self.set_aside = deck[2 * self.hand_size() :]
+                deck = deck[: 2 * self.hand_size()]
+        k = self.hand_size()
         self.hands = [deck[i * k : (i + 1) * k] for i in range(n)]
         self.known = [[False] * k for _ in range(n)]
         if round_index == 0:
             self.first_start = self._first_player()
         self.current = (self.first_start + round_index) % n  # S-4
         self.table, self.table_key, self.owner = [], -1, None
-        self.chips = [TWO_PLAYER_CHIPS if n == 2 else 1] * n  # S-9, S-13, S-16
+        self.chips = [self.scout_chips() if n == 2 else 1] * n  # S-9, S-13, S-16
         self.collected = [0] * n
         self.tokens = [0] * n
         self.phase = FLIP
         self.pending = [True] * n  # S-5
+
+    def numbers(self) -> int:
+        """The highest card number (10; fewer with the ``numbers`` research option)."""
+        return int(self.options.get("numbers", NUMBERS))
+
+    def hand_size(self) -> int:
+        """Cards dealt to each player (S-2, or the ``hand_size`` research option)."""
+        return int(self.options.get("hand_size", DEALT[self.players]))
+
+    def scout_chips(self) -> int:
+        """Two players' scout chips per round (S-13, or the ``scout_chips`` research option)."""
+        return int(self.options.get("scout_chips", TWO_PLAYER_CHIPS))
 
     def _first_player(self) -> int:
         """S-3: the holder of the 1/2 card, else (2 players) of the lowest card."""
@@ -509,6 +534,7 @@ class ScoutState(BaseState):
             "beaten": [card_text(c) for c in self.beaten],
             "set_aside": [card_text(c) for c in self.set_aside],
             "dealt": self.dealt,
+            **({"options": dict(self.options)} if self.options else {}),
         }
 
     def _load_json(self, data: Mapping[str, JSON]) -> None:
@@ -530,6 +556,10 @@ class ScoutState(BaseState):
         self.beaten = [parse_card(c) for c in data["beaten"]]
         self.set_aside = [parse_card(c) for c in data["set_aside"]]
         self.dealt = bool(data.get("dealt", True))
+        options = data.get("options") or {}
+        if not isinstance(options, Mapping):
+            raise ValueError(f"'options' must be an object, not {options!r}")
+        self.options = normalize_options(options, self.players)
 
     def _seat_lists(self) -> dict[str, Sequence[Any]]:
         return {
@@ -550,7 +580,7 @@ class ScoutState(BaseState):
             return f"a hand cannot hold more than {H} cards"
         if not 0 <= self.current < n or not 0 <= self.first_start < n:
             return "'current' and 'first_start' must be seats"
-        if not 1 <= self.rounds <= 5 or not 0 <= self.round < self.rounds:
+        if not 1 <= self.rounds <= (10 if self.options else 5) or not 0 <= self.round < self.rounds:
             return f"round {self.round} of {self.rounds} is impossible"
         owner = self.owner
         if bool(self.table) != (owner is not None) or (owner is not None and not 0 <= owner < n):
@@ -564,8 +594,8 @@ class ScoutState(BaseState):
         cards = self.card_locations()
         if len(set(cards)) != len(cards):
             return "a card is in two places (S-1)"
-        if self.dealt and not set(cards) <= {c for c in ALL_CARDS if c not in REMOVED[n]}:
-            return f"a card removed for {n} players is in play (S-2)"
+        if self.dealt and not set(cards) <= set(deck_cards(n, self.numbers())):
+            return f"a card removed for {n} players (or above the 'numbers' option) is in play (S-2)"
         if any(c < 0 for c in self.chips + self.collected + self.tokens):
             return "chips, captured cards and tokens cannot be negative"
         return None
@@ -584,7 +614,10 @@ class ScoutState(BaseState):
         return f"table [{table}] owner {self.owner} chips {self.chips} scores {self.totals}"
 
     def game_options(self) -> dict[str, JSON]:
-        return {}
+        return dict(self.options)
+
+    def _view_options(self) -> dict[str, JSON]:
+        return {"options": dict(self.options)} if self.options else {}
 
     def card_locations(self) -> list[int]:
         """Every physical card of the game, wherever it is (for conservation checks)."""

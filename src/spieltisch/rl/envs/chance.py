@@ -42,8 +42,8 @@ from spieltisch.engine.schmaus.cards import IDS as SCHMAUS_IDS
 from spieltisch.engine.schmaus.cards import counts_to_list
 from spieltisch.engine.schmaus.options import deck_counts
 from spieltisch.engine.schmaus.state import SchmausState
-from spieltisch.engine.scout.cards import ALL_CARDS, TURNED, card_text, identity, parse_card
-from spieltisch.engine.scout.state import DEALT, REMOVED, ScoutState
+from spieltisch.engine.scout.cards import TURNED, card_text, identity, parse_card
+from spieltisch.engine.scout.state import ScoutState, deck_cards
 
 Distribution = list[tuple[int, float]]
 
@@ -106,20 +106,27 @@ class ChanceScout(_ChanceSource, ScoutState):
     """Scout whose deals are chance events, card by card (S-1, S-2, S-16)."""
 
     @classmethod
-    def dealt_by_chance(cls, players: int, chance: ChanceQueue, template: Self | None = None) -> Self:
+    def dealt_by_chance(
+        cls,
+        players: int,
+        chance: ChanceQueue,
+        template: Self | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> Self:
         """A new game whose first deal comes from ``chance`` (may raise :class:`NeedChance`);
-        ``template``, any new game of ``players`` (cloned), saves building one."""
-        s = template.clone() if template is not None else cls.new(players, 0)
+        ``template``, any new game of ``players`` and these research ``options``
+        (cloned), saves building one."""
+        s = template.clone() if template is not None else cls.new(players, 0, options)
         s.recorded = []
         s.chance = chance
-        s._chance_deal(0, [c for c in ALL_CARDS if c not in REMOVED[players]])
+        s._chance_deal(0, deck_cards(players, s.numbers()))
         return s
 
     def _deal(self, round_index: int) -> None:
         if self.players == 2 and round_index == 1:
             pool = [identity(c) for c in self.set_aside]  # S-16: round 2 deals the set-aside cards
         else:
-            pool = [c for c in ALL_CARDS if c not in REMOVED[self.players]]
+            pool = deck_cards(self.players, self.numbers())
         super()._deal(round_index)
         self._chance_deal(round_index, pool)
 
@@ -133,7 +140,7 @@ class ChanceScout(_ChanceSource, ScoutState):
         hands = []
         for _ in range(n):
             hand = []
-            for _ in range(DEALT[n]):
+            for _ in range(self.hand_size()):
                 c = self.chance.take(scout_distribution(remaining))
                 remaining.remove(identity(c))
                 hand.append(c)

@@ -25,6 +25,11 @@
   seats decide one after another in seat order, and no seat's observation or
   information state shows what another committed before the reveal.
 * Utilities are the final game totals (general sum); no intermediate rewards.
+* Parameters: ``players`` and the games' rule options (:data:`PARAMETERS`;
+  Waschbär-Schmaus' deck as ``deck_F1`` .. ``deck_GUARDIAN``, Scout's research
+  options that shrink the game). ``rounds`` / ``hand_size`` 0 mean the rules'
+  count for the player number. :data:`MINI` holds each game's mini variant
+  for exact game-theory methods (docs/rl.md, "Mini variants").
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from spieltisch.engine import get_game
+from spieltisch.engine import OptionsError, get_game
+from spieltisch.engine.schmaus.cards import DECK
 from spieltisch.rl.envs.chance import (
     SCHMAUS_OUTCOMES,
     SCOUT_OUTCOMES,
@@ -53,13 +59,69 @@ from spieltisch.rl.scout.episode import ScoutEpisode
 
 PLAYERS_DEFAULT = 4
 
+PARAMETERS: dict[str, dict[str, int | str]] = {
+    "scout": {"players": PLAYERS_DEFAULT, "numbers": 10, "hand_size": 0, "rounds": 0, "scout_chips": 3},
+    "schmaus": {
+        "players": PLAYERS_DEFAULT,
+        "rounds": 0,
+        "short_hand": "draw-until-playable",
+        "hunter_draw": "everybody",
+        "hand_size": 7,
+        "loser_draws": 2,
+        "hand_limit": 12,
+        "refill_to": 0,
+        **{f"deck_{card}": count for card, count in DECK.items()},
+    },
+}
+"""Each game's OpenSpiel parameters and their defaults (the rules' game). ``rounds`` and
+Scout's ``hand_size`` 0: the rules' count for the player number (S-2, W-2)."""
 
-def _utility_bounds(game: str, players: int) -> tuple[float, float, int]:
+MINI: dict[str, dict[str, int | str]] = {
+    "scout": {"players": 2, "numbers": 4, "hand_size": 2, "rounds": 1, "scout_chips": 0},
+    "schmaus": {
+        "players": 2,
+        "rounds": 1,
+        "hand_size": 4,
+        "short_hand": "play-what-you-can",
+        "loser_draws": 0,
+        **{f"deck_{card}": 0 for card in DECK},
+        "deck_F1": 3,
+        "deck_F3": 2,
+        "deck_X5": 1,
+        "deck_GROCER": 1,
+        "deck_GUARDIAN": 1,
+    },
+}
+"""Each game's mini variant (docs/rl.md, "Mini variants"): 2 players, one round, short
+hands and few cards, small enough for OpenSpiel's exact best response and CFR."""
+
+
+def rule_options(game: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's rule options for OpenSpiel ``params`` (``players`` and the defaults left out)."""
+    name = get_game(game).name
+    spec = PARAMETERS[name]
+    options: dict[str, Any] = {}
+    deck: dict[str, int] = {}
+    for key, value in params.items():
+        if key not in spec:
+            raise ValueError(
+                f"unknown parameter {key!r} for python_spieltisch_{name}; known: {', '.join(spec)}"
+            )
+        if key == "players" or value == spec[key]:
+            continue
+        if key.startswith("deck_"):
+            deck[key.removeprefix("deck_")] = value
+        else:
+            options[key] = value
+    if deck:
+        options["deck"] = deck
+    return options
+
+
+def _utility_bounds(game: str, players: int, rounds: int) -> tuple[float, float, int]:
     """Bounds on a final total and on the game's length (for ``GameInfo``)."""
     if game == "scout":
-        rounds = {2: 2, 3: 3, 4: 4, 5: 5}[players]
         return -45.0 * rounds, 90.0 * rounds, 3000 * rounds
-    rounds = 3 * players
     best = ((5 + 5 + 4 * 5) << 2) + 3  # F5 F5 ×5 on F5, doubled by both ×2 raccoons, + base (W-11, W-12)
     return 0.0, float(rounds * players * best), rounds * 40 * players
 
@@ -80,7 +142,7 @@ def _game_type(game: str) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"players": PLAYERS_DEFAULT},
+        parameter_specification=dict(PARAMETERS[g.name]),
     )
 
 
@@ -88,16 +150,26 @@ class _Game(pyspiel.Game):
     name: str
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        params = dict(params or {})
-        players = int(params.get("players", PLAYERS_DEFAULT))
+        params = {**PARAMETERS[self.name], **(params or {})}
+        players = int(params["players"])
         g = get_game(self.name)
         if not g.min_players <= players <= g.max_players:
             raise ValueError(f"{g.title} is for {g.min_players} to {g.max_players} players, not {players}")
-        low, high, length = _utility_bounds(self.name, players)
-        probe = make_episode(self.name, players, 0)
+        options = rule_options(self.name, params)
+        try:
+            template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0, options)
+            if isinstance(template, ChanceSchmaus):
+                ChanceSchmaus.dealt_by_chance(players, ChanceQueue(), options, template)
+        except NeedChance:
+            pass  # the options can be dealt by chance
+        except (OptionsError, ValueError) as exc:
+            raise ValueError(f"python_spieltisch_{self.name}: {exc}") from None
         self.players = players
+        self.options = options
+        self.template: ChanceScout | ChanceSchmaus = template
+        low, high, length = _utility_bounds(self.name, players, template.rounds)
+        probe = make_episode(self.name, players, 0, options)
         self.tensor_sizes = (probe.obs_size, probe.info_size, probe.full_size)
-        self.template = (ChanceScout if self.name == "scout" else ChanceSchmaus).new(players, 0)
         self._first: Distribution | None = None
         info = pyspiel.GameInfo(
             num_distinct_actions=probe.num_actions,
@@ -108,7 +180,7 @@ class _Game(pyspiel.Game):
             utility_sum=None,
             max_game_length=length,
         )
-        super().__init__(_game_type(self.name), info, {"players": players})
+        super().__init__(_game_type(self.name), info, params)
 
     def new_initial_state(self) -> _State:
         return _State(self)
@@ -122,7 +194,7 @@ class _Game(pyspiel.Game):
             )
         else:
             state = ChanceSchmaus.dealt_by_chance(self.players, queue, template=self.template)
-        return make_episode(self.name, self.players, 0, state=state)
+        return make_episode(self.name, self.players, 0, self.options, state=state)
 
     def first_outcomes(self) -> Distribution:
         """The chance outcomes of the first card (the same in every game)."""
@@ -143,13 +215,13 @@ class _Game(pyspiel.Game):
 
 
 class ScoutGame(_Game):
-    """Scout for 2-5 players (parameter ``players``)."""
+    """Scout for 2-5 players (parameters ``players`` and Scout's research options)."""
 
     name = "scout"
 
 
 class SchmausGame(_Game):
-    """Waschbär-Schmaus for 2-5 players (parameter ``players``), default rule options."""
+    """Waschbär-Schmaus for 2-5 players (parameters ``players`` and the rule options)."""
 
     name = "schmaus"
 
