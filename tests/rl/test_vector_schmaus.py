@@ -301,10 +301,11 @@ def test_medium_opponents_decide_as_the_medium_bot(players: int, crowd: int) -> 
 
 
 def test_easy_opponents_play_inside_the_batch() -> None:
-    """``opponents="easy"``: whole games against the kernel's easy seats, every returned
-    position the learner's own with a legal mask; easy outscores random opponents."""
+    """``opponents="easy"`` and ``"medium"``: whole games against the kernel's bots, every
+    returned position the learner's own with a legal mask; easy outscores random opponents,
+    medium outscores easy."""
     totals = {}
-    for level in ("random", "easy"):
+    for level in ("random", "easy", "medium"):
         env = SchmausVectorEnv(256, 4, learners=0, opponents=level, seed=3)
         _, mask = env.reset(seed=1)
         rng = np.random.default_rng(2)
@@ -314,7 +315,7 @@ def test_easy_opponents_play_inside_the_batch() -> None:
             assert mask.any(1).all() and (env.seat == 0).all()
             finals.append(env.final_totals[terminated])
         totals[level] = np.concatenate(finals)[:, 1:].mean()
-    assert totals["easy"] > totals["random"]
+    assert totals["medium"] > totals["easy"] > totals["random"]
 
 
 def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
@@ -328,7 +329,7 @@ def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
     result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "Waschbär-Schmaus learner steps per CPU second" in text and "batched vs easy" in text
+    assert "Waschbär-Schmaus learner steps per CPU second" in text and "batched vs easy" in text and "vs medium" in text
     row = [line for line in result.output.splitlines() if line.startswith("│ 3 ")][-1]
     cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
-    assert cells[0] == "3" and len(cells) == 6 and min(float(c) for c in cells[1:]) > 0
+    assert cells[0] == "3" and len(cells) == 7 and min(float(c) for c in cells[1:]) > 0

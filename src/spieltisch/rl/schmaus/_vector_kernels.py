@@ -15,11 +15,14 @@ applied (tests), ``reshuffles`` (B,) the W-17 reshuffles of each game. ``fx``: t
 deals (tests), empty when the games are dealt from the Generator: per slot the dealt hands
 (N, P, 12), draw pile (N, 54, the top last) and its size, and ``perms`` (N, R, 55, 54): the
 engine's W-17 permutation of reshuffle r + 1 of a discard pile of n cards in ``perms[g, r, n]``.
-``sc``: scratch (``pend`` (B, P), ``individual`` (P,), ``row`` (54,), ``deck`` (54,)).
+``sc``: scratch (``pend`` (B, P), ``individual`` (P,), ``row`` (54,), ``deck`` (54,); the medium
+opponents' ``pool`` and ``work`` (54,), ``hist`` (76,) and an unused (1, 1) float64 for the
+uniform numbers :func:`medium_id` takes in tests).
 ``tb``: the engine's step tables, lay tables, per lay its effect and counts, the mask tables
 (:mod:`spieltisch.rl.schmaus.fast`), ``acc`` (3, 64) float32: ``acc[i, n]`` the
 observation's value of n cards counted with scale 1/12, 1/3 or 1/15 (float32 sums, as
-``obs._counts`` adds them), and ``SOLO`` per lay (the easy opponents', :func:`easy_id`).
+``obs._counts`` adds them), ``SOLO`` per lay (the easy opponents', :func:`easy_id`) and the
+medium opponents' tables (``vector._medium_tables``, :func:`medium_id`).
 """
 
 from __future__ import annotations
@@ -687,7 +690,7 @@ def play(
     final_seat: int, level: int,
 ) -> None:  # fmt: skip
     """One learner decision in every game (``actions[g]``; with ``reset`` none: every game is
-    dealt anew first), then the opponents (``level``: 0 random, 1 easy, :func:`opponent_id`)
+    dealt anew first), then the opponents (``level``: 0 random, 1 easy, 2 medium, :func:`opponent_id`)
     in the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the
     totals' changes. A game that ends (``done``) or reaches ``max_steps`` learner decisions
     (``cut``) keeps its last totals in ``final`` and the observation of ``final_seat`` in

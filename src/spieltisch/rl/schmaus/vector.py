@@ -33,8 +33,15 @@ self-play: the step returns the observation and mask of whichever seat decides n
   ``spieltisch.bots.schmaus`` easy's decisions, computed in the kernel from two uniform
   numbers per decision of the env's Generator (its ``rng.random()`` and, as ``int(u * n)``,
   its ``rng.randrange(n)``; ``_vector_kernels.easy_id``): the same decision as the bot given
-  those draws (tested), not the same stream as the bot's own ``random.Random``. ``medium``
-  plays in the single-game environments (``gymnasium.make("spieltisch/Schmaus-v0")``).
+  those draws (tested), not the same stream as the bot's own ``random.Random``. ``"medium"``:
+  ``spieltisch.bots.schmaus`` medium's decisions (``_vector_kernels.medium_id``): its lay the
+  best expected pot share against its opponent model of 32 hands sampled from the unseen cards
+  (``OpponentModel``, ``medium_lay``), each hand drawn as ``random.Random.sample``'s list
+  variant draws with ``randbelow(m)`` taken as ``int(u * m)`` from the env's Generator; its
+  grocer target, ×5 card and discards (no draws) as the bot's. The same decision as the bot
+  whose ``rng.sample`` returns those hands (tested), not the same stream as its own
+  ``random.Random``. ``hard`` plays in the single-game environments
+  (``gymnasium.make("spieltisch/Schmaus-v0")``).
 """
 
 from __future__ import annotations
