@@ -329,7 +329,8 @@ def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
     result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "Waschbär-Schmaus learner steps per CPU second" in text and "batched vs easy" in text and "vs medium" in text
+    assert "Waschbär-Schmaus learner steps per CPU second" in text
+    assert "batched vs easy" in text and "batched vs medium" in text and "Gym env vs medium" in text
     row = [line for line in result.output.splitlines() if line.startswith("│ 3 ")][-1]
     cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
     assert cells[0] == "3" and len(cells) == 7 and min(float(c) for c in cells[1:]) > 0

@@ -400,7 +400,7 @@ def medium_gain(a: int, mf: Any, mi: Any, cum: Any, n: int, mean: float, others:
     if mi[M_EFFECT, a] == HUNTER:
         return 0.0
     x = mf[M_BEAT, a]
-    v = min(max(np.int64(math.floor(x)), 0), SCORE_BINS - 2)
+    v = min(int(x), SCORE_BINS - 2)  # x >= 0: its floor
     if x == float(v):
         below = cum[v]
         equal = cum[v + 1] - cum[v]
@@ -416,7 +416,7 @@ def medium_gain(a: int, mf: Any, mi: Any, cum: Any, n: int, mean: float, others:
     else:
         win = math.pow(p, k)
         pot = mine + k * mean * scale
-    return win * pot
+    return float(win * pot)
 
 
 @helper
@@ -494,9 +494,9 @@ def medium_id(g: int, seat: int, st: Any, tb: Any, sc: Any, bits: Any, us: Any, 
                 for i in range(size):
                     m = size_pool - i
                     u = us[t, i] if given else next_double(bits)
-                    j = np.int64(u * m)
-                    hist[SCORE_BINS + work[j]] += 1
-                    work[j] = work[m - 1]
+                    pick = np.int64(u * m)
+                    hist[SCORE_BINS + work[pick]] += 1
+                    work[pick] = work[m - 1]
                 best = solo_best(hist, SCORE_BINS)
                 hist[best] += 1
                 sum_scores += best
@@ -570,9 +570,7 @@ def medium_id(g: int, seat: int, st: Any, tb: Any, sc: Any, bits: Any, us: Any, 
                         value <<= doubling
                     free = (value >> garbage) + mi[M_BASE, lay]
                 if (
-                    best < 0
-                    or free > best_free
-                    or (free == best_free and scores[g, o] > scores[g, best])
+                    best < 0 or free > best_free or (free == best_free and scores[g, o] > scores[g, best])
                 ):  # the lower seat of equals: seats in order, only a strictly better one wins
                     best, best_free = o, free
             return int(TARGET_BASE + best)
@@ -583,9 +581,8 @@ def medium_id(g: int, seat: int, st: Any, tb: Any, sc: Any, bits: Any, us: Any, 
     f, e, keeps = discard_rule(hands, g, seat, before_play[g])  # W-16: the lowest keep value
     best = -1
     for k in range(KINDS):
-        if hands[g, seat, k] > 0 and discardable(k, f, e, keeps):
-            if best < 0 or keep[k] < keep[best]:
-                best = k
+        if hands[g, seat, k] > 0 and discardable(k, f, e, keeps) and (best < 0 or keep[k] < keep[best]):
+            best = k
     return int(DISCARD_BASE + best)
 
 
