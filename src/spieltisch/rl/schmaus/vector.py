@@ -169,7 +169,7 @@ class SchmausVectorEnv:
             _tables()["deck"],
             np.zeros(MAX_CARDS, dtype=np.int64),
             np.zeros(MAX_CARDS, dtype=np.int64),
-            np.zeros(64 + KINDS, dtype=np.int64),
+            np.zeros(64 + KINDS, dtype=np.int64),  # the medium kernel's score histogram and a hand
             np.zeros((1, 1), dtype=np.float64),
         )
         t = _tables()
