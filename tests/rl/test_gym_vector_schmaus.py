@@ -118,6 +118,10 @@ def test_sync_vectorization_still_seats_the_built_in_levels() -> None:
         obs, _ = envs.reset(seed=1)
     assert obs["observation"].shape == (2, 143)
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
-        make(2, opponents="medium")
-    easy = make(2, opponents="easy")  # batched inside the kernel
-    assert easy.reset(seed=1)[0]["observation"].shape == (2, 143)
+        make(2, opponents="hard")
+    for level in ("easy", "medium"):  # batched inside the kernel
+        env = make(2, opponents=level)
+        obs, _ = env.reset(seed=1)
+        assert obs["observation"].shape == (2, 143)
+        obs, rewards, *_ = env.step(np.argmax(obs["action_mask"], 1))
+        assert obs["action_mask"].any(1).all() and rewards.shape == (2,)

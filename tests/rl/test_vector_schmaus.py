@@ -12,9 +12,10 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("numba")
 
-from spieltisch.bots.schmaus import EasyBot  # noqa: E402
+from spieltisch.bots.schmaus import EasyBot, MediumBot  # noqa: E402
 from spieltisch.engine import State, get_game  # noqa: E402
 from spieltisch.rl.replay import replay_in_engine  # noqa: E402
+from spieltisch.rl.schmaus.batched import X5_BASE  # noqa: E402
 from spieltisch.rl.schmaus.episode import SchmausEpisode  # noqa: E402
 from spieltisch.rl.schmaus.vector import SchmausVectorEnv  # noqa: E402
 
@@ -236,11 +237,81 @@ def test_easy_opponents_decide_as_the_easy_bot(players: int, crowd: int) -> None
     assert kinds.get("discard", 0) >= (3 * games if crowd else 0)
 
 
+class Samples:
+    """An ``rng`` for a bot whose ``sample(pool, k)`` draws as the kernel's medium policy does
+    from the given uniform numbers (``us[t, i]``: pick i of call t): CPython's list variant of
+    ``random.sample`` with ``randbelow(m)`` taken as ``int(u * m)``."""
+
+    def __init__(self, us: Any) -> None:
+        self.us, self.calls, self.pools = us, 0, []
+
+    def sample(self, population: list[int], k: int) -> list[int]:
+        pool = list(population)
+        self.pools.append(len(pool))
+        out = []
+        for i in range(k):
+            m = len(pool) - i
+            j = int(float(self.us[self.calls, i]) * m)
+            out.append(pool[j])
+            pool[j] = pool[m - 1]
+        self.calls += 1
+        return out
+
+
+@pytest.mark.parametrize(("players", "crowd"), [(2, 0), (3, 0), (4, 8), (5, 0)])
+def test_medium_opponents_decide_as_the_medium_bot(players: int, crowd: int) -> None:
+    """The kernel's medium policy, at every decision of self-play games (lays, grocer targets,
+    ×5 cards; with ``crowd`` discards too), is ``MediumBot.choose`` of the seat's view when its
+    opponent model's 32 ``rng.sample`` calls return the hands the kernel sampled from the same
+    uniform numbers: the same pool of unseen cards, hand size, scores and gains."""
+    games = 6
+    seeds = [players * 91 + g for g in range(games)]
+    env = SchmausVectorEnv(games, players, learners="all", seed=players, engine_seeds=seeds, log=100_000)
+    env.reset()
+    mirrors = [Mirror(players, s) for s in seeds]
+    if crowd:
+        starts = [crowded(players, s, crowd) for s in seeds]
+        env.engine.load_states(np.arange(games), starts)
+        for mirror, state in zip(mirrors, starts, strict=True):
+            mirror.episode = SchmausEpisode(players, mirror.seed, state=state.clone())
+        env.observe_into(np.zeros_like(env.final_obs), np.zeros((games, 183), dtype=bool))
+    rng = np.random.default_rng(players + 10)
+    kinds: dict[str, int] = {}
+    sampled = 0
+    out = np.zeros(games, dtype=np.int64)
+    bits = np.zeros(10, dtype=np.uint64)
+    for _ in range(120):
+        us = rng.random((games, 32, 54))
+        env._k.medium(env.engine._state(), env._tb, env._scratch, env.seat, us, bits, out)
+        logs = env.action_log
+        for g, mirror in enumerate(mirrors):
+            ep = mirror.follow(logs[g])
+            seat = int(env.seat[g])
+            bot = MediumBot("schmaus", seat, 0)
+            draws = Samples(us[g])
+            bot.rng = draws  # type: ignore[assignment]
+            state = ep.state
+            legal = state.legal_action_ids(seat)
+            assert out[g] == bot.choose(state.view(seat), legal)
+            assert draws.calls in (0, 32)
+            sampled += draws.calls > 0
+            phase = ep.public_view()["phase"]
+            if phase == "target":  # a grocer's target (W-9) or a ×5 card (W-11)
+                phase = "grocer" if min(legal) < X5_BASE else "x5"
+            kinds[phase] = kinds.get(phase, 0) + 1
+        env.step(out)
+    assert kinds["play"] > 400 and sampled > 300
+    assert kinds.get("x5", 0) >= 3
+    assert kinds.get("grocer", 0) >= 3 or players == 2  # at 2 players a target has one choice
+    assert kinds.get("discard", 0) >= (3 * games if crowd else 0)
+
+
 def test_easy_opponents_play_inside_the_batch() -> None:
-    """``opponents="easy"``: whole games against the kernel's easy seats, every returned
-    position the learner's own with a legal mask; easy outscores random opponents."""
+    """``opponents="easy"`` and ``"medium"``: whole games against the kernel's bots, every
+    returned position the learner's own with a legal mask; easy outscores random opponents,
+    medium outscores easy."""
     totals = {}
-    for level in ("random", "easy"):
+    for level in ("random", "easy", "medium"):
         env = SchmausVectorEnv(256, 4, learners=0, opponents=level, seed=3)
         _, mask = env.reset(seed=1)
         rng = np.random.default_rng(2)
@@ -250,7 +321,7 @@ def test_easy_opponents_play_inside_the_batch() -> None:
             assert mask.any(1).all() and (env.seat == 0).all()
             finals.append(env.final_totals[terminated])
         totals[level] = np.concatenate(finals)[:, 1:].mean()
-    assert totals["easy"] > totals["random"]
+    assert totals["medium"] > totals["easy"] > totals["random"]
 
 
 def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
@@ -264,7 +335,8 @@ def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
     result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "Waschbär-Schmaus learner steps per CPU second" in text and "batched vs easy" in text
+    assert "Waschbär-Schmaus learner steps per CPU second" in text
+    assert "batched vs easy" in text and "batched vs medium" in text and "Gym env vs medium" in text
     row = [line for line in result.output.splitlines() if line.startswith("│ 3 ")][-1]
     cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
-    assert cells[0] == "3" and len(cells) == 6 and min(float(c) for c in cells[1:]) > 0
+    assert cells[0] == "3" and len(cells) == 7 and min(float(c) for c in cells[1:]) > 0

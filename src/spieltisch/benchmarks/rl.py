@@ -271,17 +271,19 @@ def schmaus_learner_table(players: tuple[int, ...], seconds: float, seed: int) -
     Gymnasium env."""
     table = Table(
         title=f"Waschbär-Schmaus learner steps per CPU second, one core (learner in seat 0; batched: "
-        f"SchmausVectorEnv, {LEARNER_BATCH:,} games, observations + masks; target 1,000,000 vs random)"
+        f"SchmausVectorEnv, {LEARNER_BATCH:,} games, observations + masks; targets 1,000,000 vs random, "
+        "100,000 vs medium)"
     )
     table.add_column("players")
-    names = ("batched vs random", "+ learner sampling", "batched vs easy", "one Gym env vs random")
-    for name in (*names, "one Gym env vs easy"):
+    names = ("batched vs random", "+ learner sampling", "batched vs easy", "batched vs medium")
+    for name in (*names, "one Gym env vs random", "one Gym env vs medium"):
         table.add_column(name, justify="right")
     for p in players:
         env_only, with_sampling = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed)
         easy, _ = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed, opponents="easy")
-        gym = [measure_gym_env("spieltisch/Schmaus-v0", p, o, seconds, seed) for o in ("random", "easy")]
-        cells = (env_only, with_sampling, easy, *gym)
+        medium, _ = measure_schmaus_learner(p, LEARNER_BATCH, seconds, seed, opponents="medium")
+        gym = [measure_gym_env("spieltisch/Schmaus-v0", p, o, seconds, seed) for o in ("random", "medium")]
+        cells = (env_only, with_sampling, easy, medium, *gym)
         table.add_row(str(p), *(f"{x:,.0f}" for x in cells))
     return table
 

@@ -9,9 +9,10 @@
 
 A :class:`gymnasium.vector.VectorEnv` around
 :class:`spieltisch.rl.schmaus.vector.SchmausVectorEnv`: one learning seat (``seat``, default 0)
-in every game, the others random or easy opponents (``opponents``) inside the compiled
-batch. Spaces, observations and masks are those of ``gymnasium.make("spieltisch/Schmaus-v0")``
-batched (the ``observation`` tensor only); the seats decide in the AEC environment's order (a sealed
+in every game, the others random, easy or medium opponents (``opponents``: the batched
+policies of :mod:`spieltisch.rl.schmaus.vector`) inside the compiled batch. Spaces,
+observations and masks are those of ``gymnasium.make("spieltisch/Schmaus-v0")`` batched (the
+``observation`` tensor only); the seats decide in the AEC environment's order (a sealed
 decision seat by seat, the lowest seat first), so a learner in a later seat sees the earlier
 seats' hidden commits, where the single environment lets it decide as soon as it may.
 Autoreset is Gymnasium's ``SAME_STEP`` mode: a game that ends or is truncated (``max_steps``

@@ -15,15 +15,19 @@ applied (tests), ``reshuffles`` (B,) the W-17 reshuffles of each game. ``fx``: t
 deals (tests), empty when the games are dealt from the Generator: per slot the dealt hands
 (N, P, 12), draw pile (N, 54, the top last) and its size, and ``perms`` (N, R, 55, 54): the
 engine's W-17 permutation of reshuffle r + 1 of a discard pile of n cards in ``perms[g, r, n]``.
-``sc``: scratch (``pend`` (B, P), ``individual`` (P,), ``row`` (54,), ``deck`` (54,)).
+``sc``: scratch (``pend`` (B, P), ``individual`` (P,), ``row`` (54,), ``deck`` (54,); the medium
+opponents' ``pool`` and ``work`` (54,), ``hist`` (76,) and an unused (1, 1) float64 for the
+uniform numbers :func:`medium_id` takes in tests).
 ``tb``: the engine's step tables, lay tables, per lay its effect and counts, the mask tables
 (:mod:`spieltisch.rl.schmaus.fast`), ``acc`` (3, 64) float32: ``acc[i, n]`` the
 observation's value of n cards counted with scale 1/12, 1/3 or 1/15 (float32 sums, as
-``obs._counts`` adds them), and ``SOLO`` per lay (the easy opponents', :func:`easy_id`).
+``obs._counts`` adds them), ``SOLO`` per lay (the easy opponents', :func:`easy_id`) and the
+medium opponents' tables (``vector._medium_tables``, :func:`medium_id`).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -51,8 +55,11 @@ from spieltisch.rl.schmaus.batched import (
     DISCARD,
     DISCARD_BASE,
     F_KINDS,
+    GARBAGE,
     GROCER,
+    GUARDIAN,
     HAND_SIZE,
+    HUNTER,
     KINDS,
     MAX_CARDS,
     NUM_ACTIONS,
@@ -61,6 +68,9 @@ from spieltisch.rl.schmaus.batched import (
     PLAY,
     TARGET,
     TARGET_BASE,
+    X2,
+    X3,
+    X5,
     X5_BASE,
 )
 from spieltisch.rl.schmaus.obs import (
@@ -338,15 +348,263 @@ def easy_id(g: int, seat: int, st: Any, tb: Any, u1: float, u2: float) -> int:
     return int(DISCARD_BASE + best)
 
 
+MEDIUM_SAMPLES = 32
+"""``MediumBot.default_work``: the opponent hands its :class:`OpponentModel` samples."""
+M_MINE, M_BEAT, M_SCALE, M_COST = 0, 1, 2, 3
+"""Rows of ``tb[7][0]`` (float64, per lay): what ``OpponentModel.gain`` computes from the lay
+alone (its score ``mine``, the score ``mine / scale`` it is compared at, ``scale``) and the
+lay's ``cost`` (keep value of its cards), each computed by ``spieltisch.bots.schmaus.model``."""
+M_EFFECT, M_FOOD_SUM, M_FOOD_MAX, M_BASE = 0, 1, 2, 3
+"""Rows of ``tb[7][1]`` (int64, per lay): the model's ``EFFECT`` (-1 for none), ``FOOD_SUM``,
+``FOOD_MAX`` and ``BASE_POINTS``."""
+SCORE_BINS = 64
+"""Solo scores of a hand are below 34: the histogram of the sampled scores."""
+
+
 @helper
-def opponent_id(g: int, seat: int, st: Any, tb: Any, bits: Any, level: int) -> int:
-    """An opponent's decision: random (``level`` 0) or easy (1, :func:`easy_id` from two
-    uniform numbers of ``bits``)."""
+def solo_best(hand: Any, at: int) -> int:
+    """``model.solo_best`` of the counts ``hand[at : at + 12]``: the best score it makes alone."""
+    f0 = 0
+    f1 = 0
+    f2 = 0
+    n = 0
+    for k in range(F_KINDS - 1, -1, -1):  # the three highest food values, kinds 4 .. 0
+        for _ in range(min(hand[at + k], 3)):
+            if n == 0:
+                f0 = k + 1
+            elif n == 1:
+                f1 = k + 1
+            elif n == 2:
+                f2 = k + 1
+            n += 1
+    if n < 2:
+        return f0
+    best = f0 + f1 + f2
+    two = f0 + f1
+    if hand[at + X3] > 0:
+        best = max(best, 3 * two + 3)
+    if hand[at + X5] > 0:
+        best = max(best, two + 4 * f0 + 3)
+    if hand[at + X2] > 0:
+        best = max(best, 2 * two + 3)
+    if hand[at + GUARDIAN] > 0:
+        best = max(best, two + 3)
+    return best
+
+
+@helper
+def medium_gain(a: int, mf: Any, mi: Any, cum: Any, n: int, mean: float, others: int) -> float:
+    """``OpponentModel.gain(a)``: the expected pot share of lay ``a`` against ``others``
+    opponents whose scores are the ``n`` sampled ones (``cum[v]``: how many are below ``v``),
+    the same float operations in the same order."""
+    if mi[M_EFFECT, a] == HUNTER:
+        return 0.0
+    x = mf[M_BEAT, a]
+    v = min(int(x), SCORE_BINS - 2)  # x >= 0: its floor
+    if x == float(v):
+        below = cum[v]
+        equal = cum[v + 1] - cum[v]
+    else:
+        below = cum[v + 1]
+        equal = 0
+    p = (float(below) + 0.5 * float(equal)) / float(n)
+    mine, scale = mf[M_MINE, a], mf[M_SCALE, a]
+    k = float(others)
+    if mi[M_EFFECT, a] == GROCER:  # W-9: the strongest opponent is zeroed
+        win = math.pow(p, k) + k * math.pow(p, k - 1.0) * (1.0 - p)
+        pot = mine + (k - 1.0) * mean * scale
+    else:
+        win = math.pow(p, k)
+        pot = mine + k * mean * scale
+    return float(win * pot)
+
+
+@helper
+def medium_id(g: int, seat: int, st: Any, tb: Any, sc: Any, bits: Any, us: Any, given: bool) -> int:
+    """What ``spieltisch.bots.schmaus`` medium decides for ``seat`` in game ``g``.
+
+    A lay (W-4; a single legal lay is taken at once, as the bot does): the model of the
+    opponents (``OpponentModel``) samples :data:`MEDIUM_SAMPLES` hands of the opponents' mean
+    size before their lay (rounded half to even, at least 3, at most the pool) from the cards
+    the seat cannot see (the deck less its hand and the discard pile), each as CPython's
+    ``random.sample`` draws from the list of those cards in kind order (its list variant:
+    ``j = randbelow(m)``, take ``pool[j]``, move the last of the ``m`` left into its place) with
+    ``randbelow(m)`` taken as ``int(u * m)``; ``u`` the next uniform number of ``bits`` (or
+    ``us[t, i]`` for pick i of sample t when ``given``: tests). Then the lay of the best
+    ``gain`` (:func:`medium_gain`), ties to the lower ``cost``, then the lower id. Fewer than
+    3 unseen cards: no samples, every opponent scores 6. The grocer's target: the opponent
+    who would score most without grocers (``round_scores`` of the revealed lays, every ×5 on
+    its best card), then the higher total, then the lower seat (W-9); the ×5 on the highest
+    food kind laid (W-11); the discard of the lowest (``KEEP_VALUE``, kind) (W-16)."""
+    hands, food, effects, disc, disc_len = st[0], st[1], st[2], st[5], st[6]
+    scores, phase, plays, targets, sealed_len, before_play = st[7], st[10], st[11], st[12], st[17], st[18]
+    peffect, pcounts = tb[2], tb[3]
+    food_lays, pairs, npairs, pair_effect, short = tb[4]
+    mf, mi, deck, keep = tb[7]
+    pool, work, hist = sc[4], sc[5], sc[6]
+    p = hands.shape[1]
+    ph = phase[g]
+    if ph == PLAY:
+        fk, nfood, neffects, held = food_key(hands, g, seat)
+        if not full(nfood, neffects):
+            return int(short[fk])  # W-5: the one lay
+        np_ = npairs[fk]
+        n = 0
+        only = -1
+        for a in range(NUM_PLAYS):
+            if food_lays[fk, a]:
+                n += 1
+                only = a
+        for e in range(KINDS - F_KINDS):
+            if held >> e & 1:
+                n += np_
+                if np_ > 0:
+                    only = pair_effect[pairs[fk, 0], e]
+        if n == 1:
+            return int(only)
+        # the opponent model: the unseen cards (in kind order) and the opponents' mean hand
+        for k in range(KINDS):
+            hist[k] = deck[k] - hands[g, seat, k]
+        for j in range(disc_len[g]):
+            hist[disc[g, j]] -= 1
+        size_pool = 0
+        for k in range(KINDS):
+            for _ in range(max(hist[k], 0)):
+                pool[size_pool] = k
+                size_pool += 1
+        total = 0
+        for s in range(p):
+            if s != seat:
+                total += food[g, s] + effects[g, s] + sealed_len[g, s] + (3 if plays[g, s] >= 0 else 0)
+        q = total // (p - 1)
+        r = total - q * (p - 1)
+        if 2 * r > p - 1 or (2 * r == p - 1 and q % 2 == 1):  # Python's round: half to even
+            q += 1
+        size = max(3, min(q, size_pool))
+        for v in range(SCORE_BINS):
+            hist[v] = 0
+        ns = 0
+        sum_scores = 0
+        if size_pool >= 3:
+            for t in range(MEDIUM_SAMPLES):
+                for i in range(size_pool):
+                    work[i] = pool[i]
+                for k in range(KINDS):
+                    hist[SCORE_BINS + k] = 0
+                for i in range(size):
+                    m = size_pool - i
+                    u = us[t, i] if given else next_double(bits)
+                    pick = np.int64(u * m)
+                    hist[SCORE_BINS + work[pick]] += 1
+                    work[pick] = work[m - 1]
+                best = solo_best(hist, SCORE_BINS)
+                hist[best] += 1
+                sum_scores += best
+                ns += 1
+        else:
+            hist[6] = 1
+            sum_scores = 6
+            ns = 1
+        below = 0
+        for v in range(SCORE_BINS):  # cumulative: hist[v] becomes how many scores are below v
+            c = hist[v]
+            hist[v] = below
+            below += c
+        mean = float(sum_scores) / float(ns)
+        best_a = -1
+        best_gain = 0.0
+        for a in range(NUM_PLAYS):
+            if not food_lays[fk, a]:
+                continue
+            gain = medium_gain(a, mf, mi, hist, ns, mean, p - 1)
+            if (
+                best_a < 0
+                or gain > best_gain
+                or (gain == best_gain and (mf[M_COST, a] < mf[M_COST, best_a] or (
+                    mf[M_COST, a] == mf[M_COST, best_a] and a < best_a)))
+            ):  # fmt: skip
+                best_a, best_gain = a, gain
+        for e in range(KINDS - F_KINDS):
+            if held >> e & 1:
+                for t in range(np_):
+                    a = pair_effect[pairs[fk, t], e]
+                    gain = medium_gain(a, mf, mi, hist, ns, mean, p - 1)
+                    if (
+                        best_a < 0
+                        or gain > best_gain
+                        or (gain == best_gain and (mf[M_COST, a] < mf[M_COST, best_a] or (
+                            mf[M_COST, a] == mf[M_COST, best_a] and a < best_a)))
+                    ):  # fmt: skip
+                        best_a, best_gain = a, gain
+        return int(best_a)
+    if ph == TARGET:
+        a = plays[g, seat]
+        if peffect[a] == GROCER and targets[g, seat] < 0:  # W-9: the likely winner
+            guardian = False
+            hunter = False
+            garbage = 0
+            doubling = 0
+            for s in range(p):
+                e = mi[M_EFFECT, plays[g, s]]
+                guardian |= e == GUARDIAN
+                hunter |= e == HUNTER
+                garbage += e == GARBAGE
+                doubling += e == X2
+            if guardian:
+                garbage = 0
+            best = -1
+            best_free = 0
+            for o in range(p):
+                if o == seat:
+                    continue
+                lay = plays[g, o]
+                free = 0
+                if guardian or not hunter:
+                    value = mi[M_FOOD_SUM, lay]
+                    if value:
+                        e = mi[M_EFFECT, lay]
+                        if e == X5:
+                            value += 4 * mi[M_FOOD_MAX, lay]
+                        elif e == X3:
+                            value *= 3
+                        value <<= doubling
+                    free = (value >> garbage) + mi[M_BASE, lay]
+                if (
+                    best < 0 or free > best_free or (free == best_free and scores[g, o] > scores[g, best])
+                ):  # the lower seat of equals: seats in order, only a strictly better one wins
+                    best, best_free = o, free
+            return int(TARGET_BASE + best)
+        for k in range(F_KINDS - 1, -1, -1):  # W-11: the highest food kind laid
+            if pcounts[a, k] > 0:
+                return int(X5_BASE + k)
+        return -1
+    f, e, keeps = discard_rule(hands, g, seat, before_play[g])  # W-16: the lowest keep value
+    best = -1
+    for k in range(KINDS):
+        if hands[g, seat, k] > 0 and discardable(k, f, e, keeps) and (best < 0 or keep[k] < keep[best]):
+            best = k
+    return int(DISCARD_BASE + best)
+
+
+@helper
+def opponent_id(g: int, seat: int, st: Any, tb: Any, sc: Any, bits: Any, level: int) -> int:
+    """An opponent's decision: random (``level`` 0), easy (1, :func:`easy_id` from two uniform
+    numbers of ``bits``) or medium (2, :func:`medium_id`, its samples from ``bits``)."""
     if level == 0:
         return random_id(g, seat, st, tb, bits)  # type: ignore[no-any-return]
+    if level == 2:
+        return medium_id(g, seat, st, tb, sc, bits, sc[7], False)  # type: ignore[no-any-return]
     u1 = next_double(bits)
     u2 = next_double(bits)
     return easy_id(g, seat, st, tb, u1, u2)  # type: ignore[no-any-return]
+
+
+@kernel
+def medium(st: Any, tb: Any, sc: Any, seats: Any, us: Any, bits: Any, out: Any) -> None:
+    """``out[g]``: :func:`medium_id` of seat ``seats[g]``, pick i of sample t from ``us[g, t, i]``
+    (tests)."""
+    for g in range(out.shape[0]):
+        out[g] = medium_id(g, seats[g], st, tb, sc, bits, us[g], True) if seats[g] >= 0 else -1
 
 
 @kernel
@@ -429,7 +687,7 @@ def play(
     final_seat: int, level: int,
 ) -> None:  # fmt: skip
     """One learner decision in every game (``actions[g]``; with ``reset`` none: every game is
-    dealt anew first), then the opponents (``level``: 0 random, 1 easy, :func:`opponent_id`)
+    dealt anew first), then the opponents (``level``: 0 random, 1 easy, 2 medium, :func:`opponent_id`)
     in the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the
     totals' changes. A game that ends (``done``) or reaches ``max_steps`` learner decisions
     (``cut``) keeps its last totals in ``final`` and the observation of ``final_seat`` in
@@ -465,7 +723,7 @@ def play(
                 a = -1
                 steps[g] += 1
             else:
-                choice = opponent_id(g, seat, st, tb, bits, level)
+                choice = opponent_id(g, seat, st, tb, sc, bits, level)
             apply(g, seat, choice, st, vt, fx, sc, tb, bits)
         if not (done[g] or cut[g]):
             for s in range(p):

@@ -33,19 +33,36 @@ self-play: the step returns the observation and mask of whichever seat decides n
   ``spieltisch.bots.schmaus`` easy's decisions, computed in the kernel from two uniform
   numbers per decision of the env's Generator (its ``rng.random()`` and, as ``int(u * n)``,
   its ``rng.randrange(n)``; ``_vector_kernels.easy_id``): the same decision as the bot given
-  those draws (tested), not the same stream as the bot's own ``random.Random``. ``medium``
-  plays in the single-game environments (``gymnasium.make("spieltisch/Schmaus-v0")``).
+  those draws (tested), not the same stream as the bot's own ``random.Random``. ``"medium"``:
+  ``spieltisch.bots.schmaus`` medium's decisions (``_vector_kernels.medium_id``): its lay the
+  best expected pot share against its opponent model of 32 hands sampled from the unseen cards
+  (``OpponentModel``, ``medium_lay``), each hand drawn as ``random.Random.sample``'s list
+  variant draws with ``randbelow(m)`` taken as ``int(u * m)`` from the env's Generator; its
+  grocer target, ×5 card and discards (no draws) as the bot's. The same decision as the bot
+  whose ``rng.sample`` returns those hands (tested), not the same stream as its own
+  ``random.Random``. ``hard`` plays in the single-game environments
+  (``gymnasium.make("spieltisch/Schmaus-v0")``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from spieltisch.bots.schmaus.model import SOLO
+from spieltisch.bots.schmaus.model import (
+    BASE_POINTS,
+    EFFECT,
+    FOOD_MAX,
+    FOOD_SUM,
+    KEEP_VALUE,
+    SOLO,
+    cost,
+)
 from spieltisch.engine import get_game
+from spieltisch.engine.schmaus.cards import GARBAGE, X2, X3, X5
 from spieltisch.engine.schmaus.cards import IDS as CARD_IDS
 from spieltisch.engine.schmaus.cards import KIND as CARD_KIND
 from spieltisch.rl._numba import kernels
@@ -54,7 +71,7 @@ from spieltisch.rl.schmaus.batched import KINDS, MAX_CARDS, engine_shuffler
 from spieltisch.rl.schmaus.fast import FastSchmaus, _Source, _tables
 
 KERNELS = "spieltisch.rl.schmaus._vector_kernels"
-OPPONENTS = ("random", "easy")
+OPPONENTS = ("random", "easy", "medium")
 MAX_STEPS = 10_000
 """Learner decisions after which a game is truncated (as the single-game environments)."""
 ENGINE_RESHUFFLES = 12
@@ -74,6 +91,25 @@ def _accumulated() -> npt.NDArray[np.float32]:
             acc[0] += scale
             out[i, n] = acc[0]
     return out
+
+
+def _medium_tables(deck: npt.NDArray[np.int64]) -> tuple[npt.NDArray[Any], ...]:
+    """The medium opponents' tables (``_vector_kernels.medium_id``), from
+    ``spieltisch.bots.schmaus.model`` (so the floats are the bot's own): per lay (float64, 4
+    rows) ``OpponentModel.gain``'s score ``mine``, the score ``mine / scale`` it is compared at,
+    ``scale`` and the lay's ``cost``; (int64, 4 rows) its ``EFFECT``, ``FOOD_SUM``, ``FOOD_MAX``
+    and ``BASE_POINTS``; the deck's counts per kind; ``KEEP_VALUE``."""
+    lays = len(SOLO)
+    mf = np.zeros((4, lays), dtype=np.float64)
+    for a in range(lays):
+        e = EFFECT[a]  # as OpponentModel.gain
+        food = FOOD_SUM[a] * (3 if e == X3 else 1) + (4 * FOOD_MAX[a] if e == X5 else 0)
+        scale = 2.0 if e == X2 else 0.5 if e == GARBAGE else 1.0
+        mine = food * scale + BASE_POINTS[a]
+        mf[:, a] = (mine, mine / scale, scale, cost(a))
+    mi = np.array([EFFECT, FOOD_SUM, FOOD_MAX, BASE_POINTS], dtype=np.int64)
+    counts = np.bincount(deck, minlength=len(KEEP_VALUE)).astype(np.int64)
+    return mf, mi, counts, np.array(KEEP_VALUE, dtype=np.float64)
 
 
 class SchmausVectorEnv:
@@ -131,11 +167,16 @@ class SchmausVectorEnv:
             np.zeros(players, dtype=np.int64),
             np.zeros(MAX_CARDS, dtype=np.int64),
             _tables()["deck"],
+            np.zeros(MAX_CARDS, dtype=np.int64),
+            np.zeros(MAX_CARDS, dtype=np.int64),
+            np.zeros(64 + KINDS, dtype=np.int64),  # the medium kernel's score histogram and a hand
+            np.zeros((1, 1), dtype=np.float64),
         )
         t = _tables()
         lays, peffect, pcounts = t["sample_tables"]
         solo = np.array(SOLO, dtype=np.int64)
-        self._tb = (t["step_tables"], lays, peffect, pcounts, t["mask_tables"], _accumulated(), solo)
+        medium = _medium_tables(t["deck"])
+        self._tb = (t["step_tables"], lays, peffect, pcounts, t["mask_tables"], _accumulated(), solo, medium)
         self._level = OPPONENTS.index(opponents)
         self._seat_mask = np.zeros(players, dtype=np.bool_)
         self._seat_mask[list(self.learners)] = True
