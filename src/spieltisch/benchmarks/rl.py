@@ -140,16 +140,18 @@ LEARNER_BATCH = 1024
 """Games in the batch of the learner environment's figures."""
 
 
-def measure_learner(players: int, batch: int, seconds: float, seed: int) -> tuple[float, float]:
+def measure_learner(
+    players: int, batch: int, seconds: float, seed: int, opponents: str = "random"
+) -> tuple[float, float]:
     """Learner steps per CPU second of :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`
-    (learner in seat 0, random opponents inside the batch), observations and masks written
+    (learner in seat 0, ``opponents`` inside the batch), observations and masks written
     into reused buffers (``step_into``): (the environment's time only, with the learner's ids
     drawn by ``sample`` too)."""
     import numpy as np
 
     from spieltisch.rl.scout.vector import ScoutVectorEnv
 
-    env = ScoutVectorEnv(batch, players, seed=seed)
+    env = ScoutVectorEnv(batch, players, opponents=opponents, seed=seed)
     obs, mask = env.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -198,14 +200,16 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
         "random, 100,000 vs medium)"
     )
     table.add_column("players")
-    for name in ("batched vs random", "+ learner sampling", "batched vs medium", "one Gym env vs random"):
+    for name in ("batched vs random", "+ learner sampling", "batched vs easy", "batched vs medium"):
         table.add_column(name, justify="right")
-    table.add_column("one Gym env vs medium", justify="right")
+    for name in ("one Gym env vs random", "one Gym env vs medium"):
+        table.add_column(name, justify="right")
     for p in players:
         env_only, with_sampling = measure_learner(p, LEARNER_BATCH, seconds, seed)
+        easy, medium = (measure_learner(p, LEARNER_BATCH, seconds, seed, o)[0] for o in ("easy", "medium"))
         gym_random, gym_medium = (measure_gym(p, o, seconds, seed) for o in ("random", "medium"))
         table.add_row(
-            str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", "not batched yet",
+            str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", f"{easy:,.0f}", f"{medium:,.0f}",
             f"{gym_random:,.0f}", f"{gym_medium:,.0f}",
         )  # fmt: skip
     return table
