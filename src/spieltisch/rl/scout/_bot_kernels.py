@@ -70,7 +70,7 @@ def at_gap(x: Any, i: int, gs: int, gn: int) -> int:
     return int(x[i]) if i < gs else int(x[i + gn])
 
 
-@kernel()
+@kernel(inline="always")
 def prefix(x: Any, h: int, gs: int, gn: int, f: Any, start: int) -> float:
     """``policy._prefix`` of the ``h`` numbers of ``x`` without its ``gn`` from ``gs`` on (the
     same operations in the same order): ``f[start + 1 : h + 1]`` from ``f[: start + 1]``;
@@ -299,8 +299,12 @@ def medium_best(st: Any, g: int, seat: int, bs: Any) -> int:
             v = scout_number(st, g, end, turn)
             index0 = (end * 2 + turn) * (H + 1)
             for at in range(h + 1):
-                insert(vals, h, at, v, nv)
                 fn[at] = f[at]  # fn[: at + 1] is f's (the cards before the insert)
+                if at and vals[at - 1] == v:
+                    # The same hand as the insert one place left, every score the same and every
+                    # id higher: none can win (ties go to the lower id), so none is scored.
+                    continue
+                insert(vals, h, at, v, nv)
                 score = prefix(nv, h + 1, h + 1, 0, fn, at) - cost
                 a = E_SCOUT + index0 + at
                 if score > best_score or (score == best_score and a < best):
@@ -313,8 +317,10 @@ def medium_best(st: Any, g: int, seat: int, bs: Any) -> int:
                     e = s + 1
                     while e > 0:
                         k = key_of(nv, s, e)
-                        if k > rkey:
-                            n = e - s
+                        n = e - s
+                        if k > rkey and not (e == at or (n == 1 and s == at and at)):
+                            # (skipped: the scouted card shown alone, or a set ending right
+                            # before it, are the same as a lower id's: see above)
                             if n == h + 1:
                                 shown = rm + EMPTY_BONUS
                             else:
