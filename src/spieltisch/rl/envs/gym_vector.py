@@ -9,13 +9,14 @@
 A :class:`gymnasium.vector.VectorEnv` around :class:`spieltisch.rl.scout.vector.ScoutVectorEnv`:
 one learning seat (``seat``, default 0) in every game, the others opponents inside the compiled
 batch (``opponents``: ``random``, ``easy`` or ``medium``, or one per other seat; see
-:class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`). Spaces, observations and masks are those of ``gymnasium.make("spieltisch/Scout-v0")``
-batched (the ``observation`` tensor only). Autoreset is Gymnasium's ``SAME_STEP`` mode: a game
-that ends or is truncated (``max_steps`` learner decisions) is dealt anew within the step; its
-last observation is in ``infos["final_obs"]`` and its final totals in
-``infos["final_info"]["scores"]`` (both masked by ``infos["_final_obs"]``). An action outside
-the mask is replaced by a uniformly random legal one (``infos["illegal"]``, ``illegal="replace"``)
-or refused (``illegal="raise"``), as in every environment.
+:class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`). Spaces, observations and masks are those
+of ``gymnasium.make("spieltisch/Scout-v0")`` batched (the ``observation`` tensor only).
+Autoreset is Gymnasium's ``SAME_STEP`` mode: a game that ends or is truncated (``max_steps``
+learner decisions) is dealt anew within the step; its last observation is in
+``infos["final_obs"]`` and its final totals in ``infos["final_info"]["scores"]`` (both masked
+by ``infos["_final_obs"]``). An action outside the mask is replaced by a uniformly random legal
+one (``infos["illegal"]``, ``illegal="replace"``) or refused (``illegal="raise"``), as in every
+environment.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ import numpy as np
 
 from spieltisch.bots.scout import bots as scout_bots
 from spieltisch.bots.scout import policy
+from spieltisch.engine.scout import actions as EA
 from spieltisch.rl._random import bitgen_double
 from spieltisch.rl.scout._kernels import kernel
 from spieltisch.rl.scout.actions import INSERTS, SCOUT_BASE, SCOUT_SHOW_BASE, SHOW_BASE
@@ -33,8 +34,8 @@ from spieltisch.rl.scout.batched import FLIP, PLAY
 
 H = policy.H
 """The engine's MAX_HAND (its action numbering)."""
-E_SCOUT = policy.SCOUT_BASE
-E_SS = policy.SS_BASE
+E_SCOUT = EA.SCOUT_BASE
+E_SS = EA.SS_BASE
 HH = H * H
 CARD, TOKEN, CHIP_2P, SS_CHIP, EMPTY_BONUS = (
     policy.CARD, policy.TOKEN, policy.CHIP_2P, policy.SS_CHIP, policy.EMPTY_BONUS,
@@ -237,7 +238,7 @@ def legal_actions(st: Any, g: int, seat: int, k: int, bs: Any) -> int:
 @kernel(inline="always")
 def show_e(s: int, n: int) -> int:
     """The engine's id of showing ``n`` cards from place ``s``."""
-    return policy.SHOW_BASE + s * H + n - 1
+    return EA.SHOW_BASE + s * H + n - 1
 
 
 @kernel()
@@ -264,7 +265,7 @@ def medium_best(st: Any, g: int, seat: int, bs: Any) -> int:
     ``policy.score_actions(hand, table, players, chips, full=True)`` among the legal ones
     (ties: the lower id)."""
     vals, nv, f, fn, fr = bs
-    size, tsize, chips = st[2], st[5], st[11]
+    size, tsize = st[2], st[5]
     p = size.shape[1]
     h = load(st, g, seat, vals)
     m = int(tsize[g])
@@ -280,10 +281,8 @@ def medium_best(st: Any, g: int, seat: int, bs: Any) -> int:
             k = key_of(vals, s, e)
             if k > key:
                 n = e - s
-                if n == h:
-                    score = m + EMPTY_BONUS
-                else:
-                    score = m + prefix(vals, h - n, s, n, fr, s) - EXPOSURE[k]
+                # S-10 (a): a show that empties the hand ends the round at once
+                score = m + EMPTY_BONUS if n == h else m + prefix(vals, h - n, s, n, fr, s) - EXPOSURE[k]
                 a = show_e(s, n)
                 if score > best_score or (score == best_score and a < best):
                     best_score, best = score, a
@@ -412,10 +411,10 @@ def below(bitgen: Any, n: int) -> int:
 def learning_ids(eid: int, tsize: int) -> tuple[int, int]:
     """An engine action id as learning ids (the second -1 unless a scout & show), folded as
     :func:`spieltisch.rl.scout.actions.legal` folds them."""
-    if eid < policy.SHOW_BASE:
+    if eid < EA.SHOW_BASE:
         return eid, -1
     if eid < E_SCOUT:
-        s, n = divmod(eid - policy.SHOW_BASE, H)
+        s, n = divmod(eid - EA.SHOW_BASE, H)
         return show_rl(s, n + 1), -1
     if eid < E_SS:
         kind, at = divmod(eid - E_SCOUT, H + 1)

@@ -23,7 +23,6 @@ import numpy as np
 
 from spieltisch.rl._random import bitgen_double
 from spieltisch.rl.scout._bot_kernels import decide
-from spieltisch.rl.scout._bot_kernels import scratch as bot_scratch
 from spieltisch.rl.scout._kernels import deal, kernel, place, sample_game, step_game
 from spieltisch.rl.scout.actions import INSERTS, NUM_SCOUTS, SCOUT_BASE, SCOUT_SHOW_BASE, SHOW_BASE
 from spieltisch.rl.scout.batched import OVER, PLAY

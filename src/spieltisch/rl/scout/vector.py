@@ -58,6 +58,7 @@ from spieltisch.rl.scout.batched import Dealer
 from spieltisch.rl.scout.fast import FastScout
 
 KERNELS = "spieltisch.rl.scout._vector_kernels"
+BOT_KERNELS = "spieltisch.rl.scout._bot_kernels"
 OPPONENTS = ("random", "easy", "medium")
 """The opponent levels, their codes in the kernels being their places here."""
 MAX_STEPS = 10_000
@@ -97,7 +98,7 @@ class ScoutVectorEnv:
         self._levels = np.array(
             [-1 if o is None else OPPONENTS.index(o) for o in self.opponents], dtype=np.int64
         )
-        self._bot_scratch = self._k.bot_scratch()
+        self._bot_scratch = kernels(BOT_KERNELS).scratch()
         self._botgen_of: np.random.Generator | None = None
         self._botgen = np.zeros(3, dtype=np.uint64)
         if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
@@ -251,7 +252,9 @@ def _opponents(
     others = [s for s in range(players) if s not in learners]
     levels = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
     if len(levels) != len(others):
-        raise ValueError(f"opponents must be one level or {len(others)} (one per other seat), not {opponents!r}")
+        raise ValueError(
+            f"opponents must be one level or {len(others)} (one per other seat), not {opponents!r}"
+        )
     for level in levels:
         if level not in OPPONENTS:
             raise ValueError(
