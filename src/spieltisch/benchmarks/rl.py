@@ -61,7 +61,8 @@ def _engine(game: str, batch: int, players: int, seed: int, backend: str = "nump
 
 def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
     """CPU seconds to compile (or load from numba's cache) the numba kernels of ``games``
-    and run them once (mask included)."""
+    and run them once (mask included; for Scout also the learner environment's, its
+    opponents' included)."""
     import numpy as np
 
     start = time.process_time()
@@ -72,6 +73,12 @@ def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
         if game == "schmaus":
             env.play_random(np.random.default_rng(0))
         env.reset_done()
+        if game == "scout":
+            from spieltisch.rl.scout.vector import ScoutVectorEnv
+
+            learner = ScoutVectorEnv(2, 3, opponents="medium")  # the same kernels for every level
+            learner.reset()
+            learner.step(learner.sample(np.random.default_rng(0)))
     return time.process_time() - start
 
 

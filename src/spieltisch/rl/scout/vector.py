@@ -259,7 +259,8 @@ def _opponents(
         if level not in OPPONENTS:
             raise ValueError(
                 f"opponents must be among {list(OPPONENTS)} in the batched environment, not {level!r} "
-                "(other bots play in gymnasium.make('spieltisch/Scout-v0', opponents=...))"
+                "(other bots play in gymnasium.make('spieltisch/Scout-v0', opponents=...), or "
+                "make_vec(..., vectorization_mode='sync'))"
             )
     out: list[str | None] = [None] * players
     for seat, level in zip(others, levels, strict=True):
