@@ -15,8 +15,9 @@ one decision of one game of the batch:
 A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
 A *learner step* (the last table, Scout with numba) is one decision of the learner's seat
 with the opponents' decisions until its next one, the observation tensor and the mask
-included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` at 1,024 games beside one
-``gymnasium.make("spieltisch/Scout-v0")`` environment, in the same run.
+included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` at 1,024 games against random,
+easy and medium opponents inside the batch beside one ``gymnasium.make("spieltisch/Scout-v0")``
+environment, in the same run.
 "+ mask" also builds the full legal mask of every game at every step (what a
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
