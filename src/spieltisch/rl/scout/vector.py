@@ -5,7 +5,7 @@ opponents inside it (docs/rl.md, "Batched learner environments"). Needs numba (e
 >>> env = ScoutVectorEnv(1024, players=4, seed=1)        # learner in seat 0, random opponents
 >>> obs, mask = env.reset()                              # (1024, 1380) float32, (1024, 1405) bool
 >>> obs, reward, terminated, truncated, mask = env.step(env.sample(np.random.default_rng(0)))
->>> ScoutVectorEnv(1024, players=4, opponents="medium")  # or one level per other seat
+>>> against = ScoutVectorEnv(1024, players=4, opponents="medium")  # or one level per other seat
 
 Each :meth:`ScoutVectorEnv.step` is one decision of a learner seat in every game (the
 learning ids of :mod:`spieltisch.rl.scout.actions`: a scout & show is two decisions, S-9);
