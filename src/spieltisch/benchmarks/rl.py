@@ -207,11 +207,11 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
         f"ScoutVectorEnv, {LEARNER_BATCH:,} games, observations + masks; targets 1,000,000 vs "
         "random, 100,000 vs medium)"
     )
-    table.add_column("players")
-    for name in ("batched vs random", "+ learner sampling", "batched vs easy", "batched vs medium"):
-        table.add_column(name, justify="right")
-    for name in ("one Gym env vs random", "one Gym env vs medium"):
-        table.add_column(name, justify="right")
+    number_column(table, "players", justify="left")
+    for name in ("batched\nvs random", "+ learner\nsampling", "batched\nvs easy", "batched\nvs medium"):
+        number_column(table, name)
+    for name in ("one Gym\nvs random", "one Gym\nvs medium"):
+        number_column(table, name)
     for p in players:
         env_only, with_sampling = measure_learner(p, LEARNER_BATCH, seconds, seed)
         easy, medium = (measure_learner(p, LEARNER_BATCH, seconds, seed, o)[0] for o in ("easy", "medium"))
@@ -297,4 +297,4 @@ def run(
             envs.add_row(game, str(p), f"{measure_env(game, p, seconds, seed):,.0f}")
     console.print(envs)
     if "scout" in games and "numba" in backends:
-        console.print(learner_table(players, seconds, seed))
+        console.print(lighter(learner_table(players, seconds, seed), console.width))
