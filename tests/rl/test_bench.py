@@ -83,8 +83,10 @@ def test_bench_rl_prints_learner_steps_beside_one_gym_env() -> None:
     result = CliRunner().invoke(app, [*args, "--backend", "numba"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "Scout learner steps per CPU second" in text and "one Gym env vs medium" in text
-    row = [line for line in result.output.splitlines() if "not batched yet" in line][-1]
+    assert "Scout learner steps per CPU second" in text and "one Gym" in text
+    assert all(f"vs {o}" in text for o in ("random", "easy", "medium"))
+    start = result.output.index("Scout learner steps")
+    row = [line for line in result.output[start:].splitlines() if line.strip().startswith("│ 3")][-1]
     cells = [c.strip().replace(",", "") for c in row.split("│") if c.strip()]
-    assert cells[0] == "3" and cells[3] == "not batched yet"
-    assert min(float(cells[i]) for i in (1, 2, 4, 5)) > 0
+    assert cells[0] == "3" and len(cells) == 7  # random, + sampling, easy, medium, two Gym envs
+    assert min(float(cells[i]) for i in range(1, 7)) > 0

@@ -115,4 +115,13 @@ def test_sync_vectorization_still_seats_the_built_in_levels() -> None:
         obs, _ = envs.reset(seed=1)
     assert obs["observation"].shape == (2, 1380)
     with pytest.raises(ValueError, match="vectorization_mode='sync'"):
-        make(2, opponents="easy")
+        make(2, opponents="hard")
+
+
+def test_the_vector_entry_point_seats_easy_and_medium() -> None:
+    """The compiled easy and medium opponents, one level or one per other seat."""
+    for opponents in ("medium", ["easy", "medium", "random"]):
+        envs = make(4, players=4, opponents=opponents)
+        assert envs.env.opponents == (None, *([opponents] * 3 if isinstance(opponents, str) else opponents))
+        steps = play(envs, 3, 200)
+        assert any(step[2].any() for step in steps[1:])  # whole games end and are dealt anew

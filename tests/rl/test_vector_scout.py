@@ -120,7 +120,7 @@ def test_masks_are_never_empty_and_buffers_are_filled() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"opponents": "medium"}, "opponents must be one of"),
+        ({"opponents": "hard"}, "opponents must be among"),
         ({"learners": 7}, "distinct seats"),
         ({"learners": "some"}, "learners must be"),
         ({"max_steps": 0}, "max_steps"),

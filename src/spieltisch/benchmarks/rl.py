@@ -15,10 +15,10 @@ one decision of one game of the batch:
 A *seat decision* is one seat's action, the unit of ``spieltisch bench engine``.
 A *learner step* (the last tables, with numba) is one decision of the learner's seat
 with the opponents' decisions until its next one, the observation tensor and the mask
-included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` and
-:class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv` at 1,024 games beside one
-``gymnasium.make("spieltisch/Scout-v0")`` / ``("spieltisch/Schmaus-v0")`` environment, in the
-same run.
+included: :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv` (random, easy and medium
+opponents inside the batch) and :class:`~spieltisch.rl.schmaus.vector.SchmausVectorEnv`
+(random, easy and medium) at 1,024 games beside one ``gymnasium.make("spieltisch/Scout-v0")``
+/ ``("spieltisch/Schmaus-v0")`` environment, in the same run.
 "+ mask" also builds the full legal mask of every game at every step (what a
 learner's policy needs). Figures are per CPU second (``time.process_time``), as
 the machine is shared.
@@ -63,7 +63,8 @@ def _engine(game: str, batch: int, players: int, seed: int, backend: str = "nump
 
 def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
     """CPU seconds to compile (or load from numba's cache) the numba kernels of ``games``
-    and run them once (mask included)."""
+    and run them once (mask included; for Scout also the learner environment's, its
+    opponents' included)."""
     import numpy as np
 
     start = time.process_time()
@@ -74,6 +75,12 @@ def compile_seconds(games: tuple[str, ...] = ("schmaus", "scout")) -> float:
         if game == "schmaus":
             env.play_random(np.random.default_rng(0))
         env.reset_done()
+        if game == "scout":
+            from spieltisch.rl.scout.vector import ScoutVectorEnv
+
+            learner = ScoutVectorEnv(2, 3, opponents="medium")  # the same kernels for every level
+            learner.reset()
+            learner.step(learner.sample(np.random.default_rng(0)))
     return time.process_time() - start
 
 
@@ -142,16 +149,18 @@ LEARNER_BATCH = 1024
 """Games in the batch of the learner environment's figures."""
 
 
-def measure_learner(players: int, batch: int, seconds: float, seed: int) -> tuple[float, float]:
+def measure_learner(
+    players: int, batch: int, seconds: float, seed: int, opponents: str = "random"
+) -> tuple[float, float]:
     """Learner steps per CPU second of :class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`
-    (learner in seat 0, random opponents inside the batch), observations and masks written
+    (learner in seat 0, ``opponents`` inside the batch), observations and masks written
     into reused buffers (``step_into``): (the environment's time only, with the learner's ids
     drawn by ``sample`` too)."""
     import numpy as np
 
     from spieltisch.rl.scout.vector import ScoutVectorEnv
 
-    env = ScoutVectorEnv(batch, players, seed=seed)
+    env = ScoutVectorEnv(batch, players, opponents=opponents, seed=seed)
     obs, mask = env.reset()
     rng = np.random.default_rng(seed)
     steps = 0
@@ -199,15 +208,17 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
         f"ScoutVectorEnv, {LEARNER_BATCH:,} games, observations + masks; targets 1,000,000 vs "
         "random, 100,000 vs medium)"
     )
-    table.add_column("players")
-    for name in ("batched vs random", "+ learner sampling", "batched vs medium", "one Gym env vs random"):
-        table.add_column(name, justify="right")
-    table.add_column("one Gym env vs medium", justify="right")
+    number_column(table, "players", justify="left")
+    for name in ("batched\nvs random", "+ learner\nsampling", "batched\nvs easy", "batched\nvs medium"):
+        number_column(table, name)
+    for name in ("one Gym\nvs random", "one Gym\nvs medium"):
+        number_column(table, name)
     for p in players:
         env_only, with_sampling = measure_learner(p, LEARNER_BATCH, seconds, seed)
+        easy, medium = (measure_learner(p, LEARNER_BATCH, seconds, seed, o)[0] for o in ("easy", "medium"))
         gym_random, gym_medium = (measure_gym(p, o, seconds, seed) for o in ("random", "medium"))
         table.add_row(
-            str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", "not batched yet",
+            str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", f"{easy:,.0f}", f"{medium:,.0f}",
             f"{gym_random:,.0f}", f"{gym_medium:,.0f}",
         )  # fmt: skip
     return table
@@ -362,6 +373,6 @@ def run(
             envs.add_row(game, str(p), f"{measure_env(game, p, seconds, seed):,.0f}")
     console.print(envs)
     if "scout" in games and "numba" in backends:
-        console.print(learner_table(players, seconds, seed))
+        console.print(lighter(learner_table(players, seconds, seed), console.width))
     if "schmaus" in games and "numba" in backends:
-        console.print(schmaus_learner_table(players, seconds, seed))
+        console.print(lighter(schmaus_learner_table(players, seconds, seed), console.width))

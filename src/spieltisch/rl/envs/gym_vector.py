@@ -7,18 +7,21 @@
 ((64, 1380), (64, 1405))
 
 A :class:`gymnasium.vector.VectorEnv` around :class:`spieltisch.rl.scout.vector.ScoutVectorEnv`:
-one learning seat (``seat``, default 0) in every game, the others random opponents inside the
-compiled batch. Spaces, observations and masks are those of ``gymnasium.make("spieltisch/Scout-v0")``
-batched (the ``observation`` tensor only). Autoreset is Gymnasium's ``SAME_STEP`` mode: a game
-that ends or is truncated (``max_steps`` learner decisions) is dealt anew within the step; its
-last observation is in ``infos["final_obs"]`` and its final totals in
-``infos["final_info"]["scores"]`` (both masked by ``infos["_final_obs"]``). An action outside
-the mask is replaced by a uniformly random legal one (``infos["illegal"]``, ``illegal="replace"``)
-or refused (``illegal="raise"``), as in every environment.
+one learning seat (``seat``, default 0) in every game, the others opponents inside the compiled
+batch (``opponents``: ``random``, ``easy`` or ``medium``, or one per other seat; see
+:class:`~spieltisch.rl.scout.vector.ScoutVectorEnv`). Spaces, observations and masks are those
+of ``gymnasium.make("spieltisch/Scout-v0")`` batched (the ``observation`` tensor only).
+Autoreset is Gymnasium's ``SAME_STEP`` mode: a game that ends or is truncated (``max_steps``
+learner decisions) is dealt anew within the step; its last observation is in
+``infos["final_obs"]`` and its final totals in ``infos["final_info"]["scores"]`` (both masked
+by ``infos["_final_obs"]``). An action outside the mask is replaced by a uniformly random legal
+one (``infos["illegal"]``, ``illegal="replace"``) or refused (``illegal="raise"``), as in every
+environment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -44,7 +47,7 @@ class ScoutVectorGym(VectorEnv[dict[str, Any], Array, Array]):
         self,
         num_envs: int = 1,
         players: int = 4,
-        opponents: str = "random",
+        opponents: str | Sequence[str] = "random",
         seat: int = 0,
         observation: str = "observation",
         illegal: str = "replace",

@@ -6,10 +6,13 @@ numba is installed): opponents and autoreset inside the batch, and the observati
 show beyond it (:data:`TRACK`): per hand place whether the card was scouted openly (S-8, the
 view's known cards), the physical cards captured this round (S-6, the view's
 ``captured_cards``), the owner of the set a pending scout half took its card from (S-9), and
-an optional log of every decision applied (``log`` (B, L), ``log_n`` (B,): for tests). ``sc``
+an optional log of every decision applied (``log`` (B, L), ``log_n`` (B,): for tests), and the
+plays of the round so far (``turns`` (B,), medium's cycle breaker). ``sc``
 the scratch arrays of the engine's kernels, then the deal's, then ``fixed`` (B, R, cards):
 when not empty, game g's round r is dealt from ``fixed[g, r]`` (a dealer's decks) instead of
-the Generator.
+the Generator. ``opp`` the opponents: each seat's level (``levels`` (P,): -1 a learner, 0
+random, 1 easy, 2 medium), the bit generator the easy and medium bots draw from and their scratch
+(:mod:`~spieltisch.rl.scout._bot_kernels`).
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from typing import Any
 import numpy as np
 
 from spieltisch.rl._random import bitgen_double
+from spieltisch.rl.scout._bot_kernels import decide
 from spieltisch.rl.scout._kernels import deal, kernel, place, sample_game, step_game
-from spieltisch.rl.scout.actions import INSERTS, NUM_SCOUTS, SCOUT_BASE, SHOW_BASE
+from spieltisch.rl.scout.actions import INSERTS, NUM_SCOUTS, SCOUT_BASE, SCOUT_SHOW_BASE, SHOW_BASE
 from spieltisch.rl.scout.batched import OVER, PLAY
 from spieltisch.rl.scout.obs import CAPTURED, CARD, HAND, KNOWN, OBS_SIZE, OWNER, SCALAR, SEAT, SEAT_FEATURES
 from spieltisch.rl.scout.obs import TABLE as TABLE_AT
 
-TRACK = ("known", "captured", "half_owner", "log", "log_n")
+TRACK = ("known", "captured", "half_owner", "log", "log_n", "turns")
 """The tracking arrays in ``tr``, in order."""
 IDENTITY = np.full((11, 11), -1, dtype=np.int64)
 """``IDENTITY[a, b]``: the physical card a/b (0..44, whichever way up; obs.identity)."""
@@ -74,6 +78,7 @@ def clear_track(tr: Any, g: int) -> None:
     for c in range(captured.shape[1]):
         captured[g, c] = False
     half_owner[g] = -1
+    tr[5][g] = 0
 
 
 @kernel(inline="always")
@@ -90,7 +95,7 @@ def apply(st: Any, tr: Any, g: int, a: int, tb: Any, rounds: int, dealt: int, bi
         st[9],
         st[15],
     )
-    known, captured, half_owner, log, log_n = tr
+    known, captured, half_owner, log, log_n, turns = tr
     step_, runlen = sc[0], sc[1]
     show_start, show_count = tb[0], tb[1]
     if log_n[g] < log.shape[1]:
@@ -98,6 +103,8 @@ def apply(st: Any, tr: Any, g: int, a: int, tb: Any, rounds: int, dealt: int, bi
         log_n[g] += 1
     if phase[g] == PLAY:
         seat = current[g]
+        if a < SCOUT_SHOW_BASE:  # a whole play (a scout half is not one yet, S-9)
+            turns[g] += 1
         if SHOW_BASE <= a < SCOUT_BASE:  # S-6: the beaten set is captured; shown cards leave
             for i in range(tsize[g]):
                 captured[g, IDENTITY[ttop[g, i], tbot[g, i]]] = True
@@ -139,24 +146,40 @@ def random_id(st: Any, g: int, bitgen: Any, sc: Any) -> int:
     return sample_game(st, g, ug, uh, step_, runlen, fewest, left, right, hm, blocks, spans)  # type: ignore[no-any-return]
 
 
-@kernel(inline="always")
+@kernel()  # not inlined: its callers share one compiled copy (numba's compile time)
 def opponents(
-    st: Any, tr: Any, g: int, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any, learners: Any
-) -> None:
-    """Random opponents decide in game ``g`` until a learner seat decides or the game is over
-    (a learner always decides again: every round starts with every seat's flip, S-5)."""
+    st: Any, tr: Any, g: int, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any, learners: Any,
+    opp: Any,
+) -> None:  # fmt: skip
+    """The opponents decide in game ``g`` until a learner seat decides or the game is over (a
+    learner always decides again: every round starts with every seat's flip, S-5): random ones
+    from the engine's Generator, easy and medium ones (a scout & show as its two halves) from
+    the bots' own."""
     phase = st[9]
-    while phase[g] != OVER and not learners[to_move(st, g)]:
-        apply(st, tr, g, random_id(st, g, bitgen, sc), tb, rounds, dealt, bitgen, sc)
+    levels, botgen, bs = opp
+    second = -1  # a bot's show half, after its scout half (one call of apply: compile time)
+    while phase[g] != OVER:
+        if second >= 0:
+            a, second = second, -1
+        else:
+            seat = to_move(st, g)
+            if learners[seat]:
+                return
+            level = levels[seat]
+            if level <= 0:
+                a = random_id(st, g, bitgen, sc)
+            else:
+                a, second = decide(st, g, level, tr[5][g], botgen, bs)
+        apply(st, tr, g, a, tb, rounds, dealt, bitgen, sc)
 
 
 @kernel()
 def advance(
     actions: Any, st: Any, tr: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any,
     learners: Any, steps: Any, max_steps: int, reward: Any, done: Any, cut: Any, final: Any,
-    final_obs: Any, final_seat: int,
+    final_obs: Any, final_seat: int, opp: Any,
 ) -> None:  # fmt: skip
-    """One learner decision in every game (``actions[g]`` < 0: none), then random opponents in
+    """One learner decision in every game (``actions[g]`` < 0: none), then the opponents in
     the seats that are not ``learners`` until a learner decides. ``reward`` (B, P): the
     totals' changes. A game that ends (``done``) or reaches ``max_steps`` learner decisions
     (``cut``) keeps its last totals in ``final`` and the observation of ``final_seat`` there in
@@ -171,7 +194,7 @@ def advance(
         if a >= 0 and phase[g] != OVER:
             apply(st, tr, g, a, tb, rounds, dealt, bitgen, sc)
             steps[g] += 1
-        opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners)
+        opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, opp)
         for s in range(p):
             reward[g, s] += totals[g, s]
         over = phase[g] == OVER
@@ -182,13 +205,13 @@ def advance(
                 observe_game(st, tr, g, final_seat, rounds, final_obs, g)
             for s in range(p):
                 final[g, s] = totals[g, s]
-            new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps)
+            new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps, opp)
 
 
 @kernel(inline="always")
 def new_game(
     st: Any, tr: Any, g: int, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any,
-    learners: Any, steps: Any,
+    learners: Any, steps: Any, opp: Any,
 ) -> None:  # fmt: skip
     """Game ``g`` dealt anew (S-1 .. S-5); opponents move until a learner decides."""
     totals = st[14]
@@ -197,16 +220,17 @@ def new_game(
     deal_game(st, g, 0, tb, dealt, bitgen, sc)
     clear_track(tr, g)
     steps[g] = 0
-    opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners)
+    opponents(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, opp)
 
 
 @kernel()
 def reset(
-    st: Any, tr: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any, learners: Any, steps: Any
-) -> None:
+    st: Any, tr: Any, tb: Any, rounds: int, dealt: int, bitgen: Any, sc: Any, learners: Any, steps: Any,
+    opp: Any,
+) -> None:  # fmt: skip
     """Deal every game anew; opponents move until a learner decides."""
     for g in range(st[2].shape[0]):
-        new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps)
+        new_game(st, tr, g, tb, rounds, dealt, bitgen, sc, learners, steps, opp)
 
 
 @kernel()

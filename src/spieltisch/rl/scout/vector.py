@@ -5,6 +5,7 @@ opponents inside it (docs/rl.md, "Batched learner environments"). Needs numba (e
 >>> env = ScoutVectorEnv(1024, players=4, seed=1)        # learner in seat 0, random opponents
 >>> obs, mask = env.reset()                              # (1024, 1380) float32, (1024, 1405) bool
 >>> obs, reward, terminated, truncated, mask = env.step(env.sample(np.random.default_rng(0)))
+>>> against = ScoutVectorEnv(1024, players=4, opponents="medium")  # or one level per other seat
 
 Each :meth:`ScoutVectorEnv.step` is one decision of a learner seat in every game (the
 learning ids of :mod:`spieltisch.rl.scout.actions`: a scout & show is two decisions, S-9);
@@ -25,10 +26,22 @@ whichever seat decides next, :attr:`ScoutVectorEnv.seat`).
   totals and the first learner's last observation (every hand shown, as in its final view). So every
   returned mask has a legal id (a learner always decides: every round starts with every
   seat's flip, S-5), and no call is ever needed to reset a single game.
-* **Opponents:** ``"random"``: a uniformly random legal learning id per decision (as
-  ``sample_legal``; this is not the ``random`` bot, which is uniform over the engine's
-  action ids, where one scout & show is one action). The built-in ``easy`` / ``medium``
-  levels play in the single-game environments (``gymnasium.make("spieltisch/Scout-v0")``).
+* **Opponents** (one level for every other seat, or a list with one per other seat, in seat
+  order): ``"random"``: a uniformly random legal learning id per decision (as
+  ``sample_legal``, from the engine's Generator; this is not the ``random`` bot, which is
+  uniform over the engine's action ids, where one scout & show is one action). ``"easy"`` and
+  ``"medium"``: the built-in bots (:class:`~spieltisch.bots.scout.bots.EasyBot`,
+  :class:`~spieltisch.bots.scout.bots.MediumBot`) compiled
+  (:mod:`~spieltisch.rl.scout._bot_kernels`): the same decision as the single-state bot from
+  the seat's view, given the same random draws. Their draws come from their own Generator
+  (:attr:`ScoutVectorEnv.bot_rng`, :func:`bot_rng`), a ``random()`` being one double and
+  ``randrange(n)`` ``floor(random() * n)``; the single-state bots draw from Python's
+  ``random.Random`` (so the same seed does not give the same games), and :class:`BotDraws` is
+  the batched stream in its shape. One more difference: the batched bots take the legal
+  actions in ascending engine id order, while the engine lists a scout & show's ids in
+  another; it shows only in medium's random move (half of its moves in a round past 150 plays,
+  :data:`~spieltisch.bots.scout.bots.LONG_ROUND`), uniform either way but another pick for the
+  same draw.
 """
 
 from __future__ import annotations
@@ -39,14 +52,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from spieltisch.rl._numba import kernels
+from spieltisch.rl._numba import bitgen_addresses, kernels
 from spieltisch.rl.scout import actions as SA
 from spieltisch.rl.scout import obs as scout_obs
 from spieltisch.rl.scout.batched import Dealer
 from spieltisch.rl.scout.fast import FastScout
 
 KERNELS = "spieltisch.rl.scout._vector_kernels"
-OPPONENTS = ("random",)
+BOT_KERNELS = "spieltisch.rl.scout._bot_kernels"
+OPPONENTS = ("random", "easy", "medium")
+"""The opponent levels, their codes in the kernels being their places here."""
 MAX_STEPS = 10_000
 """Learner decisions after which a game is truncated (as the single-game environments)."""
 
@@ -63,7 +78,7 @@ class ScoutVectorEnv:
         num_envs: int,
         players: int = 4,
         learners: int | Sequence[int] | str = 0,
-        opponents: str = "random",
+        opponents: str | Sequence[str] = "random",
         seed: int = 0,
         max_steps: int | None = MAX_STEPS,
         dealer: Dealer | None = None,
@@ -74,16 +89,19 @@ class ScoutVectorEnv:
         it); ``log``: keep the first ``log`` decisions of every slot, learners' and opponents',
         across autoresets, in :attr:`action_log` (tests, debugging)."""
         self._k = kernels(KERNELS)
-        if opponents not in OPPONENTS:
-            raise ValueError(
-                f"opponents must be one of {list(OPPONENTS)} in the batched environment, not {opponents!r} "
-                "(the built-in levels play in gymnasium.make('spieltisch/Scout-v0', opponents=...), or "
-                "make_vec(..., vectorization_mode='sync'))"
-            )
         self.engine = FastScout(num_envs, players, seed=seed)
         self.num_envs, self.players = num_envs, players
         self.learners = _learners(learners, players)
-        self.opponents = opponents
+        self.opponents = _opponents(opponents, players, self.learners)
+        """Each seat's opponent level (``None`` for a learner)."""
+        self.bot_rng = bot_rng(seed)
+        """The Generator the easy and medium opponents draw from (:func:`bot_rng`)."""
+        self._levels = np.array(
+            [-1 if o is None else OPPONENTS.index(o) for o in self.opponents], dtype=np.int64
+        )
+        self._bot_scratch = kernels(BOT_KERNELS).scratch()
+        self._botgen_of: np.random.Generator | None = None
+        self._botgen = np.zeros(3, dtype=np.uint64)
         if max_steps is not None and (isinstance(max_steps, bool) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive whole number or None, not {max_steps!r}")
         self.max_steps = max_steps if max_steps is not None else np.iinfo(np.int64).max
@@ -93,6 +111,7 @@ class ScoutVectorEnv:
             np.zeros((num_envs, 45), dtype=np.bool_),
             np.full(num_envs, -1, dtype=np.int64),
             np.zeros((num_envs, log), dtype=np.int64),
+            np.zeros(num_envs, dtype=np.int64),
             np.zeros(num_envs, dtype=np.int64),
         )
         cards = len(e._tables[2])
@@ -139,13 +158,20 @@ class ScoutVectorEnv:
         e = self.engine
         return (e._state(), self._track, e._tables, e.rounds, e.dealt, e._bitgen(), self._scratch)
 
+    def _opp(self) -> tuple[Any, ...]:
+        if self._botgen_of is not self.bot_rng:  # the addresses of the bots' Generator
+            self._botgen = np.array(bitgen_addresses(self.bot_rng), dtype=np.uint64)
+            self._botgen_of = self.bot_rng
+        return (self._levels, self._botgen, self._bot_scratch)
+
     def reset(self, seed: int | None = None) -> tuple[Obs, Mask]:
-        """Deal every game anew (from a new Generator with ``seed``): the learners' first
-        observations and masks (copies)."""
+        """Deal every game anew (from new Generators with ``seed``, the deals' and the bots'):
+        the learners' first observations and masks (copies)."""
         if seed is not None:
             self.engine.rng = np.random.default_rng(seed)
+            self.bot_rng = bot_rng(seed)
         st, tr, tb, rounds, dealt, bitgen, sc = self._common()
-        self._k.reset(st, tr, tb, rounds, dealt, bitgen, sc, self._seat_mask, self.steps)
+        self._k.reset(st, tr, tb, rounds, dealt, bitgen, sc, self._seat_mask, self.steps, self._opp())
         return self._observe()
 
     def step(
@@ -171,6 +197,7 @@ class ScoutVectorEnv:
         self._k.advance(
             acts, st, tr, tb, rounds, dealt, bitgen, sc, self._seat_mask, self.steps, self.max_steps,
             self._reward, self._done, self._cut, self.final_totals, self.final_obs, self.learners[0],
+            self._opp(),
         )  # fmt: skip
         self.observe_into(obs, mask)
         return self._reward, self._done, self._cut
@@ -192,6 +219,54 @@ class ScoutVectorEnv:
     def sample(self, rng: np.random.Generator) -> npt.NDArray[np.int64]:
         """A uniformly random legal id for every game's learner (``BatchedScout.sample_legal``)."""
         return self.engine.sample_legal(rng)
+
+
+def bot_rng(seed: int) -> np.random.Generator:
+    """The Generator the batched easy and medium opponents draw from, for ``seed`` (not the
+    deals' ``default_rng(seed)``)."""
+    return np.random.default_rng([seed, BOT_STREAM])
+
+
+BOT_STREAM = 0x5C0B07
+"""Mixed into the bots' seed (:func:`bot_rng`), so that their draws are not the deals'."""
+
+
+class BotDraws:
+    """The batched bots' random stream in the shape of ``random.Random``: give it to a
+    single-state bot as its ``rng`` and it draws what the batched bot draws from ``rng``."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def random(self) -> float:
+        """One double in [0, 1) (the bit generator's ``next_double``)."""
+        return float(self.rng.random())
+
+    def randrange(self, n: int) -> int:
+        """``floor(random() * n)`` (at most ``n - 1``)."""
+        return min(int(self.random() * n), n - 1)
+
+
+def _opponents(
+    opponents: str | Sequence[str], players: int, learners: tuple[int, ...]
+) -> tuple[str | None, ...]:
+    others = [s for s in range(players) if s not in learners]
+    levels = [opponents] * len(others) if isinstance(opponents, str) else list(opponents)
+    if len(levels) != len(others):
+        raise ValueError(
+            f"opponents must be one level or {len(others)} (one per other seat), not {opponents!r}"
+        )
+    for level in levels:
+        if level not in OPPONENTS:
+            raise ValueError(
+                f"opponents must be among {list(OPPONENTS)} in the batched environment, not {level!r} "
+                "(other bots play in gymnasium.make('spieltisch/Scout-v0', opponents=...), or "
+                "make_vec(..., vectorization_mode='sync'))"
+            )
+    out: list[str | None] = [None] * players
+    for seat, level in zip(others, levels, strict=True):
+        out[seat] = level
+    return tuple(out)
 
 
 def _learners(learners: int | Sequence[int] | str, players: int) -> tuple[int, ...]:
