@@ -21,7 +21,7 @@ from spieltisch.server.accounts import DELETED_NAME, Account, AccountError, Acco
 from spieltisch.server.api import client_address
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import Addresses
+from spieltisch.server.limits import Addresses, CountUnavailable
 from spieltisch.server.messages import ErrorOut
 from spieltisch.server.passkeys import Passkeys
 from spieltisch.server.ratings import (
@@ -155,22 +155,25 @@ def accounts_api(
     async def signup(body: SignUpIn, request: Request, response: Response) -> dict[str, Any]:
         """Claim a name with a password (Argon2id): the account is signed in at once (the
         session cookie). ``429`` after ``accounts_per_hour`` accounts from one address."""
-        signups.check(client_address(request.client))
-        account = await accounts.create(body.name, body.password)
-        signups.count(client_address(request.client))
+        account = await signups.create(
+            client_address(request.client), lambda: accounts.create(body.name, body.password)
+        )
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}
 
     @router.post("/api/account/login", response_model=AccountOut, responses=_errors(401, 429))
     async def login(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
         address = client_address(request.client)
-        wait = addresses.locked_out(address)
+        try:  # the misses of every worker together (docs/deploy.md)
+            wait = await addresses.locked_out_async(address)
+        except CountUnavailable as exc:  # a password guess is not let through uncounted
+            raise AccountError(503, str(exc)) from None
         if wait is not None:
             raise AccountError(429, addresses.locked_text(wait), {"Retry-After": str(max(1, round(wait)))})
         try:
             account = await accounts.check_login(body.name, body.password)
         except AccountError:
-            addresses.miss(address)
+            await addresses.miss_async(address)
             raise
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}

@@ -102,14 +102,16 @@ def create_app(
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     owner: Owner = LocalOwner()
     addresses = Addresses(limits)
+    signups = Signups(limits.accounts_per_hour)
     cluster = None
     if redis is not None:
-        from spieltisch.server.cluster import Cluster, SharedAddresses
+        from spieltisch.server.cluster import Cluster, SharedAddresses, SharedSignups
 
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
         owner = cluster = Cluster(redis, prefix, name=worker_name)
         # With several workers, sockets and rooms per address are counted across all of them.
         addresses = SharedAddresses(limits, cluster)
+        signups = SharedSignups(limits.accounts_per_hour, cluster)  # and the accounts made
     directory = RoomDirectory(
         store,
         pool,
@@ -205,7 +207,6 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(AccountError, _account_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses, accounts, lobby_changed))
-    signups = Signups(limits.accounts_per_hour)
     app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
     app.include_router(quickplay_routes(quick, addresses, accounts))
     app.include_router(my_games_routes(directory, addresses))
