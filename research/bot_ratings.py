@@ -116,7 +116,7 @@ def intervals(
     for level, values in mus.items():
         values.sort()
         low = values[int(0.025 * (len(values) - 1))]
-        high = values[int(round(0.975 * (len(values) - 1)))]
+        high = values[round(0.975 * (len(values) - 1))]
         out[level] = [round(low, 2), round(high, 2)]
     return out
 

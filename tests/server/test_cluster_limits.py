@@ -207,7 +207,8 @@ def test_wrong_passwords_are_one_budget_on_every_worker_together(setup: tuple[Wo
         assert answers == [401] * 6 + [429] * 4, answers
         right = {"name": "Gimpel", "password": "correct horse"}
         assert c1.post("/api/account/login", json=right, headers=guesser).status_code == 429
-        assert c1.post("/api/account/login", json=right, headers={"X-Forwarded-For": "10.9.4.3"}).status_code == 200
+        other = {"X-Forwarded-For": "10.9.4.3"}
+        assert c1.post("/api/account/login", json=right, headers=other).status_code == 200
 
 
 def test_a_worker_cut_from_redis_refuses_new_sockets_and_rooms(setup: tuple[Workers, Proxy]) -> None:
