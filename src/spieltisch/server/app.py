@@ -27,7 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from spieltisch.server import logs
-from spieltisch.server.account_api import accounts_api
+from spieltisch.server.account_api import accounts_api, forget_account
 from spieltisch.server.accounts import AccountError, Accounts, Signups
 from spieltisch.server.api import client_address, rooms_api
 from spieltisch.server.bot_seats import bot_levels
@@ -138,6 +138,21 @@ def create_app(
 
     quick = QuickPlay(store, bot_delay, lobby_changed)
 
+    def account_gone(account: str) -> None:
+        """An account was deleted: its seats in the rooms in memory change, here and on
+        every other worker, and the lobby (which names the seated) is read again."""
+        forget_account(directory.rooms.values(), account)
+        lobby_changed()  # (tells the other workers' lobbies too)
+        if cluster is not None:
+            cluster.account_gone(account)
+
+    if cluster is not None:
+
+        def account_gone_elsewhere(account: str) -> None:
+            forget_account(directory.rooms.values(), account)
+
+        cluster.on_account_gone = account_gone_elsewhere
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         starting = asyncio.create_task(asyncio.to_thread(pool.start), name="start-bot-workers")
@@ -207,7 +222,9 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(AccountError, _account_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses, accounts, lobby_changed))
-    app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
+    app.include_router(
+        accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR, account_gone)
+    )
     app.include_router(quickplay_routes(quick, addresses, accounts))
     app.include_router(my_games_routes(directory, addresses))
     app.include_router(

@@ -229,6 +229,12 @@ class Keys:
         """Something in the lobby changed (server/lobby.py): every worker reads it again."""
         return f"{self.ns}lobby"
 
+    @property
+    def accounts_channel(self) -> str:
+        """An account was deleted on a worker: every worker updates its seats in the rooms
+        it has in memory (server/account_api.py)."""
+        return f"{self.ns}accounts"
+
     def sockets(self, address: str) -> str:
         return f"{self.ns}sockets:{address}"
 
