@@ -13,8 +13,10 @@ the mean μ and σ per level, the table ``spieltisch.server.ratings.BOT_RATINGS`
 ``--resume FILE`` plays the games one deal (four games) at a time and appends each to a
 JSON-lines file, continuing after the games already there, so a long run can be stopped
 and picked up again (the games are the same as in one run of the same seed).
-``--bootstrap N`` adds a 95% interval per level: the games are resampled by deal (the
-four games of a deal together) ``N`` times and rated again.
+It prints too each level's wins and, for each level and the next weaker one, the share
+of games it finished ahead with a 95% Wilson interval. ``--bootstrap N`` adds a 95%
+interval of each level's mu: the games are resampled by deal (the four games of a deal
+together) ``N`` times and rated again.
 Seeded: the same command prints the same figures on any machine.
 
     nice -n 19 .venv/bin/python research/bot_ratings.py --game scout --games 200 \
@@ -24,6 +26,7 @@ Seeded: the same command prints the same figures on any machine.
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 from typing import Annotated, Any
@@ -65,6 +68,7 @@ def main(
     table = rate(played, orders, seed)
     report: dict[str, Any] = {"game": game, "games": len(played), "seed": seed, "ratings": table}
     report["wins"] = wins(played)
+    report["ahead"] = ahead(played)
     if bootstrap:
         report["intervals"] = intervals(played, bootstrap, seed)
     print(json.dumps(report))
@@ -96,6 +100,30 @@ def wins(played: list[dict[str, list[Any]]]) -> dict[str, float]:
         for level in first:
             out[level] += 1 / len(first)
     return {level: round(w, 2) for level, w in out.items()}
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> list[float]:
+    """The Wilson score interval (95%) of a share ``k`` of ``n``."""
+    if n == 0:
+        return [0.0, 1.0]
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [round(max(0.0, centre - half), 3), round(min(1.0, centre + half), 3)]
+
+
+def ahead(played: list[dict[str, list[Any]]]) -> dict[str, list[float]]:
+    """For each level and the next weaker one (``"hard>medium"``): the share of games in
+    which it finished ahead (a shared place counts half), with its 95% Wilson interval -
+    what separates the levels' ratings."""
+    out = {}
+    for strong, weak in zip(LEVELS[:0:-1], LEVELS[-2::-1], strict=True):
+        k = 0.0
+        for g in played:
+            place = dict(zip(g["seats"], ranks_of(g["scores"]), strict=True))
+            k += 1.0 if place[strong] < place[weak] else 0.5 if place[strong] == place[weak] else 0.0
+        out[f"{strong}>{weak}"] = [round(k / len(played), 3), *wilson(k, len(played))]
+    return out
 
 
 def intervals(
