@@ -11,6 +11,7 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
@@ -188,6 +189,20 @@ def test_accounts_per_hour_is_one_budget_on_every_worker_together(setup: tuple[W
         assert options.status_code == 429, options.text  # nor with a passkey
         assert _signup(c1, "Eiche", "10.9.3.2").status_code == 201
         assert c0.get("/api/players/Fuchs").status_code == 404  # nothing was made
+
+
+def test_sign_ups_at_once_on_both_workers_get_accounts_per_hour(setup: tuple[Workers, Proxy]) -> None:
+    """Eight sign-ups from one address at once, half on each worker: 3 accounts, not 3 per
+    worker nor more by a race (the place is taken in one Redis step before the account is made)."""
+    w, _ = setup
+
+    def sign_up(n: int) -> int:
+        with w.client(n % 2) as client:
+            return int(_signup(client, f"Renner{'ABCDEFGH'[n]}", "10.9.5.1").status_code)
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = sorted(pool.map(sign_up, range(8)))
+    assert answers == [201] * 3 + [429] * 5, answers
 
 
 def test_wrong_passwords_are_one_budget_on_every_worker_together(setup: tuple[Workers, Proxy]) -> None:
