@@ -8,6 +8,7 @@ import json
 import random
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -449,6 +450,26 @@ def test_rated_game_and_deletion_on_postgres() -> None:
         row = store.load(code)
         store.drop()
     assert row is not None and row.status == "over" and row.seats[1].name == DELETED_NAME
+
+
+def test_sign_ups_at_once_get_accounts_per_hour_and_no_more(db_url: str) -> None:
+    """Eight sign-ups from one address at once (each hashes its password meanwhile) make
+    ``accounts_per_hour`` (2) accounts: a sign-up takes its place before the account is
+    made, so none passes a check made before the others were counted."""
+    s = ServerThread(db_url, limits=dataclasses.replace(TEST_LIMITS, accounts_per_hour=2))
+    here = {"X-Forwarded-For": "198.51.100.9"}
+
+    def sign_up(n: int) -> int:
+        with s.client() as client:
+            body = {"name": f"Racer{'ABCDEFGH'[n]}", "password": PASSWORD}
+            return client.post("/api/account/signup", json=body, headers=here).status_code
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            answers = sorted(pool.map(sign_up, range(8)))
+    finally:
+        s.stop()
+    assert answers == [201] * 2 + [429] * 6, answers
 
 
 def test_passkey_sign_up_checks_the_name_and_the_rate(db_url: str) -> None:

@@ -1,5 +1,6 @@
 """The limits with several workers (docs/deploy.md): sockets, rooms per minute and misses
-per address, and failures per room, are counted across all workers, and a worker cut from Redis refuses
+per address, accounts made per address, wrong passwords, and failures per room, are
+counted across all workers, and a worker cut from Redis refuses
 new sockets and rooms (fails closed) instead of letting them through uncounted; old
 rooms expire (keep_abandoned_days) one sweep at a time, never a room another worker
 serves, and rooms nobody has loaded still go."""
@@ -10,6 +11,7 @@ import json
 import random
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
@@ -34,8 +36,8 @@ KEEP = 3.0
 def setup(
     cluster_env: ClusterEnv, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Workers, Proxy]]:
-    """Two workers with 3 sockets, 2 rooms a minute and 6 misses an hour per address, 8
-    failures an hour per room, rooms kept 3 s and
+    """Two workers with 3 sockets, 2 rooms a minute, 6 misses and 3 new accounts an hour per
+    address, 8 failures an hour per room, rooms kept 3 s and
     let go from memory after 1 s (sweeps every 0.25 s); worker 0 reaches Redis through
     a proxy the tests cut."""
     to_redis = Proxy("127.0.0.1", make_url(cluster_env.redis).port or 6379)
@@ -46,6 +48,7 @@ def setup(
         "rooms_per_minute": 2,
         "misses_per_hour": 6,
         "room_misses_per_hour": 8,
+        "accounts_per_hour": 3,
         "keep_abandoned_days": KEEP / 86400,
         "keep_finished_days": KEEP / 86400,
     }
@@ -155,6 +158,74 @@ def test_misses_are_one_budget_on_every_worker_together(setup: tuple[Workers, Pr
     )
 
 
+def _signup(client: Any, name: str, address: str) -> Any:
+    return client.post(
+        "/api/account/signup",
+        json={"name": name, "password": "correct horse"},
+        headers={"X-Forwarded-For": address},
+    )
+
+
+def test_accounts_per_hour_is_one_budget_on_every_worker_together(setup: tuple[Workers, Proxy]) -> None:
+    """An address gets ``accounts_per_hour`` (3) accounts in all, whichever workers it asks,
+    not 3 per worker; a sign-up refused for a taken name does not count; another address
+    is served."""
+    w, _ = setup
+    a = "10.9.3.1"
+    with w.client(0) as c0, w.client(1) as c1:
+        assert _signup(c0, "Amsel", a).status_code == 201
+        taken = _signup(c1, "Amsel", a)  # nothing made: not counted
+        assert taken.status_code == 409, taken.text
+        assert _signup(c1, "Birke", a).status_code == 201
+        assert _signup(c0, "Dachs", a).status_code == 201
+        for client, name in ((c0, "Eiche"), (c1, "Fuchs")):  # the fourth, on either worker
+            r = _signup(client, name, a)
+            assert r.status_code == 429, r.text
+            assert r.json()["detail"].startswith("accounts_per_hour: at most 3 new accounts per hour")
+            assert 3500 <= int(r.headers["Retry-After"]) <= 3600
+        options = c1.post(
+            "/api/account/passkeys/signup-options", json={"name": "Eiche"}, headers={"X-Forwarded-For": a}
+        )
+        assert options.status_code == 429, options.text  # nor with a passkey
+        assert _signup(c1, "Eiche", "10.9.3.2").status_code == 201
+        assert c0.get("/api/players/Fuchs").status_code == 404  # nothing was made
+
+
+def test_sign_ups_at_once_on_both_workers_get_accounts_per_hour(setup: tuple[Workers, Proxy]) -> None:
+    """Eight sign-ups from one address at once, half on each worker: 3 accounts, not 3 per
+    worker nor more by a race (the place is taken in one Redis step before the account is made)."""
+    w, _ = setup
+
+    def sign_up(n: int) -> int:
+        with w.client(n % 2) as client:
+            return int(_signup(client, f"Renner{'ABCDEFGH'[n]}", "10.9.5.1").status_code)
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = sorted(pool.map(sign_up, range(8)))
+    assert answers == [201] * 3 + [429] * 5, answers
+
+
+def test_wrong_passwords_are_one_budget_on_every_worker_together(setup: tuple[Workers, Proxy]) -> None:
+    """Wrong passwords are misses of the address (``misses_per_hour``, 6) on every worker
+    together: a guesser that alternates workers gets 6 answers, not 12; then even the
+    right password is refused from that address, and another address signs in."""
+    w, _ = setup
+    with w.client(0) as c0, w.client(1) as c1:
+        assert _signup(c0, "Gimpel", "10.9.4.1").status_code == 201
+        guesser = {"X-Forwarded-For": "10.9.4.2"}
+        answers = [
+            (c0, c1)[n % 2]
+            .post("/api/account/login", json={"name": "Gimpel", "password": f"guess {n}"}, headers=guesser)
+            .status_code
+            for n in range(10)
+        ]
+        assert answers == [401] * 6 + [429] * 4, answers
+        right = {"name": "Gimpel", "password": "correct horse"}
+        assert c1.post("/api/account/login", json=right, headers=guesser).status_code == 429
+        other = {"X-Forwarded-For": "10.9.4.3"}
+        assert c1.post("/api/account/login", json=right, headers=other).status_code == 200
+
+
 def test_a_worker_cut_from_redis_refuses_new_sockets_and_rooms(setup: tuple[Workers, Proxy]) -> None:
     w, to_redis = setup
     c = {"X-Forwarded-For": "10.9.0.5"}
@@ -165,6 +236,8 @@ def test_a_worker_cut_from_redis_refuses_new_sockets_and_rooms(setup: tuple[Work
         to_redis.cut()
         with w.client(0) as c0:
             r = c0.post("/api/rooms", json=BODY, headers=c)
+            assert r.status_code == 503 and "Redis" in r.json()["detail"], r.text
+            r = _signup(c0, "Hering", "10.9.0.5")  # nor an account it could not count
             assert r.status_code == 503 and "Redis" in r.json()["detail"], r.text
         with connect_seat(w.url(0, room), **_from("10.9.0.5")) as ws:
             err = _first(ws)

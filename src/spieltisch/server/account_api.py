@@ -9,6 +9,7 @@ everywhere), delete the account, the block list; ``/api/leaderboard/{game}`` and
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from spieltisch.server.accounts import DELETED_NAME, Account, AccountError, Acco
 from spieltisch.server.api import client_address
 from spieltisch.server.directory import RoomDirectory
 from spieltisch.server.games import games_info
-from spieltisch.server.limits import Addresses
+from spieltisch.server.limits import Addresses, CountUnavailable
 from spieltisch.server.messages import ErrorOut
 from spieltisch.server.passkeys import Passkeys
 from spieltisch.server.ratings import (
@@ -31,6 +32,7 @@ from spieltisch.server.ratings import (
     leaderboard,
     ratings_of,
 )
+from spieltisch.server.room import Room
 from spieltisch.server.sessions import clear_session, set_session, signed_in, token_of
 
 
@@ -123,11 +125,39 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorOut} for c in sorted({*codes, 422})}
 
 
+def forget_account(rooms: Iterable[Room], account: str) -> int:
+    """The seats of ``account`` in ``rooms`` (in memory) as its deletion stored them: named
+    :data:`DELETED_NAME`, no longer linked; every room that changed sends its players fresh
+    views. Returns how many rooms changed."""
+    changed = 0
+    for room in list(rooms):
+        seats = [s for s in room.row.seats if s.account == account]
+        for s in seats:
+            s.account, s.name = None, DELETED_NAME
+        if seats:
+            room.broadcast()
+            changed += 1
+    return changed
+
+
 def accounts_api(
-    accounts: Accounts, directory: RoomDirectory, addresses: Addresses, signups: Signups, static: Path
+    accounts: Accounts,
+    directory: RoomDirectory,
+    addresses: Addresses,
+    signups: Signups,
+    static: Path,
+    account_gone: Callable[[str], None] | None = None,
 ) -> APIRouter:
     """The account routes and pages; ``signups`` counts the accounts per address, and a wrong
-    password is a miss of its address (``misses_per_hour``, as a wrong seat secret is)."""
+    password is a miss of its address (``misses_per_hour``, as a wrong seat secret is).
+    ``account_gone(id)`` after an account was deleted: its seats in the rooms in memory
+    change (default: this process's rooms, :func:`forget_account`; with several workers
+    the app tells every worker)."""
+    if account_gone is None:
+
+        def account_gone(account: str) -> None:
+            forget_account(directory.rooms.values(), account)
+
     router = APIRouter()
     passkeys = Passkeys(accounts)
 
@@ -155,22 +185,25 @@ def accounts_api(
     async def signup(body: SignUpIn, request: Request, response: Response) -> dict[str, Any]:
         """Claim a name with a password (Argon2id): the account is signed in at once (the
         session cookie). ``429`` after ``accounts_per_hour`` accounts from one address."""
-        signups.check(client_address(request.client))
-        account = await accounts.create(body.name, body.password)
-        signups.count(client_address(request.client))
+        account = await signups.create(
+            client_address(request.client), lambda: accounts.create(body.name, body.password)
+        )
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}
 
     @router.post("/api/account/login", response_model=AccountOut, responses=_errors(401, 429))
     async def login(body: LoginIn, request: Request, response: Response) -> dict[str, Any]:
         address = client_address(request.client)
-        wait = addresses.locked_out(address)
+        try:  # the misses of every worker together (docs/deploy.md)
+            wait = await addresses.locked_out_async(address)
+        except CountUnavailable as exc:  # a password guess is not let through uncounted
+            raise AccountError(503, str(exc)) from None
         if wait is not None:
             raise AccountError(429, addresses.locked_text(wait), {"Retry-After": str(max(1, round(wait)))})
         try:
             account = await accounts.check_login(body.name, body.password)
         except AccountError:
-            addresses.miss(address)
+            await addresses.miss_async(address)
             raise
         await start_session(request, response, account)
         return {"signed_in": True, "name": account.name, "password": True}
@@ -197,12 +230,8 @@ def accounts_api(
         if body.confirm.strip() != account.name:
             raise AccountError(422, "confirm: type the account's name to delete it")
         await accounts.delete(account)
-        for room in list(directory.rooms.values()):  # the copies in memory, as stored
-            seats = [s for s in room.row.seats if s.account == account.id]
-            for s in seats:
-                s.account, s.name = None, DELETED_NAME
-            if seats:
-                room.broadcast()
+        # The copies in memory, as stored: here, and on every other worker (the cluster).
+        account_gone(account.id)
         clear_session(response, request)
 
     @router.get("/api/account/blocks", response_model=BlocksOut, responses=_errors(401))

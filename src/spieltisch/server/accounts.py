@@ -22,7 +22,7 @@ import hashlib
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
@@ -76,41 +76,83 @@ def check_password(password: str) -> None:
 
 class Signups:
     """Accounts created per client address in the last hour (``accounts_per_hour``; 0: no
-    limit). Counted in this process (with several workers, per worker)."""
+    limit), counted in this process. A worker of several counts across all workers
+    (:class:`spieltisch.server.cluster.SharedSignups`).
+
+    A sign-up *takes* a place before the account is made and *gives it back* when the
+    account could not be made (a name that is taken): so two sign-ups at once cannot both
+    pass a check made before either was counted."""
 
     def __init__(self, per_hour: int) -> None:
         self.per_hour = per_hour
-        self._by: dict[str, deque[float]] = {}
+        self._by: dict[str, deque[tuple[float, object]]] = {}
 
-    def wait(self, address: str) -> float | None:
+    def _times(self, address: str) -> deque[tuple[float, object]]:
+        """``address``'s sign-ups within the window, oldest first (an empty one is forgotten)."""
+        times = self._by.get(address, deque())
+        now = time.monotonic()
+        while times and now - times[0][0] >= SIGNUP_WINDOW:
+            times.popleft()
+        if not times:
+            self._by.pop(address, None)
+        return times
+
+    def refused(self, wait: float) -> AccountError:
+        """What an address that has made ``accounts_per_hour`` accounts is told (429)."""
+        return AccountError(
+            429,
+            f"accounts_per_hour: at most {self.per_hour} new accounts per hour from one address; "
+            f"try again in {wait:.0f} s",
+            {"Retry-After": str(max(1, round(wait)))},
+        )
+
+    async def wait(self, address: str) -> float | None:
         """Seconds until ``address`` may create another account (None: now)."""
         if not self.per_hour:
             return None
-        now = time.monotonic()
-        times = self._by.get(address)
-        if times is None:
+        times = self._times(address)
+        if len(times) < self.per_hour:
             return None
-        while times and now - times[0] >= SIGNUP_WINDOW:
-            times.popleft()
-        if not times:
-            del self._by[address]
-            return None
-        return SIGNUP_WINDOW - (now - times[0]) if len(times) >= self.per_hour else None
+        return SIGNUP_WINDOW - (time.monotonic() - times[0][0])
 
-    def check(self, address: str) -> None:
-        """Refuse (429, with ``Retry-After``) an address that has made ``accounts_per_hour`` accounts."""
-        wait = self.wait(address)
+    async def check(self, address: str) -> None:
+        """Refuse (429, with ``Retry-After``) an address that has made ``accounts_per_hour``
+        accounts; counts nothing (a sign-up's first step, before the browser makes a passkey)."""
+        wait = await self.wait(address)
         if wait is not None:
-            raise AccountError(
-                429,
-                f"accounts_per_hour: at most {self.per_hour} new accounts per hour from one address; "
-                f"try again in {wait:.0f} s",
-                {"Retry-After": str(max(1, round(wait)))},
-            )
+            raise self.refused(wait)
 
-    def count(self, address: str) -> None:
+    async def take(self, address: str) -> object:
+        """Count a sign-up of ``address`` now (refused like :meth:`check`); returns what
+        :meth:`give_back` takes when the account could not be made after all."""
+        token = object()
         if self.per_hour:
-            self._by.setdefault(address, deque()).append(time.monotonic())
+            await self.check(address)
+            self._by.setdefault(address, deque()).append((time.monotonic(), token))
+        return token
+
+    async def give_back(self, address: str, token: object) -> None:
+        """Uncount the sign-up :meth:`take` returned ``token`` for."""
+        times = self._by.get(address)
+        if times is not None:
+            for entry in times:
+                if entry[1] is token:
+                    times.remove(entry)
+                    break
+
+    async def create(
+        self,
+        address: str,
+        make: Callable[[], Awaitable[Account]],
+    ) -> Account:
+        """``make()`` the account as a sign-up of ``address``: taken first, given back if
+        ``make`` fails (nothing made, nothing counted)."""
+        token = await self.take(address)
+        try:
+            return await make()
+        except BaseException:
+            await self.give_back(address, token)
+            raise
 
 
 class Accounts:

@@ -27,7 +27,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from spieltisch.server import logs
-from spieltisch.server.account_api import accounts_api
+from spieltisch.server.account_api import accounts_api, forget_account
 from spieltisch.server.accounts import AccountError, Accounts, Signups
 from spieltisch.server.api import client_address, rooms_api
 from spieltisch.server.bot_seats import bot_levels
@@ -102,14 +102,16 @@ def create_app(
     pool = bot_pool if bot_pool is not None else BotPool(bot_workers)
     owner: Owner = LocalOwner()
     addresses = Addresses(limits)
+    signups = Signups(limits.accounts_per_hour)
     cluster = None
     if redis is not None:
-        from spieltisch.server.cluster import Cluster, SharedAddresses
+        from spieltisch.server.cluster import Cluster, SharedAddresses, SharedSignups
 
         prefix = cluster_prefix if cluster_prefix is not None else table_prefix
         owner = cluster = Cluster(redis, prefix, name=worker_name)
         # With several workers, sockets and rooms per address are counted across all of them.
         addresses = SharedAddresses(limits, cluster)
+        signups = SharedSignups(limits.accounts_per_hour, cluster)  # and the accounts made
     directory = RoomDirectory(
         store,
         pool,
@@ -135,6 +137,21 @@ def create_app(
             cluster.lobby_changed()
 
     quick = QuickPlay(store, bot_delay, lobby_changed)
+
+    def account_gone(account: str) -> None:
+        """An account was deleted: its seats in the rooms in memory change, here and on
+        every other worker, and the lobby (which names the seated) is read again."""
+        forget_account(directory.rooms.values(), account)
+        lobby_changed()  # (tells the other workers' lobbies too)
+        if cluster is not None:
+            cluster.account_gone(account)
+
+    if cluster is not None:
+
+        def account_gone_elsewhere(account: str) -> None:
+            forget_account(directory.rooms.values(), account)
+
+        cluster.on_account_gone = account_gone_elsewhere
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -205,8 +222,9 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(AccountError, _account_error)  # type: ignore[arg-type]
     app.include_router(rooms_api(directory, reviewer, addresses, accounts, lobby_changed))
-    signups = Signups(limits.accounts_per_hour)
-    app.include_router(accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR))
+    app.include_router(
+        accounts_api(accounts, directory, addresses, signups, static_dir or STATIC_DIR, account_gone)
+    )
     app.include_router(quickplay_routes(quick, addresses, accounts))
     app.include_router(my_games_routes(directory, addresses))
     app.include_router(

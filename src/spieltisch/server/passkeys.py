@@ -202,7 +202,7 @@ class Passkeys:
         )
         async def signup_options(body: NameIn, request: Request) -> dict[str, Any]:
             """Options for ``navigator.credentials.create()``: claim ``name`` with a passkey (no password)."""
-            signups.check(client_address(request.client))
+            await signups.check(client_address(request.client))
             shown = self.accounts.checked_name(body.name)
             if await asyncio.to_thread(self.accounts.by_name, shown) is not None:
                 raise AccountError(409, f"name: {shown!r} (or a name that looks the same) is taken")
@@ -219,7 +219,7 @@ class Passkeys:
         async def signup(body: CredentialIn, request: Request, response: Response) -> dict[str, Any]:
             """Make the account the options ``id`` named, with the passkey the browser made: signed in."""
             address = client_address(request.client)
-            signups.check(address)
+            await signups.check(address)
             challenge, owner, name = await self._take_challenge(body.id)
             if owner is not None or name is None:
                 raise AccountError(400, "id: this challenge is not for a sign-up")
@@ -228,8 +228,9 @@ class Passkeys:
             def add_passkey(conn: Connection, account: Account) -> None:
                 conn.execute(insert(p).values(account=account.id, **values))
 
-            account = await self.accounts.create(name, None, also=add_passkey)
-            signups.count(address)
+            account = await signups.create(
+                address, lambda: self.accounts.create(name, None, also=add_passkey)
+            )
             await start_session(request, response, account)
             return {"name": account.name, "passkeys": 1}
 

@@ -34,12 +34,12 @@ PROVISIONAL_GAMES = 5
 PROVISIONAL_SIGMA = 6.0
 BOT_RATINGS: dict[str, dict[str, tuple[float, float]]] = {
     # (mu, sigma) per level, from research/bot_ratings.py (seed 1; docs/accounts.md, "Bot ratings"):
-    # Scout --games 48, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
+    # Scout --games 64, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
     "scout": {
-        "random": (-15.18, 5.48),
-        "easy": (15.64, 4.77),
-        "medium": (42.85, 4.78),
-        "hard": (59.33, 5.16),
+        "random": (-18.09, 5.25),
+        "easy": (15.23, 4.51),
+        "medium": (45.61, 4.35),
+        "hard": (58.86, 4.64),
     },
     "schmaus": {
         "random": (22.33, 2.12),

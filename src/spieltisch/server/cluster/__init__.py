@@ -59,14 +59,14 @@ The package, one module per concern:
 - :mod:`~spieltisch.server.cluster.forward` - commands forwarded to a room's owner;
 - :mod:`~spieltisch.server.cluster.handoff` - room affinity: handing a room over;
 - :mod:`~spieltisch.server.cluster.sender` - the one sender to Redis;
-- :mod:`~spieltisch.server.cluster.addresses` - per-address limits across the workers;
+- :mod:`~spieltisch.server.cluster.addresses` - per-address limits (and sign-ups) across the workers;
 - :mod:`~spieltisch.server.cluster.keys` - settings, Lua scripts, key and channel names.
 
 Only the wiring (:func:`spieltisch.server.app.create_app`) imports this package; the
 room directory and the command path know the cluster only as an owner.
 """
 
-from spieltisch.server.cluster.addresses import SharedAddresses
+from spieltisch.server.cluster.addresses import SharedAddresses, SharedSignups
 from spieltisch.server.cluster.keys import (
     ACQUIRE,
     CLAIM_BATCH,
@@ -88,4 +88,5 @@ __all__ = [
     "TICK",
     "Cluster",
     "SharedAddresses",
+    "SharedSignups",
 ]

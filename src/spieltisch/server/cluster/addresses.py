@@ -1,4 +1,5 @@
-"""Per-address limits counted across every worker of a cluster (docs/deploy.md)."""
+"""Per-address limits counted across every worker of a cluster (docs/deploy.md): sockets,
+rooms, misses, and the accounts made (``accounts_per_hour``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import RedisError
 
-from spieltisch.server.cluster.keys import LOCKED, MISS, NO_REDIS, OPEN_SOCKET, SOCKETS_TTL, TAKE_ROOM
+from spieltisch.server.accounts import SIGNUP_WINDOW, AccountError, Signups
+from spieltisch.server.cluster.keys import (
+    LOCKED,
+    MISS,
+    NO_REDIS,
+    OPEN_SOCKET,
+    SOCKETS_TTL,
+    TAKE,
+    TAKE_ROOM,
+    WAITING,
+)
 from spieltisch.server.limits import Addresses, CountUnavailable, Limits
 
 if TYPE_CHECKING:
@@ -115,3 +126,49 @@ class SharedAddresses(Addresses):
         if wait is None and count == limit:
             self.room_locked(code)
         return wait
+
+
+class SharedSignups(Signups):
+    """``accounts_per_hour`` counted across every worker: a sliding window of the last hour
+    in the sorted set ``signups:ADDRESS`` (Redis's clock), so that an address cannot make
+    ``accounts_per_hour`` accounts on each worker. A sign-up takes its place atomically
+    (:data:`~spieltisch.server.cluster.keys.TAKE`), so two at once on two workers cannot
+    both pass; one whose account could not be made (a name that is taken) is taken out
+    again. A worker that cannot reach Redis refuses sign-ups (``503``) instead of letting
+    them through uncounted."""
+
+    def __init__(self, per_hour: int, cluster: Cluster) -> None:
+        super().__init__(per_hour)
+        self.cluster = cluster
+        self._take = cluster.redis.register_script(TAKE)
+        self._waiting = cluster.redis.register_script(WAITING)
+
+    async def wait(self, address: str) -> float | None:
+        if not self.per_hour:
+            return None
+        try:
+            wait = await self._waiting(
+                keys=[self.cluster.keys.signups(address)], args=[self.per_hour, SIGNUP_WINDOW]
+            )
+        except (RedisError, OSError) as exc:
+            raise AccountError(503, NO_REDIS) from exc
+        return float(wait) if wait else None
+
+    async def take(self, address: str) -> object:
+        token = uuid.uuid4().hex
+        if not self.per_hour:
+            return token
+        try:
+            wait = await self._take(
+                keys=[self.cluster.keys.signups(address)], args=[self.per_hour, token, SIGNUP_WINDOW]
+            )
+        except (RedisError, OSError) as exc:
+            raise AccountError(503, NO_REDIS) from exc
+        if wait:
+            raise self.refused(float(wait))
+        return token
+
+    async def give_back(self, address: str, token: object) -> None:
+        if self.per_hour:
+            with contextlib.suppress(RedisError, OSError):  # then it counts for the hour
+                await self.cluster.redis.zrem(self.cluster.keys.signups(address), str(token))

@@ -151,6 +151,34 @@ local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
 return tostring(3600 - (now - tonumber(oldest[2])))
 """
 """The seconds until the misses in KEYS[1] are fewer than ARGV[1] again ('' if they are)."""
+TAKE = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local window = tonumber(ARGV[3])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - window)
+if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[1]) then
+  local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+  return tostring(window - (now - tonumber(oldest[2])))
+end
+redis.call('zadd', KEYS[1], now, ARGV[2])
+redis.call('pexpire', KEYS[1], math.ceil(window * 1000) + 1000)
+return ''
+"""
+"""One more event ARGV[2] (unique) in the sorted set KEYS[1] of the last ARGV[3] seconds
+(Redis's clock), unless it holds ARGV[1] already; else the seconds until it may (a string).
+``accounts_per_hour`` of every worker together (the sign-up of an account that could not
+be made is taken out again: ZREM)."""
+WAITING = """
+local t = redis.call('time')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local window = tonumber(ARGV[2])
+redis.call('zremrangebyscore', KEYS[1], '-inf', now - window)
+if redis.call('zcard', KEYS[1]) < tonumber(ARGV[1]) then return '' end
+local oldest = redis.call('zrange', KEYS[1], 0, 0, 'withscores')
+return tostring(window - (now - tonumber(oldest[2])))
+"""
+"""The seconds until the sorted set KEYS[1] holds fewer than ARGV[1] events of the last
+ARGV[2] seconds ('' if it does): :data:`TAKE` without taking."""
 SOCKETS_TTL = 86400
 """Seconds an address's socket counts live in Redis after its last new socket."""
 RECENT = 60.0
@@ -201,6 +229,12 @@ class Keys:
         """Something in the lobby changed (server/lobby.py): every worker reads it again."""
         return f"{self.ns}lobby"
 
+    @property
+    def accounts_channel(self) -> str:
+        """An account was deleted on a worker: every worker updates its seats in the rooms
+        it has in memory (server/account_api.py)."""
+        return f"{self.ns}accounts"
+
     def sockets(self, address: str) -> str:
         return f"{self.ns}sockets:{address}"
 
@@ -212,3 +246,7 @@ class Keys:
 
     def room_misses(self, code: str) -> str:
         return f"{self.ns}room_misses:{code}"
+
+    def signups(self, address: str) -> str:
+        """The accounts an address made in the last hour (``accounts_per_hour``)."""
+        return f"{self.ns}signups:{address}"

@@ -100,6 +100,9 @@ class Cluster:
         """Recently seen owners of rooms (worker, until when to believe it) - one GET less per move."""
         self.on_lobby: Callable[[], None] = lambda: None
         """Called when another worker says the lobby changed (the app sets it: server/lobby.py)."""
+        self.on_account_gone: Callable[[str], None] = lambda account: None
+        """Called with an account's id when another worker deleted it (the app sets it:
+        the seats of the rooms in memory here change, server/account_api.py)."""
         self._acquire_script = self.redis.register_script(ACQUIRE)
         self._release_script = self.redis.register_script(RELEASE)
         self._free_script = self.redis.register_script(FREE)
@@ -234,7 +237,9 @@ class Cluster:
         pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
         # Every room's channel by one pattern: messages of rooms not in memory here are
         # dropped unread, and no subscription has to wait for the listener.
-        await pubsub.subscribe(self.keys.worker_channel(self.id), self.keys.lobby_channel)
+        await pubsub.subscribe(
+            self.keys.worker_channel(self.id), self.keys.lobby_channel, self.keys.accounts_channel
+        )
         await pubsub.psubscribe(self.keys.room_channel("*"))
         self._pubsub = pubsub
 
@@ -265,6 +270,13 @@ class Cluster:
     def lobby_changed(self) -> None:
         """Tell the other workers that the lobby changed here (they read it again at once)."""
         self.sender.publish(self.keys.lobby_channel, {"t": "lobby", "from": self.id})
+
+    def account_gone(self, account: str) -> None:
+        """Tell the other workers that ``account`` was deleted here (its seats are
+        anonymised as stored already): they change the seats of the rooms they have in
+        memory and send their players fresh views. A worker that misses the message (cut
+        from Redis at that moment) shows the old name until the room is reloaded."""
+        self.sender.publish(self.keys.accounts_channel, {"t": "gone", "account": account, "from": self.id})
 
     # -- the owner of the directory's rooms -------------------------------------------
     def bind(self, directory: Rooms) -> None:
@@ -646,6 +658,10 @@ class Cluster:
         if channel == self.keys.lobby_channel:
             if msg.get("from") != self.id:
                 self.on_lobby()
+            return
+        if channel == self.keys.accounts_channel:
+            if kind == "gone" and msg.get("from") != self.id:
+                self.on_account_gone(str(msg["account"]))
             return
         code = channel.rsplit(":", 1)[1]
         room = self.directory.rooms.get(code)
