@@ -18,7 +18,7 @@ from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 
 import spieltisch.rl  # noqa: E402,F401 - registers the environments
-from spieltisch.rl.envs.gym_vector_schmaus import SchmausVectorGym  # noqa: E402
+from spieltisch.rl.envs.gym_vector import SchmausVectorGym  # noqa: E402
 
 
 def make(num_envs: int = 16, **kwargs: object) -> SchmausVectorGym:

@@ -146,7 +146,7 @@ def schmaus_env(**kwargs: Any) -> SpieltischEnv:
 
 VECTOR_ENTRY_POINTS = {
     "Scout": "spieltisch.rl.envs.gym_vector:scout_vector_env",
-    "Schmaus": "spieltisch.rl.envs.gym_vector_schmaus:schmaus_vector_env",
+    "Schmaus": "spieltisch.rl.envs.gym_vector:schmaus_vector_env",
 }
 """Batched vector environments (``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``,
 the default of ``make_vec`` where there is one; docs/rl.md)."""
