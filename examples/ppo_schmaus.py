@@ -315,6 +315,7 @@ def write_curve(curve: list[dict[str, float]], out: Path, players: int, opponent
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter
     except ImportError:
         print("no matplotlib (pip install 'spieltisch[lab]'): the curve is only in the CSV", file=sys.stderr)
         return
@@ -341,6 +342,7 @@ def write_curve(curve: list[dict[str, float]], out: Path, players: int, opponent
         )
     ax.axhline(1 / players, linestyle="--", color="#c00", label=f"fair share ({1 / players:.0%})")
     ax.set_xlabel("training decisions")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:,.0f}"))
     ax.set_ylabel("share of games won")
     ax.set_ylim(0, 1)
     ax.set_title(f"Waschbär-Schmaus PPO, {players} players: how often the policy wins")
