@@ -34,12 +34,12 @@ PROVISIONAL_GAMES = 5
 PROVISIONAL_SIGMA = 6.0
 BOT_RATINGS: dict[str, dict[str, tuple[float, float]]] = {
     # (mu, sigma) per level, from research/bot_ratings.py (seed 1; docs/accounts.md, "Bot ratings"):
-    # Scout --games 64, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
+    # Scout --games 200, Waschbär-Schmaus --games 200, each rated in 20 shuffled orders.
     "scout": {
-        "random": (-18.09, 5.25),
-        "easy": (15.23, 4.51),
-        "medium": (45.61, 4.35),
-        "hard": (58.86, 4.64),
+        "random": (-28.55, 4.48),
+        "easy": (12.93, 3.64),
+        "medium": (50.10, 2.96),
+        "hard": (62.27, 3.10),
     },
     "schmaus": {
         "random": (22.33, 2.12),
