@@ -66,6 +66,10 @@ def test_http_errors_are_clear(server: ServerThread) -> None:
             json={"game": "scout", "players": 2, "seats": [HUMAN, {"kind": "bot", "level": "god"}]},
         )
         assert r.status_code == 422 and "bot level" in r.json()["detail"]
+        r = c.post("/api/rooms", json={"game": "scout", "players": 2, "options": {"numbers": 4}})
+        assert r.status_code == 422 and "Scout has no rule options at the table" in r.json()["detail"]
+        neural = {"kind": "bot", "level": "neural"}  # the trained level is offered like the others
+        assert c.post("/api/rooms", json={"game": "scout", "players": 2, "seats": [HUMAN, neural]}).is_success
         r = c.post("/api/rooms", json={"game": "scout", "players": "two"})
         assert r.status_code == 422 and r.json()["detail"].startswith("players:")
         r = c.post("/api/rooms", json={"game": "scout", "players": 2, "name": "x" * 100})

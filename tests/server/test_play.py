@@ -13,6 +13,7 @@ from spieltisch.engine import GameRecord, get_game
 
 HUMAN = {"kind": "human"}
 BOT = {"kind": "bot", "level": "random"}
+NEURAL = {"kind": "bot", "level": "neural"}  # the trained level (numpy) at the table
 
 
 def _keys(data: Any) -> set[str]:
@@ -96,7 +97,7 @@ def assert_no_leak(
 @pytest.mark.parametrize(
     ("game", "seats", "seed"),
     [
-        ("scout", [HUMAN, HUMAN, BOT], 11),
+        ("scout", [HUMAN, HUMAN, NEURAL], 11),
         ("schmaus", [HUMAN, BOT, HUMAN], 12),
     ],
 )

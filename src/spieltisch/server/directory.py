@@ -235,6 +235,12 @@ class RoomDirectory:
                 raise RoomError(
                     422, f"seats: seat {i}: bot level must be one of {', '.join(levels)}, not {s.level!r}"
                 )
+        if g.name == "scout" and options:
+            raise RoomError(
+                422,
+                f"options: Scout has no rule options at the table, got {sorted(options)} (its research "
+                "options shrink the game for the lab and learning code only, docs/engine.md)",
+            )
         seed = seed if seed is not None else secrets.randbits(62)
         try:
             g.new_state(players, seed, options)
