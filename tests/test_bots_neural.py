@@ -92,3 +92,18 @@ def test_the_training_script_collects_and_fits_weights_the_level_reads(game: str
         net = Network({k: arrays[k] for k in arrays.files})
     assert net.inputs == len(rows[0][0])
     assert np.isfinite(net.scores(rows[0])).all()
+
+
+def test_without_numpy_the_level_is_refused_when_made_not_mid_game() -> None:
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from spieltisch.bots import make_bot\n"
+        "from spieltisch.engine import OptionsError\n"
+        "try:\n"
+        "    make_bot('scout', 'neural', 0, 1)\n"
+        "except OptionsError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "the neural bot level needs numpy: pip install numpy (or scripts/setup lab)"

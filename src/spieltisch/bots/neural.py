@@ -15,6 +15,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from spieltisch.engine import OptionsError
+
 try:
     import numpy as np
 except ImportError:  # pragma: no cover - numpy is in the lab and rl extras
@@ -52,10 +54,15 @@ def available() -> bool:
     return np is not None
 
 
+def require() -> None:
+    """Raise :class:`OptionsError` (when a neural bot is made, not mid-game) without numpy."""
+    if np is None:
+        raise OptionsError("the neural bot level needs numpy: pip install numpy (or scripts/setup lab)")
+
+
 @cache
 def load(package: str, name: str = "neural.npz") -> Network:
     """The network shipped as ``name`` in ``package`` (loaded once per process)."""
-    if np is None:
-        raise RuntimeError("the neural bots need numpy: pip install 'spieltisch[rl]' (or [lab])")
+    require()
     with resources.files(package).joinpath(name).open("rb") as f, np.load(f) as arrays:
         return Network({k: arrays[k] for k in arrays.files})

@@ -16,8 +16,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from spieltisch.bots.base import View
-from spieltisch.bots.neural import load
+from spieltisch.bots.base import Budget, View
+from spieltisch.bots.neural import load, require
 from spieltisch.bots.schmaus.bots import SchmausBot
 from spieltisch.bots.schmaus.model import (
     EFFECT,
@@ -92,6 +92,10 @@ class NeuralBot(SchmausBot):
     """The lay the network scores best (see the module docs)."""
 
     level = "neural"
+
+    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
+        require()
+        super().__init__(game, seat, seed, budget)
 
     def lay(self, view: View, lays: list[int]) -> int:
         if len(lays) == 1:

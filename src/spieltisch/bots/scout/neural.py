@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spieltisch.bots.base import Bot, View
-from spieltisch.bots.neural import load
+from spieltisch.bots.base import Bot, Budget, View
+from spieltisch.bots.neural import load, require
 from spieltisch.bots.scout import policy
 from spieltisch.bots.scout.bots import (
     FLIP_ID,
@@ -126,6 +126,10 @@ class NeuralBot(Bot):
     """Medium's candidates, the best by the network (see the module docs)."""
 
     level = "neural"
+
+    def __init__(self, game: str, seat: int, seed: int, budget: Budget | None = None) -> None:
+        require()
+        super().__init__(game, seat, seed, budget)
 
     def choose(self, view: View, legal: Sequence[int]) -> int:
         if len(legal) == 1:
