@@ -245,7 +245,7 @@ class HardBot(Bot):
 
     def candidate_actions(self, pos: Position, legal: Sequence[int]) -> list[int]:
         """The actions the search compares (see the class docs)."""
-        return search_candidates(pos, legal, *self.config.widths(pos.players))
+        return search_candidates(pos, ranked_actions(pos, legal), *self.config.widths(pos.players))
 
     def sample_world(self, pos: Position) -> ScoutState:
         """One world consistent with the view this bot saw last (its
@@ -304,11 +304,13 @@ class HardBot(Bot):
         return len(done)
 
 
-def search_candidates(pos: Position, legal: Sequence[int], best: int, scouts: int) -> list[int]:
+def search_candidates(
+    pos: Position, ranked: Sequence[tuple[float, int]], best: int, scouts: int
+) -> list[int]:
     """Medium's ``best`` best actions that lead to different positions, then up to
     ``scouts`` scouts that build the longest set (three cards or more), each to a
-    new position: what hard's search compares (and neural's network)."""
-    ranked = ranked_actions(pos, legal)
+    new position: what hard's search compares (and neural's network). ``ranked``:
+    the legal actions with medium's scores, best first (:func:`ranked_actions`)."""
     out = distinct_candidates(pos, ranked, best)
     if not pos.table or scouts <= 0:
         return out

@@ -107,7 +107,7 @@ def candidates(view: View, legal: Sequence[int]) -> tuple[list[int], list[list[f
     pos = Position.from_view(view)
     ranked = ranked_actions(pos, legal)
     width, scouts = HARD_V12.widths(pos.players)
-    chosen = search_candidates(pos, legal, width, scouts)
+    chosen = search_candidates(pos, ranked, width, scouts)
     scores = {a: s for s, a in ranked}
     best = ranked[0][0] if ranked else 0.0
     base = position_features(pos, view)
@@ -123,7 +123,7 @@ def same_position(view: View, a: int, b: int) -> bool:
 
 
 class NeuralBot(Bot):
-    """Medium's candidates, the best by the network (see the module docs)."""
+    """Hard's candidates, the best by the network (see the module docs)."""
 
     level = "neural"
 
