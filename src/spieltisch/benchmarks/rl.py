@@ -177,28 +177,8 @@ def measure_learner(
             return steps / in_env, steps / elapsed
 
 
-def measure_gym(players: int, opponents: str, seconds: float, seed: int) -> float:
-    """Learner steps per CPU second of one ``gymnasium.make("spieltisch/Scout-v0")`` (today's
-    path: the reference engine, the opponents' bots and the tensors in Python), the learner
-    picking a random legal id from the mask."""
-    import gymnasium
-    import numpy as np
-
-    import spieltisch.rl  # noqa: F401 - registers the environments
-
-    env = gymnasium.make("spieltisch/Scout-v0", players=players, opponents=opponents)
-    rng = np.random.default_rng(seed)
-    obs, _ = env.reset(seed=seed)
-    steps = 0
-    start = time.process_time()
-    while True:
-        obs, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        steps += 1
-        if terminated or truncated:
-            obs, _ = env.reset()
-        elapsed = time.process_time() - start
-        if elapsed >= seconds:
-            return steps / elapsed
+SCOUT_V0 = "spieltisch/Scout-v0"
+GYM_OPPONENTS = ("random", "medium")
 
 
 def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
@@ -216,7 +196,7 @@ def learner_table(players: tuple[int, ...], seconds: float, seed: int) -> Table:
     for p in players:
         env_only, with_sampling = measure_learner(p, LEARNER_BATCH, seconds, seed)
         easy, medium = (measure_learner(p, LEARNER_BATCH, seconds, seed, o)[0] for o in ("easy", "medium"))
-        gym_random, gym_medium = (measure_gym(p, o, seconds, seed) for o in ("random", "medium"))
+        gym_random, gym_medium = (measure_gym_env(SCOUT_V0, p, o, seconds, seed) for o in GYM_OPPONENTS)
         table.add_row(
             str(p), f"{env_only:,.0f}", f"{with_sampling:,.0f}", f"{easy:,.0f}", f"{medium:,.0f}",
             f"{gym_random:,.0f}", f"{gym_medium:,.0f}",
