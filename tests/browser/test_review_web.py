@@ -146,6 +146,8 @@ def test_a_scout_in_words_names_where_the_card_goes(
     said = page.evaluate(
         """async () => {
           const { moveText } = await import("/static/js/review.js");
+          // The texts may still be on their way while the page starts: wait for them.
+          await (await import("/static/js/i18n.js")).loadLanguages();
           const frame = { hands: { 0: ["3/1", "5/2"] }, view: { table: { cards: ["6/4", "7/4"] } } };
           const moves = ["scout L @1", "scout L @0", "scout L @2 show 1-2"];
           return moves.map((m) => moveText("scout", m, frame, 0, String));
