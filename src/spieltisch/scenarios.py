@@ -307,14 +307,35 @@ def _expect(
     return problems
 
 
+def position(game: str, setup: Mapping[str, Any]) -> State:
+    """The state a full-form (or seeded) scenario ``setup`` describes, before its steps.
+
+    Raises :class:`ScenarioError` (or the engine's ``RulesError``) for a setup the
+    rules refuse. Also the base of the web table's guided lessons (``spieltisch.tutorial``).
+    """
+    if game == "scout":
+        return _scout_position(setup)
+    if game == "schmaus":
+        if "plays" in setup:
+            raise ScenarioError("a short-form setup ('plays') is one round's lays, not a position")
+        return _schmaus_position(setup)
+    raise ScenarioError(f"unknown game {game!r} (scout or schmaus)")
+
+
 def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
+    state = _scout_position(setup)
+    mover = None if _seeded(setup) is not None else _mover(state, setup.get("to_move"))
+    return _expect_scout(state, steps, expect, mover)
+
+
+def _scout_position(setup: Mapping[str, Any]) -> ScoutState:
     n = _players(setup)
     ScoutState.game.normalize_options(setup.get("options"))  # Scout has none: refuse any
     seed = _seeded(setup)
     if seed is not None:
         state = ScoutState.new(n, seed)
         _skip_rounds(state, setup)
-        return _expect_scout(state, steps, expect, None)
+        return state
     hands = [_scout_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
     table_spec = setup.get("table")
     table: list[int] = []
@@ -340,7 +361,7 @@ def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[s
         key: _counts(setup.get(key), f"'{key}'", n, key == "chips" and n > 2)
         for key in ("chips", "collected", "tokens")
     }
-    state = ScoutState.from_position(
+    return ScoutState.from_position(
         players=n,
         hands=hands,
         table=table,
@@ -351,7 +372,6 @@ def _run_scout(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[s
         collected=counters["collected"],
         tokens=counters["tokens"],
     )
-    return _expect_scout(state, steps, expect, _mover(state, setup.get("to_move")))
 
 
 def _expect_scout(
@@ -437,15 +457,20 @@ def _round_keys(problems: list[str], expect: Mapping[str, Any], result: Mapping[
 
 
 def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:
+    if "plays" in setup:
+        n = _players(setup)
+        return _run_schmaus_short(n, schmaus_options.normalize_options(setup.get("options")), setup, expect)
+    return _expect_schmaus(_schmaus_position(setup), steps, expect)
+
+
+def _schmaus_position(setup: Mapping[str, Any]) -> SchmausState:
     n = _players(setup)
     options = schmaus_options.normalize_options(setup.get("options"))
-    if "plays" in setup:
-        return _run_schmaus_short(n, options, setup, expect)
     seed = _seeded(setup)
     if seed is not None:
         state = SchmausState.new(n, seed, options)
         _skip_rounds(state, setup)
-        return _expect_schmaus(state, steps, expect)
+        return state
     hands = [_schmaus_cards(h, "a hand") for h in _list(setup.get("hands"), "'hands'", n)]
     draw = _schmaus_cards(setup.get("draw_pile", []), "'draw_pile'")
     discard = _schmaus_cards(setup.get("discard", []), "'discard'")
@@ -456,7 +481,7 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
     for key in ("round", "rounds"):
         if key in setup and not _is_whole(setup[key]):
             raise ScenarioError(f"{key!r} must be a whole number, got {setup[key]!r}")
-    state = SchmausState.from_position(
+    return SchmausState.from_position(
         players=n,
         hands=hands,
         draw_pile=draw,
@@ -466,7 +491,6 @@ def _run_schmaus(setup: Mapping[str, Any], steps: Sequence[Any], expect: Mapping
         round=setup.get("round", 1),
         rounds=setup.get("rounds"),
     )
-    return _expect_schmaus(state, steps, expect)
 
 
 def _expect_schmaus(state: SchmausState, steps: Sequence[Any], expect: Mapping[str, Any]) -> list[str]:

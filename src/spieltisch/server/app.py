@@ -48,6 +48,7 @@ from spieltisch.server.quickplay import QuickPlay, quickplay_routes
 from spieltisch.server.reviews import DEFAULT_BUDGET, REVIEW_NICENESS, Reviewer
 from spieltisch.server.shutdown import Shutdown
 from spieltisch.server.store import Store
+from spieltisch.server.tutorial_api import tutorial_routes
 
 log = logging.getLogger(__name__)
 
@@ -234,6 +235,7 @@ def create_app(
     )
     app.include_router(lobby_routes(lobby, addresses))  # (before /ws/{code})
     app.include_router(game_socket(directory, addresses, shutdown, timings))
+    app.include_router(tutorial_routes())
     app.include_router(pages(static_dir or STATIC_DIR))
     mount_files(app, static_dir or STATIC_DIR)
     return app

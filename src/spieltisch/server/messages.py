@@ -685,3 +685,52 @@ class ErrorOut(_Out):
     """Every HTTP error body."""
 
     detail: str = Field(description="A sentence saying what was wrong.")
+
+
+# -- learn to play (``/api/tutorial``) ------------------------------------------------
+
+
+class TutorialStepInfo(_Out):
+    id: str = Field(description="The step's name; its texts are tutorial.<game>.<id>.* in the client.")
+    rules: list[str] = Field(description="The rulings it teaches, e.g. ['S-6', 'S-7'].")
+
+
+class TutorialGame(_Out):
+    players: int
+    options: JSONObject
+
+
+class TutorialOut(_Out):
+    game: str
+    steps: list[TutorialStepInfo]
+    final: TutorialGame = Field(description="The short game against easy bots that ends the lesson.")
+
+
+class TutorialStepOut(_Out):
+    step: int
+    id: str
+    rules: list[str]
+    view: JSONObject = Field(description="The learner's view (seat 0), as in a state message.")
+    legal: list[tuple[int, str]] = Field(description="The learner's legal actions, [id, notation].")
+    teach: list[str] = Field(description="The moves this step lets through (notation).")
+
+
+class TutorialMoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: StrictStr = Field(max_length=200, description="The learner's move in the game's notation.")
+
+
+class TutorialRefusal(_Out):
+    reason: str = Field(description="not_taught (legal, but not what the step teaches), a refusal reason "
+                        "of the engine (as in an illegal error), or malformed.")
+    message: str
+    ruling: str | None = None
+    params: JSONObject | None = None
+
+
+class TutorialMoveOut(_Out):
+    accepted: bool
+    refusal: TutorialRefusal | None = Field(default=None, description="Why the move was not let through.")
+    view: JSONObject | None = Field(
+        default=None, description="After a taught move: the learner's view once the others replied."
+    )

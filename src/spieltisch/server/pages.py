@@ -1,4 +1,5 @@
-"""The pages: the web client (``/``, ``/r/{code}``, ``/lobby``), the rules, the API docs and static files."""
+"""The pages: the web client (``/``, ``/r/{code}``, ``/lobby``, ``/learn/{game}``), the rules,
+the API docs and static files."""
 
 from __future__ import annotations
 
@@ -40,6 +41,10 @@ def pages(static: Path) -> APIRouter:
 
     @router.get("/lobby")
     async def lobby() -> Response:
+        return index()
+
+    @router.get("/learn/{game}")
+    async def learn(game: str) -> Response:
         return index()
 
     @router.get("/rules/{page}")
