@@ -103,5 +103,5 @@ def test_the_lesson_ends_in_a_short_game_the_web_table_accepts() -> None:
 def test_unknown_lessons_and_steps_are_refused_clearly() -> None:
     with pytest.raises(KeyError, match="no lesson for 'chess'"):
         lesson("chess")
-    with pytest.raises(IndexError, match="steps 0..5, not 9"):
+    with pytest.raises(IndexError, match=r"steps 0\.\.5, not 9"):
         lesson("scout").step(9)

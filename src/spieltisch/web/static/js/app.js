@@ -12,6 +12,7 @@ import { finalResults, logPanel, logText, refusalText, roundSummary } from "./re
 import { lobbyPage } from "./lobby.js";
 import { myGames } from "./mygames.js";
 import { learnOpen, learnPanel, rememberLearn } from "./learn.js";
+import { tutorialPage } from "./tutorial.js";
 import { openRules } from "./rules.js";
 import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
@@ -78,6 +79,7 @@ function route() {
   const m = /^\/r\/([A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)\/?$/.exec(location.pathname);
   if (m) page = roomPage(m[1].toUpperCase());
   else if (location.pathname.replace(/\/$/, "") === "/lobby") page = lobbyPage({ root, navigate, announce });
+  else if (/^\/learn\/(scout|schmaus)\/?$/.test(location.pathname)) page = tutorialPage({ root, game: location.pathname.split("/")[2], navigate, announce });
   else page = startPage();
   renderHeader();
   page.render();
@@ -326,6 +328,19 @@ function startPage() {
     );
   }
 
+  /** "Learn to play": the guided lesson of each game (issue #35). */
+  function learnLinks() {
+    const games = [["scout", "Scout"], ["schmaus", "Waschbär-Schmaus"]];
+    return h(
+      "p.learn-links",
+      { "data-testid": "learn-links" },
+      h("b", null, t("tutorial.learn")),
+      " ",
+      h("span.muted", null, `(${t("tutorial.learnHint")}):`),
+      games.map(([id, title]) => [" ", h("a", { href: `/learn/${id}`, translate: "no", "data-testid": `learn-${id}`, onclick: (e) => { e.preventDefault(); navigate(`/learn/${id}`); } }, title)]),
+    );
+  }
+
   /** A learning game (issue #35): you against easy bots, hints on, the explanations open at the table. */
   function learnChoice(g) {
     const easy = g.bot_levels.includes("easy") ? "easy" : g.bot_levels[0];
@@ -390,6 +405,7 @@ function startPage() {
         h("h1", null, t("start.title")),
         h("p.lead", null, t("start.lead"), " ", h("a", { href: "/lobby", "data-testid": "start-lobby", onclick: (e) => { e.preventDefault(); navigate("/lobby"); } }, t("start.toLobby"))),
       );
+      main.append(learnLinks());
       append(main, [mine.panel()]);
       if (!st.games) {
         main.append(h("p", null, st.error ? t("error.load", { error: st.error }) : t("loading")));
