@@ -51,6 +51,13 @@ def test_version() -> None:
         ["play", "scout", "--players", "x"],  # Click's usage error
         ["serve", "--port", "99999"],
         ["lab", "tournament", "--bots", "hard", "--lang", "fr"],
+        # Values that made no sense and were taken (issue #35): a time of nothing, no games.
+        ["bench", "engine", "--seconds", "0"],
+        ["bench", "bots", "--seconds", "0"],
+        ["bench", "bots", "--games", "0"],
+        ["bench", "rl", "--seconds", "0"],
+        ["bench", "server", "--seconds", "-2"],
+        ["lab", "tournament", "--bots", "easy,random", "--seconds", "-1"],
     ],
 )
 def test_every_error_is_one_error_line_with_exit_code_2(args: list[str]) -> None:
@@ -59,6 +66,27 @@ def test_every_error_is_one_error_line_with_exit_code_2(args: list[str]) -> None
     errors = [line for line in out.stderr.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1, out.stderr
     assert "Traceback" not in out.stderr and "╭" not in out.stderr
+
+
+def test_a_broken_record_is_named_once_with_what_is_missing(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    out = run("review", str(empty))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"Error: {empty}: broken game record: no 'game'"
+
+
+def test_bench_bots_says_when_it_rounds_the_games_up() -> None:
+    # The plan is the first thing it prints; the games themselves are not waited for.
+    env = {**os.environ, "COLUMNS": "200"}
+    with subprocess.Popen(
+        [*CLI, "bench", "bots", "--games", "1", "--seconds", "0.01"],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+    ) as proc:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        proc.kill()
+    assert "then a 4-game strength tournament per game (--games) (1 rounded up" in first
 
 
 def test_rounds_option_error_names_every_accepted_value() -> None:

@@ -402,7 +402,7 @@ def test_variants_study_counts_rulings_per_variant() -> None:
         parse_variant("hunters:deck.HUNTER=12,deck.GUARDIAN=0,hunter_draw=nobody"),
         parse_variant("no-negatives:deck.HUNTER=0,deck.GARBAGE=0,deck.GROCER=0"),
     ]
-    study = VariantStudy.create(["random", make_first, "random", make_first], variants, 4, seed=3)
+    study = VariantStudy.create(["random", make_first, "random", make_first], variants, 8, seed=3)
     result = study.run(workers=1)
     assert set(result.summaries) == {"defaults", "hunters", "no-negatives"}
     rulings = {name: {r["rule"]: r for r in s["rulings"]} for name, s in result.summaries.items()}
@@ -436,6 +436,9 @@ def test_variants_are_validated() -> None:
         )
     with pytest.raises(LabError, match="used twice"):
         VariantStudy.create(["random"] * 3, [parse_variant("a"), parse_variant("a:loser_draws=3")], 3)
+    # One deal (its seat rotations) has no interval: a quick look needs two deals (issue #35).
+    with pytest.raises(LabError, match=r"one deal played from every seat.*-n 6 or more"):
+        VariantStudy.create(["random"] * 3, [parse_variant("a"), parse_variant("b:loser_draws=3")], 3)
     with pytest.raises(LabError, match="bad variant"):
         parse_variant(":loser_draws=3")
     assert parse_variant('many:deck={"HUNTER": 6, "GROCER": 0},loser_draws=1').options == {
@@ -447,7 +450,7 @@ def test_variants_are_validated() -> None:
 def test_example_variants_file_is_valid() -> None:
     variants = load_variants_file(ROOT / "examples" / "variants.toml")
     assert variants[0].name == "defaults" and variants[0].options == {}
-    study = VariantStudy.create(["random"] * 4, variants, 4)
+    study = VariantStudy.create(["random"] * 4, variants, 8)
     assert len(study.variants) == len(variants) >= 2
 
 
@@ -503,7 +506,7 @@ def test_cli_variants_end_to_end(tmp_path: Path) -> None:
         app,
         ["lab", "variants", "--bots", "random,random,random", "-V", "defaults",
          "-V", "nodraw:hunter_draw=nobody",
-         "-n", "3", "-j", "1", "-q", "--impact-games", "3", "--impact-card", "GROCER",
+         "-n", "6", "-j", "1", "-q", "--impact-games", "3", "--impact-card", "GROCER",
          "--json", str(tmp_path / "v.json"), "--csv", str(tmp_path / "v.csv"),
          "--html", str(tmp_path / "v.html"),
          "--lang", "de"],

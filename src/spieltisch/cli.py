@@ -235,7 +235,7 @@ def review(
 
 @bench_app.command("engine")
 def bench_engine(
-    seconds: Annotated[float, typer.Option(help="Time per measurement.")] = 2.0,
+    seconds: Annotated[float, typer.Option(min=0.01, help="Time per measurement.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the first game.")] = 1,
 ) -> None:
     """Random-playout decisions/s and games/s per game and player count (one core)."""
@@ -358,7 +358,7 @@ def serve(
 def bench_server(
     clients: Annotated[int, typer.Option(help="Connected WebSocket clients (human seats).")] = 200,
     games: Annotated[int, typer.Option(help="Games played at the same time.")] = 50,
-    seconds: Annotated[float, typer.Option(help="How long to measure.")] = 30.0,
+    seconds: Annotated[float, typer.Option(min=0.01, help="How long to measure.")] = 30.0,
     game: Annotated[str, typer.Option(help="scout, schmaus or mixed.")] = "mixed",
     think: Annotated[
         float, typer.Option(help="Mean seconds a client thinks before it moves (0: saturate the server).")
@@ -421,11 +421,19 @@ def bench_server(
 @bench_app.command("bots")
 def bench_bots(
     seconds: Annotated[
-        float, typer.Option(help="Bot time per level and game in the speed table (not the tournament).")
+        float,
+        typer.Option(
+            min=0.01, help="Bot time per level and game in the speed table (not the tournament)."
+        ),
     ] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
     games: Annotated[
-        int, typer.Option(help="Games of each strength tournament (their length is estimated and printed).")
+        int,
+        typer.Option(
+            min=1,
+            help="Games of each strength tournament, rounded up so every seat order is played equally "
+            "(their length is estimated and printed).",
+        ),
     ] = 40,
     workers: Annotated[
         int | None, typer.Option("--workers", "-j", help="Processes for the tournament.")
@@ -464,7 +472,7 @@ def bench_work(
 
 @bench_app.command("rl")
 def bench_rl(
-    seconds: Annotated[float, typer.Option(help="CPU time per measurement.")] = 2.0,
+    seconds: Annotated[float, typer.Option(min=0.01, help="CPU time per measurement.")] = 2.0,
     seed: Annotated[int, typer.Option(help="Seed of the games.")] = 1,
     batches: Annotated[str, typer.Option(help="Batch sizes, comma-separated.")] = "64,256,1024,4096,16384",
     players: Annotated[str, typer.Option(help="Player counts, comma-separated.")] = "2,3,4,5",

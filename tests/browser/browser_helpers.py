@@ -212,6 +212,53 @@ def decide(page: Page, choice: str = "keep") -> None:
     page.get_by_test_id("btn-keep").wait_for(state="detached")
 
 
+def play_move(page: Page, game: str, move: str) -> None:
+    """Make ``move`` (the server's notation) with the table's own controls, as a person
+    would: choose the cards and press the button (a Scout card to scout: its end of the
+    table, turned or not, and its gap in the hand)."""
+    if game == "scout":
+        if move in ("keep", "flip"):
+            page.get_by_test_id(f"btn-{move}").click()
+            return
+        m = re.fullmatch(r"show (\d+)(?:-(\d+))?", move)
+        if m:
+            _click_cards(page, int(m.group(1)), int(m.group(2) or m.group(1)))
+            page.get_by_test_id("btn-show").click()
+            return
+        m = re.fullmatch(r"scout ([LR])( flip)? @(\d+)(?: show (\d+)(?:-(\d+))?)?", move)
+        assert m, move
+        end = page.get_by_test_id(f"table-end-{m.group(1)}")
+        if not end.count():  # a single card on the table is both ends; the UI offers it once
+            end = page.get_by_test_id("table-end-L")
+        end.click()
+        if m.group(2):
+            page.get_by_test_id("btn-turn").click()
+        page.get_by_test_id(f"gap-{m.group(3)}").click()
+        if m.group(4) is None:
+            page.get_by_test_id("btn-scout").click()
+        else:
+            _click_cards(page, int(m.group(4)), int(m.group(5) or m.group(4)))
+            page.get_by_test_id("btn-scout-show").click()
+        return
+    verb, *args = move.split()
+    if verb in ("x5", "target"):
+        page.get_by_test_id(f"btn-{verb}-{args[0]}").click()
+        return
+    assert verb == "play", move
+    cards = page.locator("[data-testid^=hand-card-]")
+    wanted = args if args != ["-"] else []
+    if wanted:
+        cards.first.wait_for()
+    faces = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+    used: set[int] = set()
+    for card in wanted:
+        i = next((i for i, face in enumerate(faces) if i not in used and face == card), None)
+        assert i is not None, f"no {card} left in the hand {faces} for {move!r}"
+        used.add(i)
+        cards.nth(i).click()
+    page.get_by_test_id("btn-lay").click()
+
+
 def scout_move(page: Page, rng: random.Random) -> str:
     """Make one Scout decision through the UI; returns the notation played ("" if the
     turn went by before the page could act)."""
@@ -235,27 +282,7 @@ def scout_move(page: Page, rng: random.Random) -> str:
         move = rng.choice(scouts)
     else:
         move = rng.choice(moves)
-    m = re.fullmatch(r"show (\d+)(?:-(\d+))?", move)
-    if m:
-        start = int(m.group(1))
-        _click_cards(page, start, int(m.group(2) or start))
-        page.get_by_test_id("btn-show").click()
-    else:
-        m = re.fullmatch(r"scout ([LR])( flip)? @(\d+)(?: show (\d+)(?:-(\d+))?)?", move)
-        assert m, move
-        end = page.get_by_test_id(f"table-end-{m.group(1)}")
-        if not end.count():  # a single card on the table is both ends; the UI offers it once
-            end = page.get_by_test_id("table-end-L")
-        end.click()
-        if m.group(2):
-            page.get_by_test_id("btn-turn").click()
-        page.get_by_test_id(f"gap-{m.group(3)}").click()
-        if m.group(4) is None:
-            page.get_by_test_id("btn-scout").click()
-        else:
-            start = int(m.group(4))
-            _click_cards(page, start, int(m.group(5) or start))
-            page.get_by_test_id("btn-scout-show").click()
+    play_move(page, "scout", move)
     wait_for_change(page, before)
     return move
 
@@ -299,17 +326,7 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
         return "discard"
     plays = [m for m in moves if m.startswith("play")]
     move = rng.choice(plays)
-    cards = page.locator("[data-testid^=hand-card-]")
-    if cards.count():
-        wanted = move.split()[1:]
-        used: set[int] = set()
-        for card in wanted:
-            for i in range(cards.count()):
-                if i not in used and cards.nth(i).get_attribute("data-card") == card:
-                    used.add(i)
-                    cards.nth(i).click()
-                    break
-    page.get_by_test_id("btn-lay").click()
+    play_move(page, "schmaus", move)
     wait_for_change(page, before)
     return move
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from spieltisch.tutorial import lesson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browser_helpers import (
@@ -21,6 +23,7 @@ from browser_helpers import (
     create_room,
     is_mine,
     legal_moves,
+    play_move,
     play_until_over,
     schmaus_move,
     scout_move,
@@ -153,6 +156,29 @@ def start_screen(browser: Browser, base: str, size: str) -> None:
     de.context.close()
 
 
+def tutorial_screens(browser: Browser, base: str, size: str) -> None:
+    """Learn to play: Scout's Scout & Show step with "Show me" on, and the outcome of the
+    first Waschbär-Schmaus step."""
+    width, height = SIZES[size]
+    page = browser.new_context(viewport={"width": width, "height": height}, locale="en-US").new_page()
+    page.goto(base + "/learn/scout")
+    for step in lesson("scout").steps:
+        page.get_by_test_id("tutorial-step").and_(page.locator(f"[data-step={step.id}]")).wait_for()
+        if step.id == "scoutShow":
+            page.get_by_test_id("tutorial-show-me").click()
+            page.get_by_test_id("tutorial-step-title").scroll_into_view_if_needed()
+            shot(page, "tutorial-scout", size)
+            break
+        play_move(page, "scout", step.teach[0])
+        page.get_by_test_id("tutorial-next").click()
+    page.goto(base + "/learn/schmaus")
+    page.get_by_test_id("tutorial-step").wait_for()
+    play_move(page, "schmaus", lesson("schmaus").steps[0].teach[0])
+    page.get_by_test_id("tutorial-done").scroll_into_view_if_needed()
+    shot(page, "tutorial-schmaus-done", size)
+    page.context.close()
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,6 +192,7 @@ def main() -> None:
                     scout_screens(browser, server.url, size)
                     schmaus_screens(browser, server.url, size)
                     review_screens(browser, server.url, size)
+                    tutorial_screens(browser, server.url, size)
                 browser.close()
         finally:
             server.stop()

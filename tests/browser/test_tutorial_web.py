@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from browser_helpers import INVITE_URL, LiveServer, assert_fits, check_screen
+from browser_helpers import INVITE_URL, LiveServer, assert_fits, check_screen, play_move
 from playwright.sync_api import Page, expect
 
 from spieltisch.tutorial import FINAL_GAME, lesson
@@ -35,54 +35,11 @@ SHOW_ME = {
 NOT_TAUGHT = {"en-US": "this step teaches another one", "de-DE": "dieser Schritt übt einen anderen"}
 
 
-def click_cards(page: Page, start: int, end: int) -> None:
-    for i in range(start, end + 1):
-        page.get_by_test_id(f"hand-card-{i}").click()
-
-
 def unselect(page: Page) -> None:
     """Press the chosen cards again (a refused move leaves them chosen, to be changed)."""
     chosen = page.locator(".hand-area button[aria-pressed=true]")
     while chosen.count():
         chosen.first.click()
-
-
-def make_move(page: Page, game: str, move: str) -> None:
-    """Play ``move`` (the server's notation) with the table's buttons, as a person would."""
-    if game == "scout":
-        if move in ("keep", "flip"):
-            page.get_by_test_id(f"btn-{move}").click()
-            return
-        m = re.fullmatch(r"show (\d+)(?:-(\d+))?", move)
-        if m:
-            click_cards(page, int(m.group(1)), int(m.group(2) or m.group(1)))
-            page.get_by_test_id("btn-show").click()
-            return
-        m = re.fullmatch(r"scout ([LR])( flip)? @(\d+)(?: show (\d+)(?:-(\d+))?)?", move)
-        assert m, move
-        page.get_by_test_id(f"table-end-{m.group(1)}").click()
-        if m.group(2):
-            page.get_by_test_id("btn-turn").click()
-        page.get_by_test_id(f"gap-{m.group(3)}").click()
-        if m.group(4) is None:
-            page.get_by_test_id("btn-scout").click()
-        else:
-            click_cards(page, int(m.group(4)), int(m.group(5) or m.group(4)))
-            page.get_by_test_id("btn-scout-show").click()
-        return
-    verb, *args = move.split()
-    if verb in ("x5", "target"):
-        page.get_by_test_id(f"btn-{verb}-{args[0]}").click()
-        return
-    assert verb == "play", move
-    cards = page.locator("[data-testid^=hand-card-]")
-    used: set[int] = set()
-    for card in args:
-        faces = [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
-        i = next(i for i, face in enumerate(faces) if i not in used and face == card)
-        used.add(i)
-        cards.nth(i).click()
-    page.get_by_test_id("btn-lay").click()
 
 
 @pytest.mark.parametrize("locale", ["en-US", "de-DE"])
@@ -105,7 +62,7 @@ def test_the_lesson_can_be_completed_and_refuses_wrong_moves(
         assert_fits(page, screen, (1280, *PHONES))
         if number == 1:
             # A legal move the step does not teach: refused, said, in view; "Show me" marks the way.
-            make_move(page, game, WRONG[game])
+            play_move(page, game, WRONG[game])
             notice = page.get_by_test_id("notice")
             expect(notice).to_contain_text(NOT_TAUGHT[locale])
             expect(notice).to_have_attribute("role", "alert")
@@ -116,7 +73,7 @@ def test_the_lesson_can_be_completed_and_refuses_wrong_moves(
             unselect(page)
         if step.id == "beat":
             # An illegal move: the single 9 does not beat the run 6-7 (S-7).
-            make_move(page, game, "show 0")
+            play_move(page, game, "show 0")
             expect(page.get_by_test_id("notice")).to_contain_text("S-7")
             expect(current).to_have_attribute("data-done", "false")
             unselect(page)
@@ -124,7 +81,7 @@ def test_the_lesson_can_be_completed_and_refuses_wrong_moves(
             expect(page.locator(".tutorial-table .hinted")).to_have_count(0)
             page.get_by_test_id("tutorial-show-me").click()
             expect(page.locator(SHOW_ME[game][1])).to_have_count(1)
-        make_move(page, game, step.teach[0])
+        play_move(page, game, step.teach[0])
         done = page.get_by_test_id("tutorial-done")
         expect(done).to_be_visible()
         page.wait_for_function(f"({IN_VIEW})(document.querySelector('[data-testid=tutorial-done]'))")
@@ -151,7 +108,7 @@ def test_a_finished_lesson_starts_again_on_a_phone(live_server: LiveServer, new_
     steps = lesson("schmaus").steps
     for step in steps:
         expect(page.get_by_test_id("tutorial-step")).to_have_attribute("data-step", step.id)
-        make_move(page, "schmaus", step.teach[0])
+        play_move(page, "schmaus", step.teach[0])
         page.get_by_test_id("tutorial-next").click()
     page.get_by_test_id("tutorial-again").click()
     expect(page.get_by_test_id("tutorial-step")).to_have_attribute("data-step", steps[0].id)

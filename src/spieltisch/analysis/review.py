@@ -255,7 +255,8 @@ def load_record(path: Path) -> tuple[State, list[tuple[int, str]], int]:
         record = GameRecord.from_json(data)
         start = get_game(record.game).new_state(record.players, record.seed, record.options)
     except (RulesError, TypeError, ValueError) as exc:
-        raise ReviewError(f"{path}: broken game record: {exc}") from None
+        why = str(exc).removeprefix("broken game record: ")  # (a RecordError says it already)
+        raise ReviewError(f"{path}: broken game record: {why}") from None
     try:
         record.replay()
     except RulesError as exc:  # e.g. played under rules this engine no longer plays (docs/storage.md)

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from spieltisch.bots import LEVELS, make_bot
 from spieltisch.engine import get_game
-from spieltisch.lab.config import LabError, check_bot_spec, derive_seed
+from spieltisch.lab.config import LabError, check_bot_spec, derive_seed, round_up_games
 from spieltisch.progress import Meter, planned
 
 PLAYERS = 4
@@ -158,9 +158,11 @@ def run(
     by_game: dict[str, dict[str, Speed]] = {}
     levels = {game: available_levels(game) for game in GAMES}
     planned_seconds = seconds * sum(len(ok) for ok, _ in levels.values())
+    played = round_up_games(games, PLAYERS)  # every line-up entry once in each seat
+    rounded = f" ({games} rounded up: each bot sits once in each seat)" if played != games else ""
     console.print(
         f"Speed: about {planned_seconds:g} s ({seconds:g} s per level and game, --seconds), "
-        f"then a {games}-game strength tournament per game (--games)"
+        f"then a {played}-game strength tournament per game (--games){rounded}"
     )
     with planned(planned_seconds, "bot speed", enabled=progress) as meter:
         for game in GAMES:

@@ -365,8 +365,10 @@ class GameRecord:
             options = data.get("options") or {}
             actions = [(int(seat), str(text)) for seat, text in data.get("actions", [])]
             rules_version = data.get("rules_version")
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RecordError(f"broken game record: {exc!r}") from exc
+        except KeyError as exc:
+            raise RecordError(f"broken game record: no {exc.args[0]!r}") from exc
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"broken game record: {exc}") from exc
         if (
             not isinstance(game, str)
             or not isinstance(players, int)

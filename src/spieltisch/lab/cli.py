@@ -54,6 +54,7 @@ BudgetOpt = Annotated[
     float | None,
     typer.Option(
         "--seconds",
+        min=0.001,
         help="Wall-clock cap per decision for bots that search (default none). Makes results depend "
         "on the machine and its load; budgets in work (hard:playouts=N) do not.",
     ),

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console, RenderableType
 from rich.table import Table
 
@@ -504,7 +505,14 @@ class Design:
         best = self.ranked()[:3]
         if not best:
             return None
-        table = Table(title="best candidates so far", title_justify="left", show_edge=False, pad_edge=False)
+        # A rule under the header and no frame: a frame without its top line looked cut off (issue #35).
+        table = Table(
+            title="best candidates so far",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+            pad_edge=False,
+        )
         table.add_column("changes")
         for g in self.spec.goals:
             table.add_column(f"{g.measure} ({g.text()})", justify="right")

@@ -153,6 +153,11 @@ class VariantStudy:
             except OptionsInputError as exc:
                 raise LabError(f"variant {v.name!r}: {exc}") from exc
         games = round_up_games(games, players)
+        if games < 2 * players:  # blocks are the unit of every interval (lab/paired.py)
+            raise LabError(
+                f"{games} games are one deal played from every seat; a difference needs at least two "
+                f"deals to have a 95% interval: -n {2 * players} or more"
+            )
         impact = min(round_up_games(impact_games, players), games) if impact_games > 0 else 0
         cards = tuple(c.upper() for c in (impact_cards or IDS))
         unknown = [c for c in cards if c not in IDS]
@@ -210,7 +215,8 @@ class VariantStudy:
         """Game counts at which the study looks (whole rotation blocks), the last one all games."""
         n = self.players
         games = self.games if games is None else games
-        points = [round_up_games(max(1, games >> (self.looks - 1 - k)), n) for k in range(self.looks)]
+        # Every look has two blocks at least: one block has no interval (lab/paired.py).
+        points = [round_up_games(max(2 * n, games >> (self.looks - 1 - k)), n) for k in range(self.looks)]
         return sorted({min(p, games) for p in points})
 
     def impact_tasks(self, variant: Variant, card: str, start: int, stop: int) -> list[GameTask]:
