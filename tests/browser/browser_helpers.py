@@ -409,6 +409,13 @@ def redraw_often(page: Page, period_ms: int = 100) -> None:
     page.add_init_script(f"({REDRAWS})({period_ms})")
 
 
+SETTLE = (
+    "for (const a of document.getAnimations()) if (a.effect?.getTiming().iterations !== Infinity) a.finish();"
+)
+"""JavaScript: every animation to its end, so a check sees the screen as it comes to rest (a card in
+motion may stand anywhere; a text fading in reads as low contrast)."""
+
+
 def assert_fits(page: Page, screen: str, widths: tuple[int, ...] = (1280, 390)) -> None:
     """No horizontal overflow: at every width the page is no wider than the
     screen, and nothing scrolls out of keyboard reach (axe at every width)."""
@@ -417,7 +424,7 @@ def assert_fits(page: Page, screen: str, widths: tuple[int, ...] = (1280, 390)) 
         for width in widths:
             page.set_viewport_size({"width": width, "height": size["height"]})
             page.wait_for_timeout(50)
-            wide = page.evaluate("document.documentElement.scrollWidth")
+            wide = page.evaluate(f"() => {{ {SETTLE} return document.documentElement.scrollWidth; }}")
             assert wide <= width, f"{screen}: the page is {wide} px wide on a {width} px screen"
             audit(page, f"{screen} at {width} px")
     finally:
@@ -436,6 +443,7 @@ def audit(page: Page, screen: str) -> None:
     )
     found = page.evaluate(
         """async () => {
+          """ + SETTLE + """
           const r = await axe.run(document, { resultTypes: ["violations"] });
           return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
             .map((v) => `${v.id} (${v.impact}): ${v.help} — `

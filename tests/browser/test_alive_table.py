@@ -93,8 +93,11 @@ def test_turn_notices_named_cards_last_move_and_moving_cards(
     bob_seat, bob_secret = join(bob, base, room, "Bob")
     sit(alice, base, room, 0, data["secret"])
     sit(bob, base, room, bob_seat, bob_secret)
-    # The flip decision is Alice's to make: the tab says so.
+    # The flip decision is Alice's to make: the tab says so, in its title and its icon.
     expect(alice).to_have_title(f"● Your turn · Scout · {room}")
+    icon = alice.locator("link[rel=icon]")
+    expect(icon).to_have_attribute("data-turn", "true")
+    assert "circle" in (icon.get_attribute("href") or "")
     # Sound and notifications are off until she switches them on; only then the browser asks.
     assert alice.evaluate("window.__notes.asked()") == 0
     expect(alice.get_by_test_id("sound-switch")).not_to_be_checked()
@@ -105,8 +108,10 @@ def test_turn_notices_named_cards_last_move_and_moving_cards(
     assert alice.evaluate("window.__spieltischChimes") == 1  # what it sounds like
     check_screen(alice, "the table with the turn notice switches")
     alice.get_by_test_id("btn-keep").click()
-    # Decided: while Bob decides, the tab is the plain title again.
+    # Decided: while Bob decides, the tab is the plain title and icon again.
     expect(alice).to_have_title(f"Scout · {room}")
+    expect(icon).to_have_attribute("data-turn", "false")
+    assert "circle" not in (icon.get_attribute("href") or "")
     # Alice looks at another tab; when her turn comes she is notified, with the chime.
     alice.evaluate("window.__hide(true)")
     rng = random.Random(4)
@@ -261,8 +266,9 @@ def test_a_hint_is_shown_on_the_cards(live_server: LiveServer, new_page: NewPage
     check_screen(page, "a hint shown on the cards")
 
 
-def test_a_refusal_is_in_view_and_said(live_server: LiveServer, new_page: NewPage) -> None:
-    page = new_page(width=1280, height=800)
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_refusal_is_in_view_and_said(live_server: LiveServer, new_page: NewPage, size: tuple[int, int]) -> None:
+    page = new_page(width=size[0], height=size[1])
     data = open_room(page, live_server.url, "scout", ["random", "random", "random", "random"], seed=12)
     sit(page, live_server.url, data["room"], 0, data["secret"])
     page.get_by_test_id("btn-keep").click()
@@ -343,6 +349,40 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
     expect(page.get_by_test_id("place-0")).to_contain_text(re.compile(r"\d\."))
     expect(page.locator(".score-figure figcaption")).to_have_text("Punkte über die Runden")
     check_screen(page, "the end in German")
+
+
+SLOW_REVEAL = ".pot-chip, .reveal-effects li { animation-duration: 30s !important; }"
+"""The reveal's pot and effects slowed down, so the test sees them move (and skips them)."""
+MOVING = """() => document.getAnimations()
+  .filter((a) => a.playState === "running" && a.animationName && a.animationName !== "reveal-time")
+  .map((a) => a.animationName)"""
+
+
+def test_the_reveal_moves_the_pot_to_its_winners_and_escape_skips_it(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    page = new_page()
+    page.add_init_script(HOLD_REVEAL)
+    data = open_room(page, live_server.url, "schmaus", ["easy", "easy"], seed=3, options={"rounds": 2})
+    sit(page, live_server.url, data["room"], 0, data["secret"])
+    page.add_style_tag(content=SLOW_REVEAL)
+    rng = random.Random(3)
+    stage = page.get_by_test_id("reveal-stage")
+    while not stage.count():
+        if is_mine(page):
+            schmaus_move(page, rng)
+        page.wait_for_timeout(20)
+    winners = stage.locator(".lay.winner")
+    expect(winners.first).to_be_visible()  # (seed 3: round 1 has a winner, no hunter)
+    for i in range(winners.count()):
+        expect(winners.nth(i).locator(".pot-chip")).to_have_text(re.compile(r"^\+\d+$"))
+    expect(stage.locator(".pot-chip")).to_have_count(winners.count())  # the pot goes to its takers only
+    assert "pot-in" in page.evaluate(MOVING)
+    page.keyboard.press("Escape")  # skips the motion; the stage stays until Continue
+    page.wait_for_function(f"({MOVING})().length === 0", timeout=2000)
+    expect(stage).to_be_visible()
+    page.get_by_test_id("reveal-continue").click()
+    expect(page.get_by_test_id("summary-close")).to_be_visible()
 
 
 def test_an_away_player_and_leaving_to_watch(live_server: LiveServer, new_page: NewPage) -> None:

@@ -1,10 +1,11 @@
 """The web table on a phone and the layout defects of issue #35, measured in Chromium.
 
-Per game and language one person walks through a table's life at 390×844 and
-360×740: on every screen the page is no wider than the screen, every card of
+Per game and language one person walks through a table's life at 390×844,
+360×740 and 430×932: on every screen the page is no wider than the screen, every card of
 the hand (and every gap while a scouted card is placed) lies inside the screen
 and inside its row (no sideways scrolling), no round table is clipped, the hand
-starts on the first screen and the status and a new round summary are in view.
+starts on the first screen and stays in view with its buttons (sticky at the bottom),
+opponents name their last action, and the status and a new round summary are in view.
 At 1280×800: the hand while placing a scouted card, and the "Round results"
 panel beside the table, are not cut off.
 """
@@ -16,6 +17,7 @@ from collections.abc import Callable
 
 import pytest
 from browser_helpers import (
+    SETTLE,
     LiveServer,
     create_room,
     decide,
@@ -31,10 +33,11 @@ pytestmark = pytest.mark.browser
 
 NewPage = Callable[..., Page]
 
-PHONES = ((390, 844), (360, 740))
+PHONES = ((390, 844), (360, 740), (430, 932))
 SEED = 20261206
 
 FIT = """() => {
+  """ + SETTLE + """
   const w = innerWidth;
   const out = [];
   const page = document.documentElement.scrollWidth;
@@ -115,6 +118,13 @@ def walk_the_table(page: Page, base: str, game: str, locale: str) -> None:
         wait_for_my_turn(page)
     assert_fits(page, f"the table ({locale})")
     hand_on_first_screen(page)
+    # Wherever the page is scrolled, the hand's buttons stay in view (the action bar is sticky).
+    button = "[data-testid=btn-show]" if game == "scout" else "[data-testid=btn-lay]"
+    for where in ("0", "document.body.scrollHeight / 3", "document.body.scrollHeight"):
+        page.evaluate(f"window.scrollTo(0, {where})")
+        assert page.evaluate(IN_VIEW, button), f"the hand's buttons are out of sight ({where})"
+    if game == "scout":  # opponents name their last action (the seeded game has moves by now)
+        expect(page.locator("[data-testid^=opp-last-]").first).to_be_visible()
     page.get_by_test_id("learn-toggle").click()
     expect(page.get_by_test_id("learn-now")).to_be_visible()
     assert_fits(page, f"the table with the explanations open ({locale})")

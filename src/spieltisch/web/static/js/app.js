@@ -750,12 +750,22 @@ function roomPage(roomName) {
     return st.seat && s === st.seat.seat && !st.spectator ? `${label} (${t("seat.you")})` : label;
   };
 
+  /** What seat `s` did last, in words (the log's newest entry of that seat), or null. */
+  function lastOf(s) {
+    const log = st.msg?.log || [];
+    for (let i = log.length - 1; i >= 0; i -= 1) {
+      if (log[i].seat === s) return logText(st.msg.view.game, log[i], name);
+    }
+    return null;
+  }
+
   function makeCtx(view, legal, extra = {}) {
     const ctx = {
       view,
       legal,
       sel: st.sel,
       name,
+      last: lastOf,
       mine: () => legal.length > 0,
       update: () => render(),
       reveal: (selector) => {
@@ -1401,9 +1411,21 @@ function roomPage(roomName) {
     }
   }
 
+  /** On a phone the status line sticks to the top and the hand to the bottom: whatever is
+   * scrolled into view (a focused card, a table end) stops clear of them (scroll-padding). */
+  function keepClearOfStickyParts() {
+    const html = document.documentElement;
+    const stuck = (el) => el && getComputedStyle(el).position === "sticky";
+    const head = root.querySelector("[data-testid=room-head]");
+    const hand = root.querySelector(".room .game > .hand-area");
+    html.style.scrollPaddingTop = stuck(head) ? `${head.offsetHeight + 8}px` : "";
+    html.style.scrollPaddingBottom = stuck(hand) ? `${hand.offsetHeight + 8}px` : "";
+  }
+
   /** What a patch cannot know: the log follows its newest entry (unless the
    * person scrolled back to read), and a card just placed is brought into view. */
   function afterRender() {
+    keepClearOfStickyParts();
     const log = root.querySelector("[data-testid=log]");
     if (log && st.logPinned) log.scrollTop = log.scrollHeight;
     if (st.reveal) {

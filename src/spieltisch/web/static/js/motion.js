@@ -2,12 +2,31 @@
 // for a new state, `snapshot` notes where every card stands; after it, `animate`
 // lets each card that changed hands travel from its old place to its new one (a shown
 // set into the middle, a scouted card into a hand), lets a set that an opponent
-// showed come from that opponent's seat, and turns over a lay that was just
-// revealed. With `prefers-reduced-motion: reduce` nothing moves.
+// showed come from that opponent's seat, turns over a lay that was just revealed,
+// brings drawn Waschbär-Schmaus cards from the draw pile and drops a discard on its
+// pile (the reveal's effects and pot are CSS animations: js/reveal.js). With
+// `prefers-reduced-motion: reduce` nothing moves; Escape or a click skips the motion.
 
 const CARDS = ".table-area .scard, .hand-area .scard, .opponents .scard, .lays .wcard";
 const TRAVEL_MS = 380;
 const EASE = "cubic-bezier(0.2, 0.7, 0.2, 1)";
+
+/** Finish every running animation at once: a press of Escape, or a click on the table,
+ * skips them (installed once, for every page of the client). */
+export function skipAnimations() {
+  for (const a of document.getAnimations?.() ?? []) {
+    const target = a.effect?.target;
+    if (target?.classList?.contains("reveal-timer")) continue; // the reveal's clock is time, not motion
+    if (a.playState === "running" || a.playState === "pending") a.finish();
+  }
+}
+
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Escape") skipAnimations();
+});
+document.addEventListener("pointerdown", (e) => {
+  if (e.target.closest?.(".game, .reveal-stage")) skipAnimations();
+}, true);
 
 /** Whether the person asked their system for less motion. */
 export function reducedMotion() {
@@ -49,7 +68,46 @@ export function snapshot(root) {
   for (const el of root.querySelectorAll("[data-testid^=opponent-], [data-testid^=player-]")) {
     seats.set(el.dataset.testid, el.getBoundingClientRect());
   }
-  return { places, seats };
+  // Waschbär-Schmaus: the hand by card ids (cards of one kind are alike) and the discards.
+  const hand = countIds(root);
+  const discards = Number(root.querySelector("[data-testid=discard-pile]")?.dataset.count ?? -1);
+  return { places, seats, hand, discards };
+}
+
+function countIds(root) {
+  const counts = new Map();
+  for (const el of root.querySelectorAll(".hand-area .hand > .wcard")) counts.set(el.dataset.card, (counts.get(el.dataset.card) || 0) + 1);
+  return counts;
+}
+
+/** Waschbär-Schmaus: cards drawn into the hand come from the draw pile (W-5, W-6, W-15),
+ * and a card laid on the discard pile drops onto it (W-15, W-16). */
+function drawsAndDiscards(root, before) {
+  const pile = root.querySelector("[data-testid=draw-pile] .pile-card");
+  if (pile && before.hand.size > 0) {
+    const from = centre(pile.getBoundingClientRect());
+    const seen = new Map();
+    let drawn = 0;
+    for (const el of root.querySelectorAll(".hand-area .hand > .wcard")) {
+      const id = el.dataset.card;
+      seen.set(id, (seen.get(id) || 0) + 1);
+      // More of a kind than before: the last ones of that kind are the new ones.
+      if (seen.get(id) <= (before.hand.get(id) || 0)) continue;
+      const to = centre(el.getBoundingClientRect());
+      el.animate(
+        [{ transform: `translate(${from.x - to.x}px, ${from.y - to.y}px) scale(0.7)`, opacity: 0.4 }, { transform: "none", opacity: 1 }],
+        { duration: TRAVEL_MS + 120, delay: 90 * drawn, easing: EASE, fill: "backwards" },
+      );
+      drawn += 1;
+    }
+  }
+  const discard = root.querySelector("[data-testid=discard-pile]");
+  if (discard && before.discards >= 0 && Number(discard.dataset.count) > before.discards) {
+    discard.querySelector(".pile-card")?.animate(
+      [{ transform: "translateY(-22px) rotate(-8deg)", opacity: 0.3 }, { transform: "none", opacity: 1 }],
+      { duration: TRAVEL_MS, easing: EASE },
+    );
+  }
 }
 
 function centre(rect) {
@@ -60,6 +118,7 @@ function centre(rect) {
  * seat a set new on the table came from (the table's owner), if any. */
 export function animate(root, before, from = null) {
   if (!before || reducedMotion() || typeof Element.prototype.animate !== "function") return;
+  drawsAndDiscards(root, before);
   const origin = from === null ? null : before.seats.get(`opponent-${from}`) || before.seats.get(`player-${from}`);
   let arrivals = 0;
   for (const el of root.querySelectorAll(CARDS)) {

@@ -31,7 +31,25 @@ const canNotify = () => typeof Notification !== "undefined";
 
 /** The tab's title: "● Your turn · Scout · K7QX2M" while it is the person's turn. */
 export function tabTitle(base, yourTurn) {
+  turnIcon(yourTurn);
   return yourTurn ? `● ${t("notify.title")} · ${base}` : base;
+}
+
+// The tab's icon: the green card, with a red dot while it is the person's turn.
+const ICON = (dot) =>
+  "data:image/svg+xml," +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect x="3" y="1" width="10" height="14" rx="2" fill="#2f6b4f"/>' +
+      (dot ? '<circle cx="12" cy="4" r="4" fill="#d62828" stroke="#fff" stroke-width="1"/>' : "") +
+      "</svg>",
+  );
+
+/** Show the turn on the tab's icon too (the title may be cut off among many tabs). */
+export function turnIcon(yourTurn) {
+  const link = document.querySelector("link[rel=icon]");
+  if (!link || link.dataset.turn === String(yourTurn)) return;
+  link.dataset.turn = String(yourTurn);
+  link.href = ICON(yourTurn);
 }
 
 let audio = null;

@@ -5,6 +5,11 @@
 import { schmausCard } from "./cards.js";
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
+import { effectText } from "./results.js";
+
+/** When (in seconds) the effects come up one after another, then the pot goes to its winners. */
+const EFFECTS_AT = 0.6;
+const EFFECT_STEP = 0.35;
 
 /** How long the revealed lays stay on the table before the summary comes by itself. */
 export const REVEAL_MS = 4500;
@@ -14,8 +19,12 @@ export const REVEAL_MS = 4500;
  * focus is on the stage (`hold(true)`, then `hold(false)` starts the time again). */
 export function revealStage(r, players, name, next, hold) {
   const lays = [];
+  // The effects in their order (W-7 to W-11), then the pot (W-14): CSS animations, off
+  // under prefers-reduced-motion, finished at once by Escape or a click (js/motion.js).
+  const potAt = EFFECTS_AT + EFFECT_STEP * r.effects.length;
+  const takers = r.hunter || r.pot === 0 ? [] : r.winners;
   for (let s = 0; s < players; s += 1) {
-    const winner = r.winners.includes(s);
+    const winner = takers.includes(s);
     lays.push(
       h(
         "div.lay",
@@ -26,7 +35,15 @@ export function revealStage(r, players, name, next, hold) {
           null,
           r.plays[s].length ? r.plays[s].map((c, i) => schmausCard(c, { extraClass: "mini revealing", attrs: { style: `--i: ${s * 3 + i}` } })) : h("span.muted", null, t("reveal.nothing")),
         ),
-        winner ? h("div.note", null, t("reveal.takesPot")) : null,
+        winner
+          ? h(
+              "div.note",
+              null,
+              h("span.pot-chip", { "data-testid": `pot-chip-${s}`, style: `--pot-at: ${potAt}s` }, `+${r.awarded[s]}`),
+              " ",
+              t("reveal.takesPot"),
+            )
+          : null,
       ),
     );
   }
@@ -42,6 +59,13 @@ export function revealStage(r, players, name, next, hold) {
     },
     h("h2", { id: "reveal-title" }, t("reveal.title", { n: r.round })),
     h("div.lays", null, lays),
+    r.effects.length
+      ? h(
+          "ol.effects.reveal-effects",
+          { "aria-label": t("summary.effects") },
+          r.effects.map((e, i) => h("li", { style: `--at: ${EFFECTS_AT + EFFECT_STEP * i}s` }, effectText(e, name))),
+        )
+      : null,
     h("div.reveal-bar", null, h("span.reveal-timer", { "aria-hidden": "true" }), h("button.primary", { type: "button", "data-testid": "reveal-continue", "data-focus": "reveal-continue", onclick: next }, t("reveal.continue"))),
   );
 }

@@ -51,10 +51,10 @@ function piles(ctx) {
   return h(
     "section.piles",
     { "aria-label": t("schmaus.piles") },
-    h("div.pile", null, h("div.wcard.back.pile-card", { "aria-hidden": "true" }), h("span", null, tn("schmaus.drawPile", v.draw_pile_size))),
+    h("div.pile", { "data-testid": "draw-pile" }, h("div.wcard.back.pile-card", { "aria-hidden": "true" }), h("span", null, tn("schmaus.drawPile", v.draw_pile_size))),
     h(
       "div.pile",
-      null,
+      { "data-testid": "discard-pile", "data-count": String(v.discard.length) },
       top ? schmausCard(top, { extraClass: "pile-card" }) : h("div.wcard.empty.pile-card", { "aria-hidden": "true" }),
       h("span", null, tn("schmaus.discardPile", v.discard.length)),
     ),

@@ -118,10 +118,17 @@ function opponents(ctx) {
         { class: v.to_move.includes(s) ? "active" : "", "data-testid": `opponent-${s}` },
         h("div.opp-name", null, ctx.name(s), " ", h("span.muted", null, tn("count.cards", v.hand_sizes[s]))),
         mini,
+        ctx.replay ? null : lastLine(ctx, s),
       ),
     );
   }
   return row;
+}
+
+/** The opponent's last action in a line (the table's log names it; issue #35). */
+function lastLine(ctx, s) {
+  const text = ctx.last?.(s);
+  return text ? h("div.opp-last", { "data-testid": `opp-last-${s}` }, text) : null;
 }
 
 function tableArea(ctx) {
