@@ -224,69 +224,6 @@ def simulate(
     print(f"playouts per decision {each:.1f}; CPU per decision about {each * per_playout:.3f} s")
 
 
-@app.command()
-def timing(
-    record_file: Annotated[Path, typer.Argument(metavar="RECORD.json")],
-    before: Annotated[Path, typer.Option(help="The review.py to compare with, e.g. from git show.")],
-    budget: Annotated[str, typer.Option(help="The budget of both reviews.")] = "8",
-    repeat: Annotated[int, typer.Option(help="Runs of each, alternating.")] = 2,
-    workers: Annotated[int, typer.Option(help="Also time this checkout with this many processes.")] = 2,
-) -> None:
-    """One whole review of a record (every seat), before and after, side by side in
-    one session: CPU seconds of each (one process, alternating; each run in a fresh
-    process, as the bots' memos would carry over), whether their marks agree, and
-    this checkout's wall time with ``workers`` processes (their CPU included)."""
-    import subprocess
-
-    def run(module: Path | None, processes: int) -> dict[str, Any]:
-        args = [sys.executable, __file__, "once", str(record_file), "--budget", budget]
-        args += ["--workers", str(processes)]
-        args += ["--before", str(module)] if module else []
-        done = subprocess.run(args, capture_output=True, text=True, check=True)
-        result: dict[str, Any] = json.loads(done.stdout)
-        return result
-
-    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
-    for _ in range(repeat):
-        for name, module in (("before", before), ("after", None)):
-            runs[name].append(run(module, 1))
-            print(f"{name}: {runs[name][-1]['cpu']:.2f} CPU s", file=sys.stderr, flush=True)
-    parallel = run(None, workers)
-    b = min(r["cpu"] for r in runs["before"])
-    a = min(r["cpu"] for r in runs["after"])
-    old, new = runs["before"][0]["marks"], runs["after"][0]["marks"]
-    same = sum(x == y for x, y in zip(old, new, strict=True))
-    print(f"{record_file.name}: {len(new)} decisions, budget {budget}")
-    print(f"CPU s (best of {repeat}, one process each): before {b:.2f}, after {a:.2f} ({a / b:.0%})")
-    print(f"marks the same in {same} of {len(new)} decisions")
-    wall = min(r["wall"] for r in runs["after"])
-    print(
-        f"after, one process: {wall:.2f} s wall; {workers} processes: {parallel['wall']:.2f} s wall, "
-        f"{parallel['cpu']:.2f} CPU s; the same review: {parallel['marks'] == new}"
-    )
-
-
-@app.command(hidden=True)
-def once(
-    record_file: Annotated[Path, typer.Argument()],
-    budget: Annotated[str, typer.Option()] = "8",
-    workers: Annotated[int, typer.Option()] = 1,
-    before: Annotated[Path | None, typer.Option()] = None,
-) -> None:
-    """One review in this (fresh) process, for ``timing``: JSON on stdout."""
-    import resource
-
-    module = _load(before)
-    start, actions, seed = module.load_record(record_file)
-    kwargs = {"workers": workers} if workers > 1 else {}
-    t0, cpu0 = time.monotonic(), time.process_time()
-    result = module.review(start, actions, seed, budget=module.ReviewBudget.parse(budget), **kwargs)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = time.process_time() - cpu0 + children.ru_utime + children.ru_stime
-    marks = [[d.seat, d.number, d.mark] for d in result.decisions]
-    print(json.dumps({"cpu": cpu, "wall": time.monotonic() - t0, "marks": marks}))
-
-
 def _report(rows: list[dict[str, Any]], limits: Any, what: str, data: dict[str, Any]) -> None:
     def share(part: int, whole: int) -> str:
         return f"{part}/{whole} = {part / whole:.0%}" if whole else "0/0"

@@ -201,3 +201,18 @@ def test_bench_rl_keeps_every_figure_whole_at_80_columns(
     assert sum(line.count("1,307,457") for line in lines) == 8 * 3 + 8 * 2
     assert sum(line.count("19,876,543") for line in lines) == 8 * 2
     assert out.count("123,456") == 4
+
+
+def test_bench_review_times_a_record_beside_an_older_review() -> None:
+    # The older review here is today's own file: the marks must agree.
+    record = ROOT / "examples" / "schmaus-record.json"
+    module = ROOT / "src" / "spieltisch" / "analysis" / "review.py"
+    env = {**os.environ, "COLUMNS": "160"}
+    out = run("bench", "review", "--record", str(record), "--budget", "2", "-j", "1", "--before", str(module),
+              timeout=300, env=env)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    row = next(line for line in out.stdout.splitlines() if "schmaus-record.json" in line and "│" in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert cells[0] == "schmaus-record.json" and int(cells[1]) > 0
+    assert float(cells[2]) > 0 and float(cells[3]) > 0 and cells[-1] == "yes"
+    assert "Target: a whole Scout game within 15 s wall on two cores" in " ".join(out.stdout.split())

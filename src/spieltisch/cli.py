@@ -446,6 +446,38 @@ def bench_bots(
     run(seconds=seconds, seed=seed, games=games, workers=workers)
 
 
+@bench_app.command("review")
+def bench_review(
+    game: Annotated[
+        list[str] | None, typer.Option(metavar="GAME", help="scout or schmaus (repeatable; default both).")
+    ] = None,
+    budget: Annotated[str, typer.Option(help="The review's budget (the web table's: 8).")] = "8",
+    workers: Annotated[int, typer.Option("--workers", "-j", min=1, help="Review processes.")] = 2,
+    record: Annotated[
+        Path | None, typer.Option(metavar="FILE", help="Review this game record, not the standard games.")
+    ] = None,
+    before: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="An older analysis/review.py to time side by side (e.g. from git show)."
+        ),
+    ] = None,
+) -> None:
+    """Wall and CPU seconds of a whole game's review (four medium bots, seed 5), as players wait for it."""
+    from spieltisch.benchmarks.review import GAMES, run
+
+    wrong = [g for g in game or [] if g not in GAMES]
+    if wrong:
+        raise typer.BadParameter(f"unknown game {wrong[0]!r}: scout or schmaus", param_hint="--game")
+    for path in (record, before):
+        if path is not None and not path.is_file():
+            raise fail(f"no such file: {path}")
+    try:
+        run(tuple(game or GAMES), budget, workers, record, before)
+    except ValueError as exc:
+        raise fail(_first_line(exc)) from None
+
+
 @bench_app.command("work")
 def bench_work(
     bots: Annotated[

@@ -24,8 +24,8 @@ from browser_helpers import (
     is_mine,
     legal_moves,
     play_move,
+    play_to_the_round_summary,
     play_until_over,
-    schmaus_move,
     scout_move,
     version,
 )
@@ -101,13 +101,7 @@ def schmaus_screens(browser: Browser, base: str, size: str) -> None:
     before = version(page)
     page.get_by_test_id("btn-lay").click()
     page.wait_for_function(f"document.querySelector('[data-testid=room]').dataset.version != '{before}'")
-    rng = random.Random(2)
-    while page.get_by_test_id("summary-close").count() == 0:
-        page.evaluate("document.querySelector('[data-testid=reveal-continue]')?.click()")  # the revealed lays
-        if is_mine(page):
-            schmaus_move(page, rng)
-        else:
-            page.wait_for_timeout(30)
+    play_to_the_round_summary(page, "schmaus", 2)
     page.evaluate("document.querySelector('.summary-panel').scrollIntoView()")
     shot(page, "round-summary", size)
     play_until_over([page], "schmaus", seed=4)

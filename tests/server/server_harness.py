@@ -179,6 +179,8 @@ class Player:
     """The log as a client keeps it: the entries of every state spliced in at ``log_from``."""
     sent: list[dict[str, Any]] = field(default_factory=list)
     """Every message this client sent after its hello."""
+    by_text: bool = False
+    """Send each action as its notation (``"action": "play F1 F3 X5"``), not its id."""
 
     async def run(self) -> None:
         async with seat_socket(self.url) as ws:
@@ -206,8 +208,9 @@ class Player:
                 if self.stop_at is not None and msg["version"] >= self.stop_at:
                     return
                 if msg["legal"]:
-                    action_id, _text = self.rng.choice(msg["legal"])
-                    self.sent.append({"type": "act", "version": msg["version"], "id": action_id})
+                    action_id, text = self.rng.choice(msg["legal"])
+                    move = {"action": text} if self.by_text else {"id": action_id}
+                    self.sent.append({"type": "act", "version": msg["version"], **move})
                     await ws.send(json.dumps(self.sent[-1]))
 
 

@@ -68,6 +68,7 @@ def test_a_whole_game_logs_no_secret(logged_server: Logged) -> None:
             assert json.loads(ws.recv(timeout=5))["type"] == "state"
         every = {*secrets.values(), key}
         players = [Player(ws_url(srv, room, s, secrets[s]), s, random.Random(s)) for s in sorted(secrets)]
+        players[0].by_text = True  # its sealed lays travel as text ("play F1 F3 X5")
         spectator = Player(ws_url(srv, room), None, random.Random(0))
         play([*players, spectator])
         assert client.get(f"/api/rooms/{room}").json()["status"] == "over"
@@ -97,9 +98,13 @@ def test_a_whole_game_logs_no_secret(logged_server: Logged) -> None:
     assert f'"WebSocket /ws/{room}" [accepted]' in text
     assert f'"GET /api/rooms/{room}-[redacted] HTTP/1.1" 200' in text
     assert "secret=[redacted]" in text and re.search(r"< TEXT \[\d+ bytes\]", text)  # a frame: its size only
-    # ... and not one secret.
+    # ... and not one secret, nor a sealed lay's text (the seat sent every lay as text).
     leaked = [s for s in every if s in text]
     assert not leaked, [line for line in capture.lines if any(s in line for s in leaked)][:5]
+    lays = {m["action"] for m in players[0].sent if m.get("action", "").startswith("play ")}
+    assert lays, "the seat laid nothing by text"
+    told = [lay for lay in lays if lay in text]
+    assert not told, [line for line in capture.lines if any(lay in line for lay in told)][:5]
 
 
 def test_the_secret_travels_in_headers_too(server: ServerThread) -> None:
