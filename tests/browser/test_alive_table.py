@@ -267,7 +267,9 @@ def test_a_hint_is_shown_on_the_cards(live_server: LiveServer, new_page: NewPage
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
-def test_a_refusal_is_in_view_and_said(live_server: LiveServer, new_page: NewPage, size: tuple[int, int]) -> None:
+def test_a_refusal_is_in_view_and_said(
+    live_server: LiveServer, new_page: NewPage, size: tuple[int, int]
+) -> None:
     page = new_page(width=size[0], height=size[1])
     data = open_room(page, live_server.url, "scout", ["random", "random", "random", "random"], seed=12)
     sit(page, live_server.url, data["room"], 0, data["secret"])
