@@ -107,7 +107,8 @@ def test_review_tables_keep_headers_and_figures_whole_at_80_columns() -> None:
         for figure in ("+12.3", "+17.9", "5.5", "1.2", "#101:", "#103:", "101", "102"):
             assert figure in words, (figure, out)
         texts = Texts(lang)
-        for key in ("col_estimate", "col_loss", "col_mark", "col_mistakes", "col_blunders", "col_decisions"):
+        for key in ("col_estimate", "col_best_estimate", "col_played", "col_best", "col_loss", "col_mark",
+                    "col_mistakes", "col_blunders", "col_decisions"):
             assert all(word in words for word in texts(key).split()), (key, out)
     console = Console(width=80, record=True, color_system=None, file=io.StringIO())
     print_review(_review(), console)

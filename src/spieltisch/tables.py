@@ -20,11 +20,13 @@ from rich.table import Table
 def number_column(table: Table, header: str, **kwargs: Any) -> None:
     """A right-aligned column of figures that is never cut (see the module)."""
     kwargs.setdefault("justify", "right")
-    table.add_column(header, overflow="fold", **kwargs)
+    text_column(table, header, **kwargs)
 
 
 def text_column(table: Table, header: str, **kwargs: Any) -> None:
-    """A column of words that wraps, and folds a word too long for it (never cuts)."""
+    """A column of words that wraps, and folds a word too long for it (never cuts);
+    at least as wide as the longest word of its header, which is never folded."""
+    kwargs.setdefault("min_width", max((len(word) for word in header.split()), default=1))
     table.add_column(header, overflow="fold", **kwargs)
 
 

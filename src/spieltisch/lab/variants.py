@@ -39,6 +39,7 @@ from spieltisch.lab.runner import Runner, progress_bar
 from spieltisch.lab.stats import entrant_name, rate, spread, summarize
 from spieltisch.lab.tournament import pct, summary_table, write_csv, write_text
 from spieltisch.options import OptionsInputError
+from spieltisch.tables import lighter, number_column, text_column
 
 GAME = "schmaus"
 _PAIR_SPLIT = re.compile(r",(?=\s*[A-Za-z_][\w.]*\s*=)")
@@ -525,13 +526,12 @@ class VariantsResult:
 
     def print(self, console: Console) -> None:
         for v in self.study.variants:
-            console.print(
-                summary_table(self.summaries[v.name], title=f"Variant {v.name}: {json.dumps(v.options)}")
-            )
+            title = f"Variant {v.name}: {json.dumps(v.options)}"
+            console.print(summary_table(self.summaries[v.name], title, console.width))
         table = Table(title="Side by side (95% intervals in the tables above)")
-        table.add_column("measure")
+        text_column(table, "measure")
         for v in self.study.variants:
-            table.add_column(v.name, justify="right")
+            number_column(table, v.name)
         rows: list[tuple[str, list[str]]] = []
         sums = [self.summaries[v.name] for v in self.study.variants]
         for bot in sums[0]["bots"]:
@@ -556,7 +556,7 @@ class VariantsResult:
             )
         for name, cells in rows:
             table.add_row(name, *cells)
-        console.print(table)
+        console.print(lighter(table, console.width))
         self.print_paired(console)
 
     def stop_note(self, lang: str = "en") -> str:
@@ -597,9 +597,9 @@ class VariantsResult:
         base = self.study.variants[0].name
         others = [v.name for v in self.study.variants[1:]]
         table = Table(title=f"Paired differences from {base} (same deals and seeds; 95% intervals)")
-        table.add_column("measure")
+        text_column(table, "measure")
         for name in others:
-            table.add_column(f"{name} − {base}", justify="right")
+            number_column(table, f"{name} − {base}")
         for key in self.study.paired_keys():
             cells = []
             label = key
@@ -608,7 +608,7 @@ class VariantsResult:
                 label = d["label"]
                 cells.append(describe_diff(estimate_from_json(d), d["unit"]))
             table.add_row(label, *cells)
-        console.print(table)
+        console.print(lighter(table, console.width))
         console.print(
             f"{self.stop_note()} Each difference: {self.played} games per variant, paired deal by deal."
         )
