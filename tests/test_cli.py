@@ -58,6 +58,10 @@ def test_version() -> None:
         ["bench", "rl", "--seconds", "0"],
         ["bench", "server", "--seconds", "-2"],
         ["lab", "tournament", "--bots", "easy,random", "--seconds", "-1"],
+        ["lab", "tournament", "--bots", "easy,random", "--timeout", "0"],
+        ["bench", "work", "--bots", ""],
+        ["bench", "review", "--game", "chess"],
+        ["play", "scout", "--record", "/no/such/folder/game.json"],  # said before the game, not after
     ],
 )
 def test_every_error_is_one_error_line_with_exit_code_2(args: list[str]) -> None:

@@ -55,7 +55,7 @@ def test_whole_scout_game_with_menu_answers_and_wrong_inputs() -> None:
     assert table.state.is_over()
     assert out.count("Round 4 is over") == 1  # S-11 round summary
     assert "Final result" in out and "Winners:" in out
-    assert "--seed 5" in out
+    assert "--seed=5" in out
 
 
 def test_whole_schmaus_game_in_german() -> None:
@@ -114,7 +114,7 @@ def test_hint_reasons_say_counts_in_their_plural_form(lang: str, one: str, two: 
 
 def test_quit_and_end_of_input() -> None:
     code, out, _ = run("scout", 3, Script(["q"]))
-    assert code == 0 and "Game abandoned. Replay this deal with --seed 5." in out
+    assert code == 0 and "Game abandoned. Replay this deal with --seed=5." in out
     code, out, _ = run("schmaus", 2, Script([], then=None), lang="de")
     assert code == 1 and "Eingabe beendet." in out
 
@@ -367,4 +367,6 @@ def test_the_others_moves_since_your_last_turn_stay_above_the_prompt() -> None:
 def test_the_title_with_the_seed_to_replay_is_never_cut_at_80_columns() -> None:
     out, _ = _table("schmaus", 5, "de", seed=4129934871, script=Script([], then="q"))
     head = " ".join(out.split("\n\n")[0].split())
-    assert "(dieselbe Verteilung mit --seed 4129934871)" in head and "…" not in head
+    assert "(dieselbe Verteilung mit --seed=4129934871)" in head and "…" not in head
+    # The option and its value are one word: a line break never parts them (issue #35).
+    assert any("--seed=4129934871" in line for line in out.splitlines()[:4]), out[:400]

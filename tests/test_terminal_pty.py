@@ -251,7 +251,7 @@ def test_ctrl_c_at_the_prompt_prints_the_seed_as_q_does(terminals: list[Terminal
     assert t.wait_for(re.escape(PROMPT["en"].rstrip())) == 0
     t.child.sendintr()
     assert t.wait_for(r"(?!)", timeout=20) == 1  # read to the end of the output
-    assert "Game abandoned. Replay this deal with --seed 8." in " ".join(t.transcript().split())
+    assert "Game abandoned. Replay this deal with --seed=8." in " ".join(t.transcript().split())
     assert "Traceback" not in t.transcript() and "Aborted" not in t.transcript()
     t.child.close()
     assert t.child.exitstatus == 130

@@ -494,6 +494,8 @@ def bench_work(
     from spieltisch.bots import check_spec
 
     specs = [b.strip() for b in bots.split(",") if b.strip()]
+    if not specs:
+        raise typer.BadParameter("name at least one bot, e.g. hard@baseline,hard", param_hint="--bots")
     for spec in specs:
         try:
             check_spec(game, spec)

@@ -175,7 +175,7 @@ def run(
                 speeds.append(speed)
                 by_game.setdefault(game, {})[level] = speed
                 table.add_row(
-                    game, level, f"{speed.decisions:,}", f"{speed.seconds:.2f}", f"{speed.per_second:,.0f}"
+                    game, level, f"{speed.decisions:,}", f"{speed.seconds:.2f}", _rate(speed.per_second)
                 )
             built_in = [lv for lv in ok if lv != "random"] or ok
             if len(built_in) >= 2:
@@ -311,3 +311,9 @@ def run_work(
         table.add_row(r.spec, f"{r.work:,}", f"{r.cpu_per_decision:.4f}", f"{per:,.0f}")
     console.print(table)
     return rates
+
+
+def _rate(per_second: float) -> str:
+    """Decisions per second: whole numbers, but a slow bot's rate below 10 with a decimal
+    (a search that takes longer than a second is not "0 decisions/s")."""
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2f}"

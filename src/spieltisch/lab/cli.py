@@ -60,7 +60,7 @@ BudgetOpt = Annotated[
     ),
 ]
 TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", help="Seconds an external (cmd:) bot may take per decision.")
+    float, typer.Option("--timeout", min=0.01, help="Seconds an external (cmd:) bot may take per decision.")
 ]
 FreshOpt = Annotated[
     bool,

@@ -116,6 +116,10 @@ def make_config(
     for flag, seconds in (("--clock", clock), ("--bank", bank)):
         if seconds is not None and not 0 < seconds <= 86400:
             raise PlayError(f"{flag} {seconds:g}: seconds must be more than 0 and at most 86400")
+    if record is not None and (record.is_dir() or not record.parent.is_dir()):
+        # Said now, not after the game: the record could not be saved there.
+        where = "is a folder" if record.is_dir() else f"there is no folder {record.parent}"
+        raise PlayError(f"--record {record}: {where}, so the game record could not be saved")
     rule_options = parse_options(options, options_file)
     try:
         descriptor.new_state(players, 0, rule_options)  # unknown options, impossible decks

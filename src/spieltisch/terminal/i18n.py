@@ -17,7 +17,7 @@ from spieltisch.langs import LANGS
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {
-        "title": "{game} for {players} players — seed {seed} (replay this deal with --seed {seed})",
+        "title": "{game} for {players} players — seed {seed} (replay this deal with --seed={seed})",
         "seats": "Seats",
         "you": "you",
         "seat": "seat {seat}",
@@ -38,7 +38,7 @@ TEXT: dict[str, dict[str, str]] = {
         "since": "Since your last turn",
         "no_item": "there is no menu item {n} (choose 1..{m})",
         "empty": "type a menu number or a move in notation",
-        "quit": "Game abandoned. Replay this deal with --seed {seed}.",
+        "quit": "Game abandoned. Replay this deal with --seed={seed}.",
         "input_ended": "Input ended.",
         "fault": "Fault by {who}: {message} — a random legal action was played instead ({count} so far)",
         "final": "Final result",
@@ -182,7 +182,7 @@ TEXT: dict[str, dict[str, str]] = {
         "mark_blunder": "blunder",
     },
     "de": {
-        "title": "{game} für {players} Spieler — Seed {seed} (dieselbe Verteilung mit --seed {seed})",
+        "title": "{game} für {players} Spieler — Seed {seed} (dieselbe Verteilung mit --seed={seed})",
         "seats": "Sitze",
         "you": "du",
         "seat": "Sitz {seat}",
@@ -203,7 +203,7 @@ TEXT: dict[str, dict[str, str]] = {
         "since": "Seit deinem letzten Zug",
         "no_item": "es gibt keinen Menüpunkt {n} (wähle 1..{m})",
         "empty": "gib eine Menünummer oder einen Zug in Notation ein",
-        "quit": "Spiel abgebrochen. Dieselbe Verteilung gibt es mit --seed {seed}.",
+        "quit": "Spiel abgebrochen. Dieselbe Verteilung gibt es mit --seed={seed}.",
         "input_ended": "Eingabe beendet.",
         "fault": (
             "Aussetzer von {who}: {message} — stattdessen wurde ein zufälliger legaler Zug gespielt "
