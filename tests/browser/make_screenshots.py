@@ -105,6 +105,8 @@ def schmaus_screens(browser: Browser, base: str, size: str) -> None:
     page.evaluate("document.querySelector('.summary-panel').scrollIntoView()")
     shot(page, "round-summary", size)
     play_until_over([page], "schmaus", seed=4)
+    page.get_by_test_id("final-results").scroll_into_view_if_needed()
+    shot(page, "final", size)
     page.get_by_test_id("open-replay").click()
     slider = page.get_by_test_id("replay-slider")
     slider.fill(str(int(slider.get_attribute("max") or "1") // 2))

@@ -334,6 +334,9 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
         ordinal = {1: "1st", 2: "2nd", 3: "3rd"}[place]
         expect(page.get_by_test_id(f"place-{seat}")).to_contain_text(ordinal)
     expect(placings.first).to_have_attribute("data-place", "1")
+    # Rematch first among the end's actions.
+    first_action = page.locator(".final-actions").first.locator("button, a").first
+    expect(first_action).to_have_attribute("data-testid", "rematch")
     chart = page.get_by_test_id("score-chart")
     expect(chart.locator("polyline")).to_have_count(3)
     expect(chart).to_have_attribute("aria-hidden", "true")  # its numbers are the table's
