@@ -71,8 +71,10 @@ def new_page(browser: Browser) -> Iterator[object]:
     contexts: list[BrowserContext] = []
     errors: list[str] = []
 
-    def make(locale: str = "en-US", width: int = 1280, height: int = 800) -> Page:
+    def make(locale: str = "en-US", width: int = 1280, height: int = 800, auto_review: bool = False) -> Page:
         ctx = _context(browser, locale, width, height)
+        if not auto_review:  # (a review at every game's end would load the machine; tested on its own)
+            ctx.add_init_script("localStorage.setItem('spieltisch.autoReview', 'off')")
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -155,3 +155,25 @@ def test_a_scout_in_words_names_where_the_card_goes(
     )
     assert said[0] == between and said[1] == first
     assert len(set(said)) == 3 and ("after 5" in said[2] or "nach der 5" in said[2])
+
+
+def test_the_end_shows_each_players_review_by_itself(live_server: LiveServer, new_page: NewPage) -> None:
+    page = new_page(auto_review=True)
+    open_room(page, live_server.url, hints=False)
+    play_until_over([page], "schmaus", seed=SEED)
+    expect(page.get_by_test_id("final-results")).to_be_visible()
+    # Nobody pressed anything: the review runs, then each player's summary is on the end screen.
+    expect(page.get_by_test_id("review-summary")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("review-summary-0")).to_contain_text("Alice")
+    expect(page.get_by_test_id("review-summary-1")).to_contain_text("Bot 2")
+    expect(page.get_by_test_id("open-review")).to_have_count(0)
+    switch = page.get_by_test_id("auto-review")
+    expect(switch).to_be_checked()
+    check_screen(page, "the end with the review")
+    # Switched off, and remembered: after a reload the review waits for its button.
+    switch.uncheck()
+    page.reload()
+    expect(page.get_by_test_id("final-results")).to_be_visible()
+    expect(page.get_by_test_id("open-review")).to_be_visible()
+    expect(page.get_by_test_id("review")).to_have_count(0)
+    expect(page.get_by_test_id("auto-review")).not_to_be_checked()

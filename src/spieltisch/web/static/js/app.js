@@ -14,7 +14,7 @@ import { myGames } from "./mygames.js";
 import { learnOpen, learnPanel, rememberLearn } from "./learn.js";
 import { tutorialPage } from "./tutorial.js";
 import { openRules } from "./rules.js";
-import { closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
+import { autoReview, autoReviewSwitch, closeReview, hintBox, newReview, openReview, reviewPanel, stepRating } from "./review.js";
 import { renderSchmaus, schmausStatus } from "./schmaus.js";
 import { renderScout, scoutStatus } from "./scout.js";
 import { endPanel } from "./ending.js";
@@ -685,6 +685,12 @@ function roomPage(roomName) {
       spectate();
       return;
     }
+    if (msg.room.status === "over" && msg.view.outcome && st.seat && !st.spectator && !st.autoReviewed) {
+      // The end shows each player's review summary (issue #35): it starts by itself for
+      // the players (unless they switched that off), and is stored for everybody.
+      st.autoReviewed = true;
+      if (autoReview()) showReview(false);
+    }
     const yourTurn = msg.legal.length > 0 && msg.room.status === "playing";
     if (yourTurn && !st.yourTurn && !first) turnStarted(tabTitle(`${msg.room.title} · ${code}`, true), statusTextOf(msg));
     st.yourTurn = yourTurn;
@@ -888,10 +894,10 @@ function roomPage(roomName) {
     render();
   }
 
-  function showReview() {
+  function showReview(scroll = true) {
     if (st.review && st.review.status !== "failed") return;
     st.review = newReview(st.seat && !st.spectator ? st.seat.seat : 0);
-    st.scrollReview = true;
+    st.scrollReview = scroll;
     render();
     openReview(ref, st.review, () => render());
   }
@@ -1232,7 +1238,7 @@ function roomPage(roomName) {
       h(
         "div.final-actions",
         null,
-        st.review ? null : h("button", { type: "button", "data-testid": "replay-review", onclick: showReview }, t("review.open")),
+        st.review ? null : h("button", { type: "button", "data-testid": "replay-review", onclick: () => showReview() }, t("review.open")),
         h("button", { type: "button", "data-testid": "replay-close", onclick: () => { st.replay = null; render(); } }, t("replay.close")),
       ),
     );
@@ -1295,7 +1301,8 @@ function roomPage(roomName) {
         actions.append(h("a.button", { href: msg.room.invite.replace(msg.room.room, msg.room.rematch) }, t("final.watchRematch")));
       }
       actions.append(h("button", { type: "button", "data-testid": "open-replay", onclick: openReplay }, t("final.replay")));
-      if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: showReview }, t("review.open")));
+      if (!st.review) actions.append(h("button", { type: "button", "data-testid": "open-review", onclick: () => showReview() }, t("review.open")));
+      if (st.seat && !st.spectator) actions.append(autoReviewSwitch(render));
       wrap.append(endPanel(game, view, name, actions));
       if (st.review) wrap.append(reviewPanel(game, st.review, name, render, hideReview));
     }

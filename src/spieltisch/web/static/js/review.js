@@ -10,6 +10,39 @@ import { h } from "./dom.js";
 import { lang, t, tn } from "./i18n.js";
 
 const POLL_MS = 400;
+const AUTO = "spieltisch.autoReview";
+
+/** Whether a finished game's review starts by itself for its players (on unless switched off). */
+export function autoReview() {
+  try {
+    return localStorage.getItem(AUTO) !== "off";
+  } catch {
+    return true;
+  }
+}
+
+/** The remembered switch "Review my games when they end" beside the end's buttons. */
+export function autoReviewSwitch(update) {
+  return h(
+    "label.check.auto-review",
+    null,
+    h("input", {
+      type: "checkbox",
+      "data-testid": "auto-review",
+      checked: autoReview(),
+      onchange: (e) => {
+        try {
+          localStorage.setItem(AUTO, e.target.checked ? "on" : "off");
+        } catch {
+          /* private mode: for this page only */
+        }
+        update();
+      },
+    }),
+    " ",
+    t("review.auto"),
+  );
+}
 
 /** A review being opened: `{status, done, total, reviews, frames, seat, error}`. */
 export function newReview(seat) {
