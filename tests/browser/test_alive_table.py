@@ -356,6 +356,25 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
     check_screen(page, "the end in German")
 
 
+CUT_NAMES = """svg => [...svg.querySelectorAll("text.end-name")]
+  .filter((t) => { const b = t.getBBox(); return b.x + b.width > svg.viewBox.baseVal.width; })
+  .map((t) => t.textContent)"""
+"""The names at the chart's line ends that do not fit inside it."""
+
+
+def test_long_names_fit_the_score_chart(live_server: LiveServer, new_page: NewPage) -> None:
+    page = new_page(width=390, height=844)
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "medium"}, {"kind": "bot", "level": "medium"}]
+    body = {"game": "schmaus", "players": 3, "seats": seats, "name": "Maximiliane", "options": {"rounds": 1}}
+    data = page.request.post(live_server.url + "/api/rooms", data=body).json()
+    sit(page, live_server.url, data["room"], 0, data["secret"])
+    play_until_over([page], "schmaus", seed=5)
+    chart = page.get_by_test_id("score-chart")
+    expect(chart.locator("text.end-name")).to_have_count(3)
+    # "Maximiliane (you)" and "Bot 3 (medium)" were cut at the chart's right edge.
+    assert chart.evaluate(CUT_NAMES) == []
+
+
 SLOW_REVEAL = ".pot-chip, .reveal-effects li { animation-duration: 30s !important; }"
 """The reveal's pot and effects slowed down, so the test sees them move (and skips them)."""
 MOVING = """() => document.getAnimations()

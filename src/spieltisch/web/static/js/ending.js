@@ -83,7 +83,10 @@ function niceStep(lo, hi) {
 function chart(rows, players, name) {
   const W = 480;
   const H = 250;
-  const pad = { left: 40, right: 104, top: 12, bottom: 36 };
+  // Room on the right for the longest name (bold 13 px: about 8 units a letter), so no
+  // name is cut at the chart's edge however narrow the screen (the chart scales as a whole).
+  const longest = Math.max(...[...Array(players).keys()].map((s) => name(s).length));
+  const pad = { left: 40, right: Math.min(W / 2, Math.max(104, 14 + 8 * longest)), top: 12, bottom: 36 };
   const all = rows.flat();
   const step = niceStep(Math.min(0, ...all), Math.max(1, ...all));
   const lo = Math.floor(Math.min(0, ...all) / step) * step;
