@@ -402,9 +402,6 @@ class TerminalTable:
         """``hint``: the medium bot's move for this seat and why, from its view only."""
         from spieltisch.analysis.hints import hint
 
-        if not self.config.hints:
-            self._refuse(self.texts("hints_off"))
-            return
         view = self.state.view(seat)
         seed = zlib.crc32(f"hint/{self.config.seed}/{len(self.state.history)}/{seat}".encode())
         h = hint(self.game.name, view, self.state.legal_action_ids(seat), seed)
@@ -452,6 +449,8 @@ class TerminalTable:
             elif isinstance(command, ListAll):
                 self.console.print(render.all_actions(legal, self.texts, width))
                 self._wait()
+            elif isinstance(command, AskHint) and not self.config.hints:
+                message = self.texts("hints_off")  # said like any refusal: no Enter to press
             elif isinstance(command, AskHint):
                 self._hint(seat)
                 self._wait()
