@@ -110,9 +110,13 @@ def test_review_tables_keep_headers_and_figures_whole_at_80_columns() -> None:
         for key in ("col_estimate", "col_best_estimate", "col_played", "col_best", "col_loss", "col_mark",
                     "col_mistakes", "col_blunders", "col_decisions"):
             assert all(word in words for word in texts(key).split()), (key, out)
-    console = Console(width=80, record=True, color_system=None, file=io.StringIO())
-    print_review(_review(), console)
-    out = console.export_text()
-    assert "…" not in out and "seed 4129934871;" in " ".join(out.split())
-    for figure in ("+12.35", "+17.89", "5.55", "1.23", "101", "102", "103"):
-        assert figure in out.split(), (figure, out)
+    # `spieltisch review` prints the same tables, seats by number, in either language.
+    heads = {"en": "Scout, 2 players, seed 4129934871", "de": "Scout, 2 Spieler, Seed 4129934871"}
+    for lang, head in heads.items():
+        console = Console(width=80, record=True, color_system=None, file=io.StringIO())
+        print_review(_review(), console, lang)
+        out = console.export_text()
+        assert "…" not in out and head in " ".join(out.split())
+        for figure in ("+12.3", "+17.9", "5.5", "1.2", "101", "102", "103"):
+            assert figure in out.split(), (figure, out)
+        assert ("Sitz 1" if lang == "de" else "seat 1") in out

@@ -221,14 +221,21 @@ def review(
             help="Worker processes (default: every core; the same review for any N).",
         ),
     ] = None,
+    lang: Annotated[str | None, typer.Option(help="Language: en or de (default: from LANG).")] = None,
 ) -> None:
     """Rate every decision of a finished (or partial) game from what its seat could see then."""
     import os
 
+    from spieltisch.langs import LANGS
+    from spieltisch.terminal.i18n import detect_lang
     from spieltisch.terminal.review import run_review
 
+    chosen = lang if lang is not None else detect_lang(os.environ)
+    if chosen not in LANGS:
+        raise typer.BadParameter(f"{chosen!r}: choose one of {', '.join(LANGS)}", param_hint="--lang")
     try:
-        run_review(record, seat, budget, json_out, workers if workers is not None else os.cpu_count() or 1)
+        processes = workers if workers is not None else os.cpu_count() or 1
+        run_review(record, seat, budget, json_out, processes, chosen)
     except ValueError as exc:
         raise fail(str(exc)) from None
 

@@ -14,13 +14,13 @@ from rich.progress import (
     ProgressColumn,
 )
 from rich.progress import Task as ProgressTask
-from rich.table import Table
 from rich.text import Text
 
 from spieltisch.analysis.review import Review, ReviewBudget, ReviewError, load_record, review
 from spieltisch.engine import get_game
 from spieltisch.progress import EtaColumn, count_columns
-from spieltisch.tables import lighter, number_column, text_column
+from spieltisch.terminal.i18n import Names, Texts
+from spieltisch.terminal.render import review_tables
 
 
 def run_review(
@@ -29,6 +29,7 @@ def run_review(
     budget_text: str,
     json_out: Path | None,
     workers: int,
+    lang: str = "en",
     console: Any = None,
     progress: bool = True,
 ) -> Review:
@@ -51,7 +52,7 @@ def run_review(
             )  # fmt: skip
     else:
         result = review(start, actions, seed, seats, budget, workers)
-    print_review(result, out)
+    print_review(result, out, lang)
     if json_out is not None:
         try:
             json_out.write_text(json.dumps(result.to_json(), indent=1, ensure_ascii=False) + "\n", "utf-8")
@@ -60,38 +61,15 @@ def run_review(
     return result
 
 
-def print_review(result: Review, console: Any) -> None:
-    """The marked decisions and the summary per player as Rich tables."""
+def print_review(result: Review, console: Any, lang: str = "en") -> None:
+    """The marked decisions of every reviewed seat and the summary per player, in
+    ``lang`` (the tables ``spieltisch play`` shows after a game, with seats by number)."""
+    texts = Texts(lang)
     title = get_game(result.game).title
-    console.print(
-        f"{title}, {result.players} players, seed {result.seed}; budget {result.budget} "
-        f"(worlds x playouts); utility: {result.utility}; mistake ≥ {result.thresholds['mistake']:g}, "
-        f"blunder ≥ {result.thresholds['blunder']:g}"
-    )
-    width = console.width
-    marked = [d for d in result.decisions if d.mark]
-    if marked:
-        table = Table(title="Mistakes and blunders")
-        for col in ("#", "seat", "round", "played", "estimate", "best", "its\nestimate", "loss", "mark"):
-            (text_column if col in ("played", "best", "mark") else number_column)(table, col)
-        for d in marked:
-            table.add_row(
-                str(d.number), str(d.seat), str(d.round), d.played, f"{d.played_estimate:+.2f}",
-                d.best or "", f"{d.best_estimate:+.2f}", f"{d.loss:.2f}", d.mark or "",
-            )  # fmt: skip
-        console.print(lighter(table, width))
-    summary = Table(title="Summary per player")
-    for col in ("seat", "decisions", "rated", "mean loss", "mistakes", "blunders"):
-        number_column(summary, col)
-    text_column(summary, "biggest (action #: loss)")
-    by_number = {(d.seat, d.number): d for d in result.decisions}
-    for s in result.summary:
-        biggest = ", ".join(f"#{n}: {by_number[s.seat, n].loss:.2f}" for n in s.biggest)
-        summary.add_row(
-            str(s.seat), str(s.decisions), str(s.rated), f"{s.accuracy:.2f}",
-            str(s.mistakes), str(s.blunders), biggest or "-",
-        )  # fmt: skip
-    console.print(lighter(summary, width))
+    console.print(texts("review_game", game=title, players=result.players, seed=result.seed))
+    names = Names([texts("seat", seat=s) for s in range(result.players)], None, lang)
+    seats = [s.seat for s in result.summary]
+    console.print(review_tables(result.to_json(), seats, names, texts, console.width))
 
 
 class RateColumn(ProgressColumn):
