@@ -64,10 +64,10 @@ def _lesson(game: str) -> Lesson:
 
 
 def _step(game: str, index: int) -> Step:
-    found = _lesson(game)
-    if not 0 <= index < len(found.steps):
-        raise HTTPException(404, f"the {game} lesson has steps 0..{len(found.steps) - 1}, not {index}")
-    return found.steps[index]
+    try:
+        return _lesson(game).step(index)
+    except IndexError as exc:
+        raise HTTPException(404, str(exc)) from None
 
 
 def _view(state: Any) -> dict[str, Any]:
