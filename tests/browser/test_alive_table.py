@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,8 +23,9 @@ from browser_helpers import (
     scout_move,
     version,
     wait_for_change,
+    wait_for_my_turn,
 )
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 pytestmark = pytest.mark.browser
 
@@ -75,6 +77,20 @@ def join(page: Page, base: str, room: str, name: str) -> tuple[int, str]:
     res = page.request.post(f"{base}/api/rooms/{room}/join", data={"name": name})
     assert res.ok, res.text()
     return int(res.json()["seat"]), str(res.json()["secret"])
+
+
+def play_to_the_reveal(page: Page, rng: random.Random, limit: float = 120.0) -> Locator:
+    """Make this page's decisions until the revealed lays are on the table (the game must
+    not end first, and it must come within ``limit`` seconds)."""
+    stage = page.get_by_test_id("reveal-stage")
+    deadline = time.monotonic() + limit
+    while not stage.count():
+        assert page.get_by_test_id("room").get_attribute("data-status") == "playing", "no reveal: game over"
+        assert time.monotonic() < deadline, f"no reveal within {limit:.0f} s"
+        if is_mine(page):
+            schmaus_move(page, rng)
+        page.wait_for_timeout(20)
+    return stage
 
 
 def log_lines(page: Page) -> list[str]:
@@ -194,8 +210,7 @@ def test_reduced_motion_moves_no_card(live_server: LiveServer, new_page: NewPage
     data = open_room(page, live_server.url, "scout", ["random", "random"], seed=5)
     sit(page, live_server.url, data["room"], 0, data["secret"])
     page.get_by_test_id("btn-keep").click()
-    while not is_mine(page):
-        page.wait_for_timeout(30)
+    wait_for_my_turn(page)
     duration = page.locator(".hand-area .scard").first.evaluate(
         "el => getComputedStyle(el).transitionDuration"
     )
@@ -231,8 +246,7 @@ def test_a_hint_is_shown_on_the_cards(live_server: LiveServer, new_page: NewPage
     # the place in the hand where it goes, with its number), until both were seen.
     seen: set[str] = set()
     for _ in range(30):
-        while not is_mine(page):
-            page.wait_for_timeout(30)
+        wait_for_my_turn(page)
         if page.get_by_test_id("btn-keep").count():  # a new round's flip decision
             page.evaluate("document.querySelector('[data-testid=btn-keep]')?.click()")
             page.wait_for_timeout(100)
@@ -274,8 +288,7 @@ def test_a_refusal_is_in_view_and_said(
     data = open_room(page, live_server.url, "scout", ["random", "random", "random", "random"], seed=12)
     sit(page, live_server.url, data["room"], 0, data["secret"])
     page.get_by_test_id("btn-keep").click()
-    while not is_mine(page):
-        page.wait_for_timeout(30)
+    wait_for_my_turn(page)
     page.get_by_test_id("btn-show").click()  # nothing selected
     notice = page.get_by_test_id("notice")
     expect(notice).to_contain_text("Select")
@@ -297,13 +310,7 @@ def test_waschbaer_schmaus_reveal_named_lays_and_the_end(live_server: LiveServer
     data = open_room(page, live_server.url, "schmaus", ["easy", "easy"], seed=3, options={"rounds": 2})
     room = data["room"]
     sit(page, live_server.url, room, 0, data["secret"])
-    rng = random.Random(3)
-    stage = page.get_by_test_id("reveal-stage")
-    while not stage.count():
-        assert page.get_by_test_id("room").get_attribute("data-status") == "playing"
-        if is_mine(page):
-            schmaus_move(page, rng)
-        page.wait_for_timeout(20)
+    stage = play_to_the_reveal(page, random.Random(3))
     # The lays face up on the table first, the summary after Continue (or a few seconds,
     # though not while the keyboard focus is on them).
     page.get_by_test_id("reveal-continue").focus()
@@ -390,12 +397,7 @@ def test_the_reveal_moves_the_pot_to_its_winners_and_escape_skips_it(
     data = open_room(page, live_server.url, "schmaus", ["easy", "easy"], seed=3, options={"rounds": 2})
     sit(page, live_server.url, data["room"], 0, data["secret"])
     page.add_style_tag(content=SLOW_REVEAL)
-    rng = random.Random(3)
-    stage = page.get_by_test_id("reveal-stage")
-    while not stage.count():
-        if is_mine(page):
-            schmaus_move(page, rng)
-        page.wait_for_timeout(20)
+    stage = play_to_the_reveal(page, random.Random(3))
     winners = stage.locator(".lay.winner")
     expect(winners.first).to_be_visible()  # (seed 3: round 1 has a winner, no hunter)
     for i in range(winners.count()):

@@ -95,9 +95,11 @@ def test_rooms_and_sockets_per_address_count_on_every_worker(setup: tuple[Worker
     b = _from("10.9.0.3")
     with ExitStack() as stack:
         first = stack.enter_context(connect_seat(w.url(0, room), **b))
-        stack.enter_context(connect_seat(w.url(0, room), **b))
-        stack.enter_context(connect_seat(w.url(1, room), **b))
-        assert _first(first)["type"] == "state"
+        second = stack.enter_context(connect_seat(w.url(0, room), **b))
+        third = stack.enter_context(connect_seat(w.url(1, room), **b))
+        # Each is served (and so counted) before the fourth comes.
+        for ws in (first, second, third):
+            assert _first(ws)["type"] == "state"
         for i in (1, 0):  # a fourth socket, on either worker: 2 + 1 are open already
             with connect_seat(w.url(i, room), **b) as fourth:
                 err = _first(fourth)
