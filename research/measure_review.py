@@ -26,7 +26,6 @@ side in one session.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 import time
@@ -38,6 +37,7 @@ from typing import Annotated, Any
 import typer
 
 from spieltisch.analysis import review as current
+from spieltisch.benchmarks.review import load_review
 from spieltisch.bots import make_bot
 from spieltisch.bots.match import play_match
 from spieltisch.engine import get_game
@@ -94,17 +94,6 @@ def reference(
     out.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
 
 
-def _load(path: Path | None) -> ModuleType:
-    if path is None:
-        return current
-    spec = importlib.util.spec_from_file_location("review_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["review_under_test"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @app.command()
 def compare(
     reference_file: Annotated[Path, typer.Argument(metavar="REFERENCE.json")],
@@ -114,7 +103,7 @@ def compare(
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Also write every decision's figures here.")] = None,
 ) -> None:
-    module = _load(before)
+    module = load_review(before)
     data = json.loads(reference_file.read_text(encoding="utf-8"))
     limits = current.thresholds(data["game"], data["players"])
     tested_budget = (getattr(module, "ReviewBudget", None) or module.Budget).parse(budget)  # older: Budget

@@ -45,7 +45,7 @@ def standard_record(game: str) -> dict[str, Any]:
 
 def once(record: Path, budget: str, workers: int, before: Path | None) -> dict[str, Any]:
     """One whole review in this process (a fresh one): wall and CPU seconds, the marks."""
-    module = _load(before)
+    module = load_review(before)
     start, actions, seed = module.load_record(record)
     kwargs = {"workers": workers} if workers > 1 else {}
     t0, cpu0 = time.monotonic(), time.process_time()
@@ -56,7 +56,8 @@ def once(record: Path, budget: str, workers: int, before: Path | None) -> dict[s
     return {"wall": time.monotonic() - t0, "cpu": cpu, "decisions": len(marks), "marks": marks}
 
 
-def _load(path: Path | None) -> ModuleType:
+def load_review(path: Path | None) -> ModuleType:
+    """The review module in ``path`` (an older ``analysis/review.py``), or today's (``None``)."""
     if path is None:
         return current
     spec = importlib.util.spec_from_file_location("review_before", path)
