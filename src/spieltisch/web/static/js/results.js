@@ -154,10 +154,15 @@ export function refusalText(msg, name) {
   return msg.ruling ? `${msg.ruling}: ${text}` : text;
 }
 
+/** Who takes a Waschbär-Schmaus round's pot: its winners, nobody after a hunter (W-8:
+ * the round is void, everybody "ties" at 0) or when the pot is empty. */
+export function potTakers(r) {
+  return r.hunter || r.pot === 0 ? [] : r.winners;
+}
+
 export function schmausRound(r, players, name) {
   const rows = [];
-  // W-8: after a hunter the round is void; nobody wins the pot (everybody "ties" at 0).
-  const takers = r.hunter || r.pot === 0 ? [] : r.winners;
+  const takers = potTakers(r);
   // W-15: the lowest draw; when everybody is lowest (always after a hunter) everybody draws.
   const allLowest = r.lowest.length === players;
   for (let s = 0; s < players; s += 1) {

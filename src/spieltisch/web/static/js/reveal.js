@@ -5,7 +5,7 @@
 import { schmausCard } from "./cards.js";
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
-import { effectText } from "./results.js";
+import { effectText, potTakers } from "./results.js";
 
 /** When (in seconds) the effects come up one after another, then the pot goes to its winners. */
 const EFFECTS_AT = 0.6;
@@ -22,7 +22,7 @@ export function revealStage(r, players, name, next, hold) {
   // The effects in their order (W-7 to W-11), then the pot (W-14): CSS animations, off
   // under prefers-reduced-motion, finished at once by Escape or a click (js/motion.js).
   const potAt = EFFECTS_AT + EFFECT_STEP * r.effects.length;
-  const takers = r.hunter || r.pot === 0 ? [] : r.winners;
+  const takers = potTakers(r);
   for (let s = 0; s < players; s += 1) {
     const winner = takers.includes(s);
     lays.push(
