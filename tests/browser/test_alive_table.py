@@ -382,6 +382,33 @@ def test_long_names_fit_the_score_chart(live_server: LiveServer, new_page: NewPa
     assert chart.evaluate(CUT_NAMES) == []
 
 
+def test_a_click_on_a_card_still_moving_takes_it_and_ends_the_motion(
+    live_server: LiveServer, new_page: NewPage
+) -> None:
+    page = new_page()
+    data = open_room(page, live_server.url, "scout", ["random", "random"], seed=5)
+    sit(page, live_server.url, data["room"], 0, data["secret"])
+    rng = random.Random(5)
+    for _ in range(80):
+        if is_mine(page) and any(m.startswith("scout") for m in legal_moves(page)):
+            break
+        if is_mine(page):
+            scout_move(page, rng)
+        page.wait_for_timeout(40)
+    end = page.locator("[data-testid^=table-end-]").last
+    # A card on its way to the table, as js/motion.js moves one (waiting its turn, then
+    # travelling): the person clicks it where it is now, away from where it will land.
+    end.evaluate(
+        """el => { window.__flight = el.animate(
+             [{ transform: "translate(-90px, 0)" }, { transform: "none" }],
+             { duration: 60000, delay: 60000, fill: "backwards" }); }"""
+    )
+    end.click()
+    # The click took the card (its gaps in the hand are offered) and ended the motion.
+    expect(page.locator("[data-testid^=gap-]").first).to_be_visible()
+    assert page.evaluate("window.__flight.playState") == "finished"
+
+
 SLOW_REVEAL = ".pot-chip, .reveal-effects li { animation-duration: 30s !important; }"
 """The reveal's pot and effects slowed down, so the test sees them move (and skips them)."""
 MOVING = """() => document.getAnimations()

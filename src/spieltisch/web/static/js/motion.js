@@ -24,7 +24,9 @@ export function skipAnimations() {
 document.addEventListener("keydown", (e) => {
   if (e.key === "Escape") skipAnimations();
 });
-document.addEventListener("pointerdown", (e) => {
+// On the click, not the press: a card finished on the press jumps away from under the
+// pointer, and the click would land beside it (a click on a card still moving is lost).
+document.addEventListener("click", (e) => {
   if (e.target.closest?.(".game, .reveal-stage")) skipAnimations();
 }, true);
 
