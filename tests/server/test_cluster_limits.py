@@ -7,13 +7,15 @@ serves, and rooms nobody has loaded still go."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 import redis
@@ -23,7 +25,11 @@ from sqlalchemy.engine import make_url
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
+from spieltisch.server.cluster import Cluster
+from spieltisch.server.cluster.addresses import SharedAddresses
 from spieltisch.server.codes import ALPHABET, CODE_LENGTH
+from spieltisch.server.command_path import Rooms
+from spieltisch.server.limits import Limits
 from spieltisch.server.store import Store
 
 BODY = {"game": "scout", "players": 3}
@@ -116,6 +122,35 @@ def test_rooms_and_sockets_per_address_count_on_every_worker(setup: tuple[Worker
                     break
             assert time.monotonic() < deadline, "a closed socket still counted on the other worker"
             time.sleep(0.1)
+
+
+def test_the_sockets_of_a_worker_that_just_started_count_at_once(cluster_env: ClusterEnv) -> None:
+    """Worker A's last heartbeat came before worker B started: A still counts B's sockets
+    (A once went by its own list of the workers seen, a tick old, and so let a fourth
+    socket in and dropped B's count; seen in CI on a loaded machine)."""
+    limits = Limits(sockets_per_address=3)
+
+    async def main() -> list[bool]:
+        workers = [
+            Cluster(cluster_env.redis, prefix=cluster_env.prefix, lease_ttl=40, tick=30, name=name)
+            for name in "AB"
+        ]
+        a, b = (SharedAddresses(limits, worker) for worker in workers)
+        for worker in workers:  # A does not tick again in this test (every 30 s)
+            worker.bind(cast(Rooms, SimpleNamespace(rooms={}, room=None)))
+            await worker.start([])
+        try:
+            opened = [await b.open_socket_async("10.9.9.1") for _ in range(2)]
+            opened += [await a.open_socket_async("10.9.9.1") for _ in range(3)]
+            await b.close_socket_async("10.9.9.1")
+            opened.append(await a.open_socket_async("10.9.9.1"))
+            return opened
+        finally:
+            for worker in workers:
+                await worker.stop()
+
+    # B's two and A's first; A's second and third are refused; one fewer on B: one more on A
+    assert asyncio.run(main()) == [True, True, True, False, False, True]
 
 
 def test_misses_are_one_budget_on_every_worker_together(setup: tuple[Workers, Proxy]) -> None:

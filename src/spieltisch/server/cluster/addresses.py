@@ -15,6 +15,7 @@ from spieltisch.server.cluster.keys import (
     MISS,
     NO_REDIS,
     OPEN_SOCKET,
+    RECENT,
     SOCKETS_TTL,
     TAKE,
     TAKE_ROOM,
@@ -62,8 +63,8 @@ class SharedAddresses(Addresses):
         mine = self.sockets(address)
         try:
             ok = await self._open(
-                keys=[self.cluster.keys.sockets(address)],
-                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, *cluster.recent],
+                keys=[cluster.keys.sockets(address), cluster.keys.recent],
+                args=[cluster.id, mine, limit, SOCKETS_TTL * 1000, RECENT],
             )
         except (RedisError, OSError) as exc:
             self.close_socket(address)

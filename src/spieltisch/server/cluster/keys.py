@@ -93,8 +93,10 @@ was not this worker's any more (nothing changed)."""
 
 OPEN_SOCKET = """
 local total = tonumber(ARGV[2])
+local t = redis.call('time')
+local since = tonumber(t[1]) + tonumber(t[2]) / 1000000 - tonumber(ARGV[5])
 local live = {}
-for i = 5, #ARGV do live[ARGV[i]] = true end
+for _, id in ipairs(redis.call('zrangebyscore', KEYS[2], since, '+inf')) do live[id] = true end
 local counts = redis.call('hgetall', KEYS[1])
 for i = 1, #counts, 2 do
   if counts[i] ~= ARGV[1] then
@@ -108,8 +110,9 @@ redis.call('pexpire', KEYS[1], ARGV[4])
 return 1
 """
 """One more socket of an address on worker ARGV[1] (which then has ARGV[2]), unless its
-sockets on the workers seen lately (ARGV[5..]) would be over ARGV[3]; the count of a
-worker not seen for :data:`RECENT` s (dead) goes."""
+sockets on the workers seen in the last ARGV[5] s (the sorted set of heartbeats KEYS[2],
+read here: a worker's own list of them may be a tick old and miss one that just started)
+would be over ARGV[3]; the count of a worker not seen for that long (dead) goes."""
 TAKE_ROOM = """
 local t = redis.call('time')
 local now = tonumber(t[1]) + tonumber(t[2]) / 1000000

@@ -161,12 +161,11 @@ class Renewer:
             pipe.zrange(cluster.keys.workers, 0, -1)
             pipe.zadd(cluster.keys.recent, {cluster.id: now})
             pipe.zremrangebyscore(cluster.keys.recent, "-inf", now - RECENT)
-            pipe.zrange(cluster.keys.recent, 0, -1)
             for i in range(0, len(leases), RENEW_CHUNK):
                 chunk = leases[i : i + RENEW_CHUNK]
                 keys = [cluster.keys.lease(code) for code, _ in chunk]
                 self.script(keys=keys, args=[ttl, *(lease.value for _, lease in chunk)], client=pipe)
-            _, _, live, _, _, recent, *chunks = pipe.execute()
+            _, _, live, _, _, *chunks = pipe.execute()
             renewed = [ok for chunk_renewed in chunks for ok in chunk_renewed]
         except (RedisError, OSError) as exc:
             if self._reachable:
@@ -183,7 +182,6 @@ class Renewer:
                 lost.append((code, lease))
                 self.drop(code, lease)
         self._reachable = True
-        cluster.recent = sorted(map(str, recent))  # (one reference: read by the loop as it is)
         self._tell(cluster.on_renewed, sorted(map(str, live)), lost)
 
     def _tell(self, callback: Callable[..., None], *args: Any) -> None:

@@ -111,9 +111,6 @@ class Cluster:
         self.leases: dict[str, Lease] = {}
         self.live: list[str] = [self.id]
         """The workers that renewed their heartbeat lately (this one included)."""
-        self.recent: list[str] = [self.id]
-        """The workers that renewed their heartbeat within :data:`RECENT` s: whose counts of
-        sockets per address still count (a worker's heartbeat may lapse under load)."""
         self.reachable = False
         """Redis answered the last tick."""
         self._pubsub: Any = None
@@ -250,9 +247,7 @@ class Cluster:
         pipe.zremrangebyscore(self.keys.workers, "-inf", now)
         pipe.zrange(self.keys.workers, 0, -1)
         pipe.zadd(self.keys.recent, {self.id: now})
-        pipe.zrange(self.keys.recent, 0, -1)
-        _, _, live, _, recent = await pipe.execute()
-        self.recent = sorted(map(str, recent))
+        _, _, live, _ = await pipe.execute()
         self._set_live(sorted(live))
 
     def _set_live(self, live: list[str]) -> None:
