@@ -487,13 +487,28 @@ def serve_port_per_worker(env: ClusterEnv, name: str) -> Iterator[tuple[list[str
         Store(env.database, prefix=prefix).drop()
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        return psutil.Process(pid).ppid()
+    except psutil.NoSuchProcess:  # gone meanwhile (a worker just killed)
+        return None
+
+
 def pid_behind(http: str) -> int:
-    """The process listening on the port of ``http``."""
-    for conn in psutil.net_connections("tcp"):
-        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == int(http.rsplit(":", 1)[1]):
-            assert conn.pid is not None
-            return conn.pid
-    raise AssertionError(f"nobody listens on {http}")
+    """The process listening on the port of ``http``: a worker, not the supervisor, which
+    holds every worker's socket too (to start a worker again on it). Which of the two
+    psutil names first depends on their pids, and the pids wrap around (seen in CI: the
+    supervisor's for both ports)."""
+    port = int(http.rsplit(":", 1)[1])
+    pids = {
+        conn.pid
+        for conn in psutil.net_connections("tcp")
+        if conn.status == psutil.CONN_LISTEN and conn.laddr.port == port and conn.pid is not None
+    }
+    assert pids, f"nobody listens on {http}"
+    workers = [pid for pid in pids if _parent(pid) in pids]
+    assert len(workers) <= 1, f"several workers listen on {http}: {workers}"
+    return workers[0] if workers else pids.pop()
 
 
 def lease_owners(
