@@ -182,8 +182,11 @@ def legal_moves(page: Page, timeout: float = 15.0) -> list[str]:
     raise AssertionError(f"the list of legal moves did not open within {timeout:.0f} s")
 
 
-def wait_for_change(page: Page, before: int, timeout: float = 15.0) -> None:
+def wait_for_change(page: Page, before: int, timeout: float = 30.0, what: str = "") -> None:
+    """Wait until the table's version is no longer ``before``: ``what`` (a move made) was
+    taken. (30 s: the early minutes of CI run the heaviest tests beside the browser.)"""
     deadline = time.monotonic() + timeout
+    notice = ""
     while time.monotonic() < deadline:
         now, notice = page.evaluate(
             """() => [document.querySelector("[data-testid=room]")?.dataset.version ?? null,
@@ -194,7 +197,11 @@ def wait_for_change(page: Page, before: int, timeout: float = 15.0) -> None:
         if "Table:" in notice:
             raise AssertionError(f"the table refused a move: {notice}")
         page.wait_for_timeout(30)
-    raise AssertionError(f"the table did not move on from version {before}")
+    said = f" after {what!r}" if what else ""
+    raise AssertionError(
+        f"the table did not move on from version {before}{said} within {timeout:.0f} s "
+        f"(its turn: {is_mine(page)}; the notice: {notice!r})"
+    )
 
 
 def _click_cards(page: Page, start: int, end: int) -> None:
@@ -283,7 +290,7 @@ def scout_move(page: Page, rng: random.Random) -> str:
     else:
         move = rng.choice(moves)
     play_move(page, "scout", move)
-    wait_for_change(page, before)
+    wait_for_change(page, before, what=move)
     return move
 
 
@@ -327,7 +334,7 @@ def schmaus_move(page: Page, rng: random.Random) -> str:
     plays = [m for m in moves if m.startswith("play")]
     move = rng.choice(plays)
     play_move(page, "schmaus", move)
-    wait_for_change(page, before)
+    wait_for_change(page, before, what=move)
     return move
 
 
